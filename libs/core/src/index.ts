@@ -1,0 +1,15 @@
+export * from "./model.js";
+export type { RunResult } from "./result.js";
+export * from "./errors.js";
+export * from "./filters.js";
+export { toWireJson, toWireObject, stringifyWire } from "./wire/json.js";
+export { nowIso, addMs } from "./time.js";
+export type * from "./repos/assistants.js";
+export type * from "./repos/threads.js";
+export type * from "./repos/runs.js";
+export type * from "./repos/store.js";
+export type * from "./repos/crons.js";
+export type * from "./repos/deliveries.js";
+export type * from "./repos/events.js";
+export type { Storage, TruncateFlags } from "./storage.js";
+export { RepoBackedStore } from "./langgraph-store.js";

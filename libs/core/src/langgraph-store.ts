@@ -1,0 +1,64 @@
+import {
+  BaseStore,
+  type Item as LangGraphItem,
+  type ListNamespacesOperation,
+  type Operation,
+  type OperationResults,
+  type PutOperation,
+  type SearchOperation,
+} from "@langchain/langgraph-checkpoint";
+import type { Item } from "./model.js";
+import type { StoreRepo } from "./repos/store.js";
+
+/**
+ * The LangGraph `BaseStore` that graphs receive, over a driver's `StoreRepo`, so an item a graph writes
+ * is the item `/store/items` returns and vice versa. Semantic search (`query`) needs an embeddings index,
+ * which this server does not configure; a query is ignored and the filter still applies.
+ */
+export class RepoBackedStore extends BaseStore {
+  constructor(private readonly repo: StoreRepo) {
+    super();
+  }
+
+  async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
+    const results: unknown[] = [];
+    for (const op of operations) results.push(await this.run(op));
+    return results as OperationResults<Op>;
+  }
+
+  private async run(op: Operation): Promise<unknown> {
+    if ("namespacePrefix" in op) {
+      const search = op as SearchOperation;
+      const items = await this.repo.search(search.namespacePrefix, {
+        filter: search.filter,
+        limit: search.limit,
+        offset: search.offset,
+      });
+      return items.map(toLangGraphItem);
+    }
+    if ("value" in op) {
+      const put = op as PutOperation;
+      if (put.value === null) await this.repo.delete(put.namespace, put.key);
+      else await this.repo.put(put.namespace, put.key, put.value);
+      return undefined;
+    }
+    if ("key" in op) {
+      const item = await this.repo.get(op.namespace, op.key);
+      return item ? toLangGraphItem(item) : null;
+    }
+    const list = op as ListNamespacesOperation;
+    const prefix = list.matchConditions?.find((c) => c.matchType === "prefix")?.path;
+    const suffix = list.matchConditions?.find((c) => c.matchType === "suffix")?.path;
+    return this.repo.listNamespaces({ prefix, suffix, maxDepth: list.maxDepth, limit: list.limit, offset: list.offset });
+  }
+}
+
+function toLangGraphItem(item: Item): LangGraphItem {
+  return {
+    namespace: item.namespace,
+    key: item.key,
+    value: item.value,
+    createdAt: new Date(item.created_at),
+    updatedAt: new Date(item.updated_at),
+  };
+}

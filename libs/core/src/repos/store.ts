@@ -1,0 +1,34 @@
+import type { Item } from "../model.js";
+
+/** A namespace path for `listNamespaces`; "*" matches any one label. */
+export type NamespacePattern = string[];
+
+/**
+ * The LangGraph store's items. `/store/items` and graphs (through `Storage.langgraphStore`) share it.
+ * Namespace labels are non-empty and contain no ".", as LangGraph validates.
+ */
+export interface StoreRepo {
+  /** Inserts or replaces; created_at survives a replace. */
+  put(namespace: string[], key: string, value: Record<string, unknown>): Promise<void>;
+  get(namespace: string[], key: string): Promise<Item | null>;
+  delete(namespace: string[], key: string): Promise<boolean>;
+  /**
+   * Items whose namespace starts with `namespacePrefix` and whose value matches `filter`
+   * (`matchesStoreFilter`), newest update first. limit defaults to 10.
+   */
+  search(
+    namespacePrefix: string[],
+    options?: { filter?: Record<string, unknown>; limit?: number; offset?: number },
+  ): Promise<Item[]>;
+  /**
+   * Distinct namespaces matching prefix and suffix, each truncated to `maxDepth` labels when given
+   * (then de-duplicated), sorted lexicographically by label. limit defaults to 100.
+   */
+  listNamespaces(options?: {
+    prefix?: NamespacePattern;
+    suffix?: NamespacePattern;
+    maxDepth?: number;
+    limit?: number;
+    offset?: number;
+  }): Promise<string[][]>;
+}

@@ -1,0 +1,64 @@
+import type { AuthFilter } from "../filters.js";
+import type { DefaultValues, Interrupt, Metadata, RunnableConfig, SortOrder, Thread, ThreadStatus } from "../model.js";
+
+export interface NewThread {
+  thread_id: string;
+  metadata?: Metadata;
+  config?: RunnableConfig;
+  status?: ThreadStatus;
+}
+
+export interface ThreadPatch {
+  /** Merged into the existing metadata (top-level keys replaced). */
+  metadata?: Metadata;
+  config?: RunnableConfig;
+  status?: ThreadStatus;
+  values?: DefaultValues | null;
+  interrupts?: Record<string, Interrupt[]>;
+  error?: unknown;
+}
+
+export interface ThreadSearch {
+  ids?: string[];
+  /** JSONB containment on metadata. */
+  metadata?: Metadata;
+  /** JSONB containment on values. */
+  values?: Record<string, unknown>;
+  status?: ThreadStatus;
+  filter?: AuthFilter;
+  limit?: number;
+  offset?: number;
+  sort_by?: "thread_id" | "status" | "created_at" | "updated_at";
+  sort_order?: SortOrder;
+}
+
+export type PruneStrategy = "delete" | "keep_latest";
+
+/**
+ * Threads. A thread's checkpoints live in the driver's checkpointer; operations that remove or copy a
+ * thread handle its checkpoints too, so callers never leave orphans behind.
+ */
+export interface ThreadRepo {
+  /** `ifExists: "raise"` (default) throws `ConflictError`; `"do_nothing"` returns the existing thread. */
+  create(input: NewThread, options?: { ifExists?: "raise" | "do_nothing" }): Promise<Thread>;
+  get(threadId: string): Promise<Thread | null>;
+  update(threadId: string, patch: ThreadPatch): Promise<Thread | null>;
+  /** Deletes the thread, its checkpoints, runs, run results and events. */
+  delete(threadId: string): Promise<boolean>;
+  /** Default order: created_at desc. limit defaults to 10. */
+  search(query: ThreadSearch): Promise<Thread[]>;
+  count(query: Omit<ThreadSearch, "limit" | "offset" | "sort_by" | "sort_order" | "ids">): Promise<number>;
+  /**
+   * Copies a thread under a new id: the thread row (metadata, config, values, status), every checkpoint
+   * (all namespaces, with pending writes) and every run under a new run id. Run results and internal
+   * lineage follow their runs: results reattach to the new run ids with `checkpoint.thread_id` remapped,
+   * and `RunInternal.taskId` is remapped through the same id map. Null if the source does not exist.
+   */
+  copy(sourceThreadId: string, newThreadId: string): Promise<Thread | null>;
+  /**
+   * `"delete"`: deletes the threads as `delete` does. `"keep_latest"`: keeps each thread, its runs and
+   * results, and only the latest checkpoint of each namespace; earlier checkpoints and their writes go.
+   * Unknown ids are skipped. Returns how many of the given threads were pruned.
+   */
+  prune(threadIds: string[], strategy: PruneStrategy): Promise<number>;
+}

@@ -1,0 +1,40 @@
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import type { AssistantRepo } from "./repos/assistants.js";
+import type { CronRepo } from "./repos/crons.js";
+import type { DeliveryRepo } from "./repos/deliveries.js";
+import type { EventRepo } from "./repos/events.js";
+import type { RunRepo } from "./repos/runs.js";
+import type { StoreRepo } from "./repos/store.js";
+import type { ThreadRepo } from "./repos/threads.js";
+
+/** What `POST /internal/truncate` may reset (dev mode only). */
+export interface TruncateFlags {
+  runs?: boolean;
+  threads?: boolean;
+  assistants?: boolean;
+  store?: boolean;
+  checkpointer?: boolean;
+}
+
+/**
+ * A storage driver: every repository over one backend, plus the LangGraph checkpointer and store that
+ * graphs run with, so graph state and the HTTP API read and write the same data.
+ */
+export interface Storage {
+  /** "memory", "sqlite", "postgres", or a custom driver's name. */
+  readonly kind: string;
+  readonly assistants: AssistantRepo;
+  readonly threads: ThreadRepo;
+  readonly runs: RunRepo;
+  readonly store: StoreRepo;
+  readonly crons: CronRepo;
+  readonly deliveries: DeliveryRepo;
+  readonly events: EventRepo;
+  /** The backend's LangGraph checkpointer (MemorySaver, SqliteSaver, PostgresSaver). */
+  readonly checkpointer: BaseCheckpointSaver;
+  /** A LangGraph `BaseStore` over `store` (see `RepoBackedStore`). */
+  readonly langgraphStore: BaseStore;
+  truncate(flags: TruncateFlags): Promise<void>;
+  /** Releases connections and file handles. The driver is unusable afterwards. */
+  close(): Promise<void>;
+}

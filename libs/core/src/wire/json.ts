@@ -1,0 +1,100 @@
+import { WireSerializationError } from "../errors.js";
+import type { JsonValue } from "../model.js";
+
+/**
+ * Turns any value into the JSON the HTTP API emits, as a fresh tree that shares nothing with the input.
+ *
+ * - LangChain messages (anything with `toDict()`) become `{ ...data, type }`, as the official server emits them.
+ * - Other objects with `toJSON()` (Dates among them) are replaced by what it returns.
+ * - `undefined` members are dropped from objects and become null in arrays, as `JSON.stringify` does;
+ *   non-finite numbers become null.
+ * - BigInt, cycles, functions, symbols, Maps, Sets and binary buffers are refused with
+ *   `WireSerializationError` (naming the path), never silently dropped.
+ *
+ * Drivers use it for the defensive copies they store and return, so every backend hands out the same shape.
+ */
+export function toWireJson(value: unknown): JsonValue {
+  const converted = convert(value, "$", new Set());
+  if (converted === undefined) {
+    throw new WireSerializationError(`cannot represent ${describe(value)} as JSON`, "$");
+  }
+  return converted;
+}
+
+/** `toWireJson` for values that must be objects (state values, metadata). */
+export function toWireObject(value: unknown): { [key: string]: JsonValue } {
+  const json = toWireJson(value);
+  if (json === null || typeof json !== "object" || Array.isArray(json)) {
+    throw new WireSerializationError(`expected an object, got ${describe(value)}`, "$");
+  }
+  return json;
+}
+
+/** Serializes to a JSON string with the same rules (what drivers write into a text/jsonb column). */
+export function stringifyWire(value: unknown): string {
+  return JSON.stringify(toWireJson(value));
+}
+
+function convert(value: unknown, path: string, ancestors: Set<object>): JsonValue | undefined {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      return Number.isFinite(value) ? value : null;
+    case "undefined":
+      return undefined;
+    case "bigint":
+      throw new WireSerializationError("BigInt cannot be represented as JSON", path);
+    case "function":
+    case "symbol":
+      // JSON.stringify drops these silently; losing part of a state value is worse than refusing it.
+      throw new WireSerializationError(`${typeof value} cannot be represented as JSON`, path);
+  }
+  if (value === null) return null;
+  const obj = value as object;
+  if (ancestors.has(obj)) {
+    throw new WireSerializationError("cyclic structure cannot be represented as JSON", path);
+  }
+  ancestors.add(obj);
+  try {
+    return convertObject(obj, path, ancestors);
+  } finally {
+    ancestors.delete(obj);
+  }
+}
+
+function convertObject(obj: object, path: string, ancestors: Set<object>): JsonValue | undefined {
+  const candidate = obj as { toDict?: unknown; toJSON?: unknown };
+  if (typeof candidate.toDict === "function") {
+    const { type, data } = (candidate.toDict as () => { type: string; data: Record<string, unknown> })();
+    return convert({ ...data, type }, path, ancestors);
+  }
+  if (typeof candidate.toJSON === "function") {
+    const replaced = (candidate.toJSON as (key: string) => unknown).call(obj, "");
+    if (replaced === obj) return convertPlain(obj, path, ancestors);
+    return convert(replaced, path, ancestors);
+  }
+  if (Array.isArray(obj)) {
+    return obj.map((item, index) => convert(item, `${path}[${index}]`, ancestors) ?? null);
+  }
+  if (obj instanceof Map || obj instanceof Set || ArrayBuffer.isView(obj) || obj instanceof ArrayBuffer) {
+    throw new WireSerializationError(`${obj.constructor.name} cannot be represented as JSON`, path);
+  }
+  return convertPlain(obj, path, ancestors);
+}
+
+function convertPlain(obj: object, path: string, ancestors: Set<object>): JsonValue {
+  const out: { [key: string]: JsonValue } = {};
+  for (const [key, member] of Object.entries(obj)) {
+    const converted = convert(member, `${path}.${key}`, ancestors);
+    if (converted !== undefined) out[key] = converted;
+  }
+  return out;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (typeof value === "object") return value.constructor?.name ?? "object";
+  return typeof value;
+}
