@@ -1,1 +1,45 @@
-export {};
+import { describe } from "vitest";
+import { describeAssistants } from "./assistants.js";
+import { describeCheckpoints } from "./checkpoints.js";
+import { describeCrons } from "./crons.js";
+import { describeDeliveries } from "./deliveries.js";
+import { describeEvents } from "./events.js";
+import { createHarness, type ConformanceFactory } from "./harness.js";
+import { describeQueue } from "./queue.js";
+import { describeReopen } from "./reopen.js";
+import { describeResults } from "./results.js";
+import { describeRuns } from "./runs.js";
+import { describeStorage } from "./storage.js";
+import { describeStore } from "./store.js";
+import { describeThreads } from "./threads.js";
+import { describeWireJson } from "./wire-json.js";
+
+export type { ConformanceFactory } from "./harness.js";
+
+/**
+ * The storage contract suite. Call it at the top level of a driver's test file:
+ *
+ *   describeStorageConformance("sqlite", { create, sibling, reopen });
+ *
+ * Every test opens fresh drivers through the factory and the suite closes all of them afterwards.
+ * Tests that need `sibling` or `reopen` are registered only when the factory provides them; races that
+ * can use a sibling run within one driver otherwise.
+ */
+export function describeStorageConformance(name: string, factory: ConformanceFactory): void {
+  describe(`storage conformance: ${name}`, () => {
+    const h = createHarness(factory);
+    describeStorage(h);
+    describeAssistants(h);
+    describeThreads(h);
+    describeRuns(h);
+    describeQueue(h);
+    describeResults(h);
+    describeStore(h);
+    describeCrons(h);
+    describeDeliveries(h);
+    describeEvents(h);
+    describeCheckpoints(h);
+    describeWireJson(h);
+    if (h.hasReopen) describeReopen(h);
+  });
+}

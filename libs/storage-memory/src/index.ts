@@ -1,1 +1,10 @@
-export {};
+export { MemoryStorage, createMemoryStorage } from "./memory-storage.js";
+export { MemoryState } from "./state.js";
+export { RunAwareMemorySaver } from "./checkpointer.js";
+export { MemoryAssistantRepo } from "./assistants.js";
+export { MemoryThreadRepo } from "./threads.js";
+export { MemoryRunRepo } from "./runs.js";
+export { MemoryStoreRepo } from "./store.js";
+export { MemoryCronRepo } from "./crons.js";
+export { MemoryDeliveryRepo } from "./deliveries.js";
+export { MemoryEventRepo } from "./events.js";

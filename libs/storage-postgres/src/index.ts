@@ -1,1 +1,5 @@
-export {};
+export { PostgresStorage, openPostgresStorage, type PostgresStorageOptions } from "./storage.js";
+export { RunAwarePostgresSaver } from "./checkpointer.js";
+export { applyMigrations } from "./migrate.js";
+export { MIGRATIONS } from "./migrations.generated.js";
+export type { Migration } from "./migrations-compiler.js";

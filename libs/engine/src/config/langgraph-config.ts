@@ -1,0 +1,73 @@
+import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { parseEnv } from "node:util";
+import { z } from "zod";
+import { InvalidInputError } from "@agent-server/core";
+
+/**
+ * `langgraph.json`, read the way `langgraphjs dev` reads it. Unknown keys are kept (the CLI and later
+ * features read more of them); only the keys the engine acts on are validated.
+ */
+export const LangGraphConfigSchema = z.looseObject({
+  graphs: z.record(z.string(), z.string().regex(/^[^:]+(:[A-Za-z_$][\w$]*)?$/, "expected './file.ts:exportName'")),
+  env: z.union([z.string(), z.record(z.string(), z.string())]).optional(),
+  node_version: z.string().optional(),
+  auth: z.looseObject({ path: z.string().optional() }).optional(),
+  http: z.looseObject({ app: z.string().optional() }).optional(),
+  /** Which assistant the domain-root A2A agent card describes (defaults to the only graph). */
+  a2a: z.looseObject({ default_assistant: z.string().optional() }).optional(),
+});
+
+export type LangGraphConfig = z.infer<typeof LangGraphConfigSchema>;
+
+export interface LoadedConfig {
+  /** Absolute path of langgraph.json. */
+  path: string;
+  /** Folder every relative path in the config is resolved against. */
+  cwd: string;
+  config: LangGraphConfig;
+  /** Variables from `env` (a file path or an object); applied to process.env by `applyEnv`. */
+  env: Record<string, string>;
+}
+
+export async function loadLangGraphConfig(configPath: string): Promise<LoadedConfig> {
+  const path = resolve(configPath);
+  let raw: string;
+  try {
+    raw = await readFile(path, "utf8");
+  } catch (error) {
+    throw new InvalidInputError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    throw new InvalidInputError(`${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = LangGraphConfigSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new InvalidInputError(`${path}: ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+  }
+  const cwd = dirname(path);
+  return { path, cwd, config: parsed.data, env: await readEnv(parsed.data.env, cwd) };
+}
+
+async function readEnv(env: LangGraphConfig["env"], cwd: string): Promise<Record<string, string>> {
+  if (env === undefined) return {};
+  if (typeof env !== "string") return { ...env };
+  const file = resolve(cwd, env);
+  try {
+    return parseEnv(await readFile(file, "utf8")) as Record<string, string>;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw new InvalidInputError(`cannot read env file ${file}: ${(error as Error).message}`);
+  }
+}
+
+/** Sets the config's env variables that the process environment does not already set. */
+export function applyEnv(env: Record<string, string>): void {
+  for (const [key, value] of Object.entries(env)) {
+    if (process.env[key] === undefined) process.env[key] = value;
+  }
+}

@@ -1,0 +1,232 @@
+import { hostname } from "node:os";
+import { v4 as uuidv4 } from "uuid";
+import { NotFoundError, nowIso, type Run, type Storage } from "@agent-server/core";
+import { CronScheduler } from "./crons/scheduler.js";
+import { GraphRegistry } from "./graphs/registry.js";
+import { Admission, type AdmissionOptions } from "./runs/admission.js";
+import { RunExecutor, type RunLogger } from "./runs/run-executor.js";
+import type { RunCreateRequest } from "./runs/run-request.js";
+import { Settlement } from "./runs/settlement.js";
+import { ThreadExecution } from "./runs/thread-execution.js";
+import { RunWaiters, type RunEnd } from "./runs/waiters.js";
+import { WorkerPool } from "./runs/worker-pool.js";
+import { StreamHub, type StreamEvent } from "./streaming/stream-hub.js";
+import { DEFAULT_OUTBOX_OPTIONS, WebhookOutbox, type OutboxOptions } from "./webhooks/outbox.js";
+
+export interface EngineOptions {
+  storage: Storage;
+  /** Concurrent runs in this process (runs of one thread always execute one at a time). */
+  workers?: number;
+  leaseMs?: number;
+  pollMs?: number;
+  /** How long events of resumable streams stay replayable. */
+  eventTtlMs?: number;
+  cronPollMs?: number;
+  outbox?: Partial<OutboxOptions>;
+  logger?: RunLogger;
+}
+
+export type CancelAction = "interrupt" | "rollback";
+
+/**
+ * The run engine: admission, queue, execution, cancellation, settlement, streaming, webhooks and crons
+ * over one storage driver. No HTTP here: the API layer calls these methods.
+ */
+export class Engine {
+  readonly registry: GraphRegistry;
+  readonly hub: StreamHub;
+  readonly outbox: WebhookOutbox;
+  readonly crons: CronScheduler;
+  private readonly waiters = new RunWaiters();
+  private readonly threadExecution = new ThreadExecution();
+  private readonly admission: Admission;
+  private readonly settlement: Settlement;
+  private readonly pool: WorkerPool;
+  private readonly storage: Storage;
+  private admitting = false;
+  private housekeeping: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: EngineOptions) {
+    this.storage = options.storage;
+    this.registry = new GraphRegistry(this.storage);
+    this.hub = new StreamHub(this.storage.events, options.eventTtlMs ?? 60 * 60_000);
+    this.outbox = new WebhookOutbox(this.storage, { ...DEFAULT_OUTBOX_OPTIONS, ...options.outbox });
+    this.settlement = new Settlement(this.storage, this.hub, this.outbox, this.waiters);
+    this.admission = new Admission(this.storage, this.registry, (ids, action) => this.cancel(ids, { action }));
+    const executor = new RunExecutor(this.storage, this.registry, this.hub, this.settlement, this.threadExecution, options.logger);
+    this.pool = new WorkerPool(
+      this.storage,
+      (claimed, execution) => executor.execute(claimed, execution),
+      (runId) => this.settleAbandoned(runId),
+      {
+        workers: options.workers ?? 4,
+        leaseMs: options.leaseMs ?? 30_000,
+        pollMs: options.pollMs ?? 1000,
+        owner: `${hostname()}:${process.pid}:${uuidv4()}`,
+      },
+    );
+    this.crons = new CronScheduler(
+      this.storage,
+      (cron, request) => this.createRun(request, cron.thread_id ? { threadId: cron.thread_id } : {}),
+      options.cronPollMs ?? 5000,
+    );
+  }
+
+  /** Creates system assistants and starts workers, webhook delivery, crons and event expiry. */
+  async start(): Promise<void> {
+    await this.registry.ensureSystemAssistants(this.storage);
+    this.admitting = true;
+    this.pool.start();
+    this.outbox.start();
+    this.crons.start();
+    this.housekeeping = setInterval(() => void this.storage.events.deleteExpired(nowIso()).catch(() => undefined), 60_000);
+    this.housekeeping.unref?.();
+  }
+
+  /** Stops admitting, lets running runs finish within `graceMs`, then settles the rest as interrupted. */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.admitting = false;
+    clearInterval(this.housekeeping);
+    await this.crons.stop();
+    await this.pool.stop(graceMs);
+    await this.outbox.stop();
+  }
+
+  async createRun(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<Run> {
+    if (!this.admitting) throw new Error("the engine is not admitting runs (stopped or not started)");
+    const run = await this.admission.admit(request, options);
+    this.pool.notify();
+    return run;
+  }
+
+  /** Creates a run and returns its live event stream, subscribed before the run can start. */
+  async streamRun(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<{ run: Run; events: AsyncIterable<StreamEvent> }> {
+    const runId = options.runId ?? uuidv4();
+    const subscription = this.hub.subscribe(runId);
+    try {
+      const run = await this.createRun(request, { ...options, runId });
+      return { run, events: subscription };
+    } catch (error) {
+      subscription.close();
+      throw error;
+    }
+  }
+
+  /**
+   * Joins a run's stream: events stored for a resumable run after `lastEventId`, then live events until
+   * the run ends. A run that has already ended yields only its stored events.
+   */
+  async *joinStream(runId: string, options: { threadId?: string; lastEventId?: string } = {}): AsyncGenerator<StreamEvent> {
+    const subscription = this.hub.subscribe(runId);
+    try {
+      const run = await this.storage.runs.get(runId, options.threadId);
+      if (!run) throw new NotFoundError(`Run "${runId}" not found`);
+      let lastId = -1;
+      if ((run.kwargs as { resumable?: boolean }).resumable && options.lastEventId !== undefined) {
+        for (const event of await this.hub.replay(runId, options.lastEventId)) {
+          lastId = Number(event.id);
+          yield event;
+        }
+      }
+      if (run.status !== "pending" && run.status !== "running") return;
+      for await (const event of subscription) {
+        if (event.id !== undefined && Number(event.id) <= lastId) continue;
+        yield event;
+      }
+    } finally {
+      subscription.close();
+    }
+  }
+
+  /**
+   * Resolves when the run has ended, with its final status and the thread's values. Settlement in this
+   * process wakes the waiter at once; a run executed by another process is noticed by polling storage.
+   */
+  async waitRun(runId: string, threadId?: string): Promise<RunEnd> {
+    const waiter = this.waiters.wait(runId);
+    try {
+      return await this.awaitEnd(runId, threadId, waiter.promise);
+    } finally {
+      waiter.cancel();
+    }
+  }
+
+  /**
+   * Creates a run and waits for its end. The waiter exists before the run can start, so even a
+   * stateless run whose temporary thread (and so the run itself) is deleted at the end is seen ending.
+   */
+  async createRunAndWait(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<{ run: Run; end: RunEnd }> {
+    const runId = options.runId ?? uuidv4();
+    const waiter = this.waiters.wait(runId);
+    try {
+      const run = await this.createRun(request, { ...options, runId });
+      return { run, end: await this.awaitEnd(runId, run.thread_id, waiter.promise) };
+    } finally {
+      waiter.cancel();
+    }
+  }
+
+  private async awaitEnd(runId: string, threadId: string | undefined, settled: Promise<RunEnd>): Promise<RunEnd> {
+    const pollMs = this.options.pollMs ?? 1000;
+    while (true) {
+      const end = await Promise.race([settled, delay(0)]);
+      if (end) return end;
+      const run = await this.storage.runs.get(runId, threadId);
+      if (!run) {
+        // Settlement may have just deleted it (rollback, temporary thread): its waiter says how it ended.
+        const late = await Promise.race([settled, delay(pollMs)]);
+        if (late) return late;
+        throw new NotFoundError(`Run "${runId}" not found`);
+      }
+      if (run.status !== "pending" && run.status !== "running") {
+        const thread = await this.storage.threads.get(run.thread_id);
+        return { status: run.status, values: thread?.values ?? null };
+      }
+      const next = await Promise.race([settled, delay(pollMs)]);
+      if (next) return next;
+    }
+  }
+
+  /**
+   * Cancels runs. The cancel's terminal write (`interrupted`) is a compare-and-set like settlement's:
+   * whichever lands first wins. A pending run ends here; an executing one is aborted and its
+   * executor finishes the settlement. `rollback` erases the run and the checkpoints it wrote.
+   */
+  async cancel(runIds: string[], options: { action?: CancelAction; threadId?: string } = {}): Promise<Run[]> {
+    const rollback = options.action === "rollback";
+    const cancelled: Run[] = [];
+    for (const runId of runIds) {
+      const run = await this.storage.runs.get(runId, options.threadId);
+      if (!run) throw new NotFoundError(`Run "${runId}" not found`);
+      const fromPending = await this.storage.runs.transition(runId, "interrupted", { from: ["pending"] });
+      if (fromPending) {
+        await this.settlement.settlePending(fromPending, { rollback });
+        cancelled.push(fromPending);
+        continue;
+      }
+      const fromRunning = await this.storage.runs.transition(runId, "interrupted", { from: ["running"] });
+      const local = this.pool.abort(runId, { rollback });
+      if (fromRunning) cancelled.push(fromRunning);
+      else if (local && rollback) cancelled.push(run);
+    }
+    this.pool.notify();
+    return cancelled;
+  }
+
+  /** A run left `running` by a worker that died (its lease ran out): it ends as error, never running forever. */
+  private async settleAbandoned(runId: string): Promise<void> {
+    const run = await this.storage.runs.transition(runId, "error", { from: ["running"] });
+    if (!run) return;
+    await this.storage.threads.update(run.thread_id, {
+      status: "error",
+      error: { error: "WorkerLost", message: "the worker executing this run stopped before it finished" },
+    });
+    this.hub.end(runId);
+    this.waiters.resolve(runId, { status: "error", values: null, error: { error: "WorkerLost", message: "worker lost" } });
+    this.pool.notify();
+  }
+}
+
+function delay(ms: number): Promise<undefined> {
+  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref?.());
+}

@@ -1,0 +1,78 @@
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { InvalidInputError } from "@agent-server/core";
+import type { CompiledGraph, RunnableConfig } from "./types.js";
+
+/** What a graph spec's export resolves to: a compiled graph, or a factory called per run with its config. */
+export type ResolvedGraph =
+  | { kind: "compiled"; graph: CompiledGraph }
+  | { kind: "factory"; make: (config: RunnableConfig) => Promise<CompiledGraph> };
+
+export interface GraphSpec {
+  graphId: string;
+  /** Absolute path of the module. */
+  sourceFile: string;
+  exportName: string;
+}
+
+export function parseGraphSpec(graphId: string, spec: string, cwd: string): GraphSpec {
+  const [file, exportName = "default"] = spec.split(":", 2);
+  return { graphId, sourceFile: resolve(cwd, file), exportName };
+}
+
+/**
+ * Imports a graph module at run time and resolves its export, as `langgraphjs dev` does: a compiled
+ * graph, a StateGraph (compiled here), a promise of either, or a function of the run config returning
+ * either. TypeScript modules load through tsx, so a project needs no build step.
+ */
+export async function loadGraph(spec: GraphSpec): Promise<ResolvedGraph> {
+  try {
+    await stat(spec.sourceFile);
+  } catch {
+    throw new InvalidInputError(`graph "${spec.graphId}": file not found: ${spec.sourceFile}`);
+  }
+  const module = await importModule(spec.sourceFile);
+  const exported = (module as Record<string, unknown>)[spec.exportName];
+  if (exported == null) {
+    throw new InvalidInputError(`graph "${spec.graphId}": ${spec.sourceFile} has no export "${spec.exportName}"`);
+  }
+  if (typeof exported === "function" && !isGraphLike(exported)) {
+    const factory = exported as (config: RunnableConfig) => unknown;
+    return { kind: "factory", make: async (config) => toCompiled(spec, await factory(config)) };
+  }
+  return { kind: "compiled", graph: toCompiled(spec, await exported) };
+}
+
+async function importModule(file: string): Promise<unknown> {
+  if (/\.(m|c)?tsx?$/.test(file) && !process.env.VITEST) {
+    const { tsImport } = await import("tsx/esm/api");
+    return tsImport(pathToFileURL(file).href, import.meta.url);
+  }
+  // Vitest (and plain JS) import TypeScript through their own loader.
+  return import(pathToFileURL(file).href);
+}
+
+function isGraphLike(value: unknown): boolean {
+  return value != null && (typeof value === "object" || typeof value === "function") && "invoke" in (value as object);
+}
+
+function toCompiled(spec: GraphSpec, value: unknown): CompiledGraph {
+  if (value != null && typeof value === "object") {
+    const candidate = value as { compile?: unknown; invoke?: unknown; graph?: unknown; builder?: unknown };
+    if (typeof candidate.compile === "function" && typeof candidate.invoke !== "function") {
+      return (candidate.compile as () => CompiledGraph)();
+    }
+    // createAgent() returns a wrapper whose `.graph` is the real compiled graph.
+    const inner = candidate.graph as { builder?: unknown; invoke?: unknown } | undefined;
+    if (inner && typeof inner === "object" && inner.builder && typeof inner.invoke === "function") {
+      return inner as unknown as CompiledGraph;
+    }
+    if (typeof candidate.invoke === "function" && typeof (value as { streamEvents?: unknown }).streamEvents === "function") {
+      return value as CompiledGraph;
+    }
+  }
+  throw new InvalidInputError(
+    `graph "${spec.graphId}": export "${spec.exportName}" of ${spec.sourceFile} is not a graph, a StateGraph or a function returning one`,
+  );
+}

@@ -1,0 +1,12 @@
+export { Engine, type EngineOptions, type CancelAction } from "./engine.js";
+export { GraphRegistry, systemAssistantId, GRAPH_ASSISTANT_NAMESPACE } from "./graphs/registry.js";
+export { loadGraph, parseGraphSpec, type GraphSpec } from "./graphs/load-graph.js";
+export type { CompiledGraph } from "./graphs/types.js";
+export { loadLangGraphConfig, applyEnv, LangGraphConfigSchema, type LangGraphConfig, type LoadedConfig } from "./config/langgraph-config.js";
+export { REJECT_MESSAGE, type AdmissionOptions } from "./runs/admission.js";
+export type { RunCreateRequest, RunCommand, StreamMode, EngineRunKwargs, RunAuthContext } from "./runs/run-request.js";
+export type { RunEnd } from "./runs/waiters.js";
+export type { RunLogger } from "./runs/run-executor.js";
+export { defaultReply } from "./runs/outcome.js";
+export { nextRunDate } from "./crons/scheduler.js";
+export type { StreamEvent } from "./streaming/stream-hub.js";

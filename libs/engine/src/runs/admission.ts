@@ -1,0 +1,147 @@
+import { v4 as uuidv4 } from "uuid";
+import {
+  ACTIVE_RUN_STATUSES,
+  addMs,
+  ConflictError,
+  NotFoundError,
+  nowIso,
+  type Assistant,
+  type Run,
+  type RunInternal,
+  type Storage,
+  type Thread,
+} from "@agent-server/core";
+import type { GraphRegistry } from "../graphs/registry.js";
+import type { EngineRunKwargs, RunAuthContext, RunCreateRequest } from "./run-request.js";
+
+export interface AdmissionOptions {
+  /** The thread to run on; omitted for a stateless run (a temporary thread is made). */
+  threadId?: string;
+  /** Pre-chosen run id, so a caller can subscribe to its stream before the run can start. */
+  runId?: string;
+  auth?: RunAuthContext;
+  /** Server-private facts (A2A marker and lineage). Only server code passes this. */
+  internal?: RunInternal;
+}
+
+export const REJECT_MESSAGE =
+  "Thread is already running a task. Wait for it to finish or choose a different multitask strategy.";
+
+/**
+ * Admission: validates a create-run request against assistants, graphs and threads, and writes the
+ * pending run. Nothing is left half-created: a temporary thread made for a stateless run is removed
+ * again when the run cannot be created.
+ */
+export class Admission {
+  constructor(
+    private readonly storage: Storage,
+    private readonly registry: GraphRegistry,
+    private readonly cancel: (runIds: string[], action: "interrupt" | "rollback") => Promise<unknown>,
+  ) {}
+
+  async admit(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<Run> {
+    const assistant = await this.assistant(request.assistant_id);
+    const runId = options.runId ?? uuidv4();
+    const stateless = options.threadId === undefined;
+    const thread = stateless ? await this.temporaryThread(assistant) : await this.thread(options.threadId!, request);
+    const strategy = request.multitask_strategy ?? "reject";
+    let run: Run;
+    try {
+      run = await this.storage.runs.create(
+        {
+          run_id: runId,
+          thread_id: thread.thread_id,
+          assistant_id: assistant.assistant_id,
+          status: "pending",
+          metadata: request.metadata ?? {},
+          kwargs: this.kwargs(request, assistant, thread, runId, stateless, options.auth),
+          multitask_strategy: strategy,
+          created_at: request.after_seconds ? addMs(nowIso(), request.after_seconds * 1000) : undefined,
+        },
+        { internal: options.internal, rejectIfThreadActive: strategy === "reject" },
+      );
+    } catch (error) {
+      if (stateless) await this.storage.threads.delete(thread.thread_id);
+      if (error instanceof ConflictError) throw new ConflictError(REJECT_MESSAGE);
+      throw error;
+    }
+    if (!stateless && (strategy === "interrupt" || strategy === "rollback")) {
+      const inflight = await this.storage.runs.search({ thread_id: thread.thread_id, status: [...ACTIVE_RUN_STATUSES], limit: 1000 });
+      const others = inflight.filter((r) => r.run_id !== runId).map((r) => r.run_id);
+      if (others.length > 0) await this.cancel(others, strategy);
+    }
+    return run;
+  }
+
+  private async assistant(assistantIdOrGraph: string): Promise<Assistant> {
+    const assistant = await this.storage.assistants.get(this.registry.resolveAssistantId(assistantIdOrGraph));
+    if (!assistant) throw new NotFoundError(`Assistant "${assistantIdOrGraph}" not found`);
+    if (!this.registry.has(assistant.graph_id)) throw new NotFoundError(`Graph "${assistant.graph_id}" not found`);
+    return assistant;
+  }
+
+  private async thread(threadId: string, request: RunCreateRequest): Promise<Thread> {
+    const existing = await this.storage.threads.get(threadId);
+    if (existing) return existing;
+    if (request.if_not_exists === "create") {
+      return this.storage.threads.create({ thread_id: threadId, metadata: {} }, { ifExists: "do_nothing" });
+    }
+    throw new NotFoundError(`Thread "${threadId}" not found`);
+  }
+
+  private temporaryThread(assistant: Assistant): Promise<Thread> {
+    return this.storage.threads.create({
+      thread_id: uuidv4(),
+      metadata: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
+    });
+  }
+
+  private kwargs(
+    request: RunCreateRequest,
+    assistant: Assistant,
+    thread: Thread,
+    runId: string,
+    stateless: boolean,
+    auth: RunAuthContext | undefined,
+  ): EngineRunKwargs {
+    const modes = request.stream_mode === undefined ? ["values" as const] : [request.stream_mode].flat();
+    const configurable: Record<string, unknown> = {
+      ...assistant.config.configurable,
+      ...thread.config?.configurable,
+      ...request.config?.configurable,
+    };
+    if (request.checkpoint_id) configurable.checkpoint_id = request.checkpoint_id;
+    if (request.checkpoint) Object.assign(configurable, request.checkpoint);
+    if (auth) {
+      configurable.langgraph_auth_user = auth.user;
+      configurable.langgraph_auth_user_id = auth.user.identity;
+      configurable.langgraph_auth_permissions = auth.permissions;
+    }
+    // Set last: these identify the run and must not be overridable by the request.
+    Object.assign(configurable, {
+      run_id: runId,
+      thread_id: thread.thread_id,
+      graph_id: assistant.graph_id,
+      assistant_id: assistant.assistant_id,
+    });
+    return {
+      input: request.input,
+      command: request.command ?? undefined,
+      config: {
+        ...assistant.config,
+        ...request.config,
+        configurable,
+        metadata: { ...assistant.config.metadata, ...request.config?.metadata },
+      },
+      context: request.context ?? assistant.context ?? undefined,
+      stream_mode: modes.length > 0 ? modes : ["values"],
+      interrupt_before: request.interrupt_before,
+      interrupt_after: request.interrupt_after,
+      webhook: request.webhook,
+      temporary: stateless && (request.on_completion ?? "delete") === "delete",
+      subgraphs: request.stream_subgraphs ?? false,
+      resumable: request.stream_resumable ?? false,
+      on_disconnect: request.on_disconnect,
+    };
+  }
+}

@@ -1,0 +1,120 @@
+import { isBaseMessage, type BaseMessageChunk } from "@langchain/core/messages";
+import { Command, Send } from "@langchain/langgraph";
+import type { Run } from "@agent-server/core";
+import type { CompiledGraph } from "../graphs/types.js";
+import type { EngineRunKwargs, RunCommand, StreamMode } from "./run-request.js";
+
+export interface EmittedEvent {
+  event: string;
+  data: unknown;
+}
+
+/**
+ * Executes one run of a graph and yields its stream events as `@langchain/langgraph-sdk` parses them:
+ * `metadata` first, then one event per requested mode (`mode|ns|...` for subgraph chunks), with
+ * `messages/partial`, `messages/complete` and `messages/metadata` for the `messages` mode.
+ */
+export async function* executeGraph(
+  run: Run,
+  graph: CompiledGraph,
+  options: { attempt: number; signal: AbortSignal },
+): AsyncGenerator<EmittedEvent> {
+  const kwargs = run.kwargs as EngineRunKwargs;
+  const userModes = new Set<StreamMode>(kwargs.stream_mode);
+  const libModes = new Set<string>([...userModes].filter((m) => m !== "events" && m !== "messages-tuple"));
+  if (userModes.has("messages-tuple")) libModes.add("messages");
+  // The messages mode is assembled from values chunks and chat model events, as the official server does.
+  if (userModes.has("messages")) {
+    libModes.delete("messages");
+    libModes.add("values");
+  }
+  if (libModes.size === 0) libModes.add("values");
+
+  yield { event: "metadata", data: { run_id: run.run_id, attempt: options.attempt } };
+
+  const input = kwargs.command != null ? toCommand(kwargs.command) : (kwargs.input ?? null);
+  const events = graph.streamEvents(input, {
+    version: "v2",
+    configurable: kwargs.config.configurable,
+    tags: kwargs.config.tags,
+    recursionLimit: kwargs.config.recursion_limit,
+    metadata: kwargs.config.metadata,
+    context: kwargs.context,
+    interruptBefore: kwargs.interrupt_before,
+    interruptAfter: kwargs.interrupt_after,
+    subgraphs: kwargs.subgraphs,
+    streamMode: [...libModes],
+    runId: run.run_id,
+    signal: options.signal,
+  } as never) as unknown as AsyncIterable<StreamEventV2>;
+
+  const partial = new Map<string, BaseMessageChunk>();
+  const completed = new Set<string>();
+  for await (const event of events) {
+    if (event.tags?.includes("langsmith:hidden")) continue;
+    const isGraphChunk = event.event === "on_chain_stream" && (kwargs.subgraphs || event.run_id === run.run_id);
+    if (isGraphChunk) {
+      const tuple = (kwargs.subgraphs ? event.data.chunk : [null, ...(event.data.chunk as unknown[])]) as [
+        string[] | null,
+        string,
+        unknown,
+      ];
+      const [ns, mode, chunk] = tuple;
+      const name = kwargs.subgraphs && ns?.length ? `${mode}|${ns.join("|")}` : mode;
+      if (mode === "messages") {
+        if (userModes.has("messages-tuple")) yield { event: name, data: chunk };
+      } else if (userModes.has(mode as StreamMode)) {
+        yield { event: name, data: chunk };
+      }
+      if (userModes.has("messages") && mode === "values") {
+        const fresh = newMessages(chunk, completed);
+        if (fresh.length > 0) yield { event: "messages/complete", data: fresh };
+      }
+    } else if (userModes.has("events")) {
+      yield { event: "events", data: event };
+    }
+    if (userModes.has("messages") && event.event === "on_chat_model_stream" && !event.tags?.includes("nostream")) {
+      const chunk = event.data.chunk as BaseMessageChunk;
+      if (!chunk?.id) continue;
+      const previous = partial.get(chunk.id);
+      if (!previous) yield { event: "messages/metadata", data: { [chunk.id]: { metadata: event.metadata } } };
+      const merged = previous ? previous.concat(chunk) : chunk;
+      partial.set(chunk.id, merged);
+      yield { event: "messages/partial", data: [merged] };
+    }
+  }
+}
+
+interface StreamEventV2 {
+  event: string;
+  run_id: string;
+  tags?: string[];
+  metadata?: Record<string, unknown>;
+  data: { chunk?: unknown; [key: string]: unknown };
+}
+
+function newMessages(chunk: unknown, completed: Set<string>): unknown[] {
+  if (chunk == null || typeof chunk !== "object" || isBaseMessage(chunk)) return [];
+  const value = (chunk as { messages?: unknown }).messages;
+  const list = Array.isArray(value) ? value : value != null ? [value] : [];
+  const fresh: unknown[] = [];
+  for (const message of list) {
+    const id = (message as { id?: string })?.id;
+    if (!id || completed.has(id)) continue;
+    completed.add(id);
+    fresh.push(message);
+  }
+  return fresh;
+}
+
+function toCommand(command: RunCommand): Command {
+  const goto =
+    command.goto == null
+      ? undefined
+      : [command.goto].flat().map((g) => (typeof g === "string" ? g : new Send(g.node, g.input)));
+  return new Command({
+    resume: command.resume,
+    update: command.update ?? undefined,
+    goto: goto && goto.length === 1 ? goto[0] : goto,
+  } as never);
+}

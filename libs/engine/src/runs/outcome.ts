@@ -1,0 +1,62 @@
+import type { Checkpoint, DefaultValues, Interrupt, JsonValue, RunResult } from "@agent-server/core";
+import type { CompiledGraph } from "../graphs/types.js";
+
+/** What the checkpointer says about a thread once a run has stopped. */
+export interface ThreadSnapshot {
+  values: DefaultValues;
+  /** Pending interrupts keyed by task id. */
+  interrupts: Record<string, Interrupt[]>;
+  checkpoint?: Checkpoint;
+}
+
+export async function readThreadSnapshot(graph: CompiledGraph, threadId: string): Promise<ThreadSnapshot> {
+  const state = await graph.getState({ configurable: { thread_id: threadId } });
+  const interrupts: Record<string, Interrupt[]> = {};
+  for (const task of state.tasks ?? []) {
+    if (task.interrupts?.length) interrupts[task.id] = task.interrupts as Interrupt[];
+  }
+  const configurable = state.config?.configurable as Record<string, unknown> | undefined;
+  const checkpointId = configurable?.checkpoint_id;
+  return {
+    values: (state.values ?? {}) as DefaultValues,
+    interrupts,
+    checkpoint:
+      typeof checkpointId === "string"
+        ? { thread_id: threadId, checkpoint_ns: String(configurable?.checkpoint_ns ?? ""), checkpoint_id: checkpointId }
+        : undefined,
+  };
+}
+
+/** The engine's outcome of a finished execution, in the shape settlement records. */
+export function toRunResult(snapshot: ThreadSnapshot): RunResult {
+  const interrupts = Object.values(snapshot.interrupts).flat();
+  const reply = defaultReply(snapshot.values);
+  return {
+    values: snapshot.values,
+    ...(interrupts.length > 0 ? { interrupts } : {}),
+    ...(reply !== undefined ? { reply } : {}),
+    ...(snapshot.checkpoint ? { checkpoint: snapshot.checkpoint } : {}),
+  };
+}
+
+/** A graph's reply unless it declares another: the text of the last AI message in `messages`. */
+export function defaultReply(values: DefaultValues): JsonValue | undefined {
+  const messages = values.messages;
+  if (!Array.isArray(messages)) return undefined;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i] as { getType?: () => string; _getType?: () => string; type?: string; content?: unknown };
+    const type = message?.getType?.() ?? message?._getType?.() ?? message?.type;
+    if (type === "ai" || type === "AIMessageChunk") return messageText(message.content);
+  }
+  return undefined;
+}
+
+function messageText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => (typeof part === "string" ? part : part?.type === "text" ? String(part.text ?? "") : ""))
+      .join("");
+  }
+  return "";
+}

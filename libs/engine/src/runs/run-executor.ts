@@ -1,0 +1,60 @@
+import { NotFoundError, type ClaimedRun, type Storage } from "@agent-server/core";
+import type { GraphRegistry } from "../graphs/registry.js";
+import type { CompiledGraph } from "../graphs/types.js";
+import type { StreamHub } from "../streaming/stream-hub.js";
+import { executeGraph } from "./execute-graph.js";
+import { readThreadSnapshot, toRunResult, type ThreadSnapshot } from "./outcome.js";
+import type { EngineRunKwargs } from "./run-request.js";
+import type { ExecutionOutcome, Settlement } from "./settlement.js";
+import type { ThreadExecution } from "./thread-execution.js";
+import type { ActiveExecution } from "./worker-pool.js";
+
+export interface RunLogger {
+  runStarted(runId: string, threadId: string, attempt: number): void;
+  runEnded(runId: string, threadId: string, status: string, durationMs: number): void;
+}
+
+/** Executes a claimed run under `withThreadExecution`, publishing its events, then settles it. */
+export class RunExecutor {
+  constructor(
+    private readonly storage: Storage,
+    private readonly registry: GraphRegistry,
+    private readonly hub: StreamHub,
+    private readonly settlement: Settlement,
+    private readonly threads: ThreadExecution,
+    private readonly logger?: RunLogger,
+  ) {}
+
+  execute({ run, attempt }: ClaimedRun, execution: ActiveExecution): Promise<void> {
+    return this.threads.run(run.thread_id, async () => {
+      const started = Date.now();
+      this.logger?.runStarted(run.run_id, run.thread_id, attempt);
+      const kwargs = run.kwargs as EngineRunKwargs;
+      const internal = await this.storage.runs.getInternal(run.run_id);
+      await this.storage.threads.update(run.thread_id, { status: "busy" });
+      let graph: CompiledGraph | undefined;
+      let snapshot: ThreadSnapshot | undefined;
+      let outcome: ExecutionOutcome;
+      try {
+        const assistant = await this.storage.assistants.get(run.assistant_id);
+        if (!assistant) throw new NotFoundError(`Assistant "${run.assistant_id}" not found`);
+        graph = await this.registry.get(assistant.graph_id, kwargs.config);
+        const signal = execution.controller.signal;
+        for await (const event of executeGraph(run, graph, { attempt, signal })) {
+          await this.hub.publish(run.run_id, event.event, event.data, { resumable: kwargs.resumable });
+        }
+        if (signal.aborted) throw signal.reason;
+        snapshot = await readThreadSnapshot(graph, run.thread_id);
+        outcome = { kind: "success", result: toRunResult(snapshot) };
+      } catch (error) {
+        outcome = execution.controller.signal.aborted ? { kind: "interrupted" } : { kind: "error", error };
+        if (graph) snapshot = await readThreadSnapshot(graph, run.thread_id).catch(() => undefined);
+      }
+      const final = await this.settlement.settle(run, outcome, snapshot, {
+        captureResult: internal?.captureResult === true,
+        rollback: execution.rollback,
+      });
+      this.logger?.runEnded(run.run_id, run.thread_id, final?.status ?? "erased", Date.now() - started);
+    });
+  }
+}

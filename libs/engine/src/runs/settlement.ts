@@ -1,0 +1,120 @@
+import {
+  toWireJson,
+  WireSerializationError,
+  type Run,
+  type RunResult,
+  type RunStatus,
+  type Storage,
+  type ThreadStatus,
+} from "@agent-server/core";
+import type { StreamHub } from "../streaming/stream-hub.js";
+import type { WebhookOutbox } from "../webhooks/outbox.js";
+import type { ThreadSnapshot } from "./outcome.js";
+import type { EngineRunKwargs } from "./run-request.js";
+import type { RunWaiters } from "./waiters.js";
+
+export type ExecutionOutcome =
+  | { kind: "success"; result: RunResult }
+  | { kind: "error"; error: unknown }
+  /** Stopped by a cancel, a multitask strategy or shutdown. */
+  | { kind: "interrupted" };
+
+/**
+ * The one place a run ends. Order: (execution has stopped) → record the result for server-marked runs
+ * → write the terminal status once (compare-and-set from running) → update the thread → enqueue the
+ * webhook → close streams and wake waiters. When another path (a cancel) already wrote the terminal
+ * status, its status stands: this path only does the follow-up work for the status that won.
+ */
+export class Settlement {
+  constructor(
+    private readonly storage: Storage,
+    private readonly hub: StreamHub,
+    private readonly outbox: WebhookOutbox,
+    private readonly waiters: RunWaiters,
+  ) {}
+
+  async settle(
+    run: Run,
+    outcome: ExecutionOutcome,
+    snapshot: ThreadSnapshot | undefined,
+    options: { captureResult: boolean; rollback: boolean },
+  ): Promise<Run | null> {
+    let status: RunStatus = outcome.kind === "success" ? "success" : outcome.kind === "error" ? "error" : "interrupted";
+    let error = outcome.kind === "error" ? outcome.error : undefined;
+    if (outcome.kind === "success" && options.captureResult) {
+      try {
+        if (!this.storage.runs.recordResult) throw new Error("storage driver cannot record run results");
+        await this.storage.runs.recordResult(run.run_id, outcome.result);
+      } catch (captureError) {
+        status = "error";
+        error = captureError;
+      }
+    }
+    const won = await this.storage.runs.transition(run.run_id, status, { from: ["running"] });
+    if (error !== undefined && won) {
+      await this.hub.publish(run.run_id, "error", errorPayload(error), { resumable: kwargsOf(run).resumable });
+    }
+    const final = won ?? (await this.storage.runs.get(run.run_id));
+    if (options.rollback || !final) {
+      await this.erase(run);
+      this.finish(run.run_id, { status: "interrupted", values: null, erased: true });
+      return null;
+    }
+    await this.updateThread(final, snapshot, error);
+    if (won && kwargsOf(run).webhook) {
+      await this.outbox.enqueueRunWebhook(kwargsOf(run).webhook!, final, snapshot?.values ?? null, error);
+    }
+    if (kwargsOf(run).temporary) await this.storage.threads.delete(run.thread_id);
+    this.finish(run.run_id, {
+      status: final.status,
+      values: snapshot?.values ?? null,
+      ...(error !== undefined ? { error: errorPayload(error) } : {}),
+    });
+    return final;
+  }
+
+  /** Ends a run that never started executing (cancelled while pending). */
+  async settlePending(run: Run, options: { rollback: boolean }): Promise<void> {
+    if (options.rollback) {
+      await this.storage.runs.delete(run.run_id);
+    } else {
+      const thread = await this.storage.threads.get(run.thread_id);
+      if (thread?.status === "busy") await this.storage.threads.update(run.thread_id, { status: "idle" });
+      if (kwargsOf(run).webhook) await this.outbox.enqueueRunWebhook(kwargsOf(run).webhook!, run, thread?.values ?? null);
+    }
+    if (kwargsOf(run).temporary) await this.storage.threads.delete(run.thread_id);
+    this.finish(run.run_id, { status: "interrupted", values: null, erased: options.rollback });
+  }
+
+  /** A rolled-back run leaves no trace: the run, its result, events and the checkpoints it wrote go. */
+  private async erase(run: Run): Promise<void> {
+    await this.storage.runs.delete(run.run_id, { checkpoints: true });
+    const thread = await this.storage.threads.get(run.thread_id);
+    if (thread) await this.storage.threads.update(run.thread_id, { status: "idle", interrupts: {} });
+  }
+
+  private async updateThread(run: Run, snapshot: ThreadSnapshot | undefined, error: unknown): Promise<void> {
+    const interrupted = snapshot && Object.keys(snapshot.interrupts).length > 0;
+    const status: ThreadStatus = run.status === "error" || run.status === "timeout" ? "error" : interrupted ? "interrupted" : "idle";
+    await this.storage.threads.update(run.thread_id, {
+      status,
+      ...(snapshot ? { values: snapshot.values, interrupts: snapshot.interrupts } : {}),
+      error: error === undefined ? null : errorPayload(error),
+    });
+  }
+
+  private finish(runId: string, outcome: Parameters<RunWaiters["resolve"]>[1]): void {
+    this.hub.end(runId);
+    this.waiters.resolve(runId, outcome);
+  }
+}
+
+export function errorPayload(error: unknown): { error: string; message: string } {
+  if (error instanceof WireSerializationError) return { error: "SerializationError", message: error.message };
+  if (error instanceof Error) return { error: error.name, message: error.message };
+  return { error: "Error", message: JSON.stringify(toWireJson(error ?? null)) };
+}
+
+function kwargsOf(run: Run): EngineRunKwargs {
+  return run.kwargs as EngineRunKwargs;
+}

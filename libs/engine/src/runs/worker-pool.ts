@@ -1,0 +1,130 @@
+import { nowIso, type ClaimedRun, type Storage } from "@agent-server/core";
+
+export interface WorkerPoolOptions {
+  /** Runs of different threads executing at once in this process. */
+  workers: number;
+  /** How long a claim stays valid without renewal; a dead worker's runs are reaped after it ends. */
+  leaseMs: number;
+  /** How often storage is polled for runs admitted elsewhere or deferred by `after_seconds`. */
+  pollMs: number;
+  /** Identifies this process's claims. */
+  owner: string;
+}
+
+export interface ActiveExecution {
+  controller: AbortController;
+  /** Set by a rollback cancel: settlement erases the run instead of keeping it. */
+  rollback: boolean;
+}
+
+/**
+ * Claims pending runs from storage and executes up to `workers` of them at once. Leases are renewed
+ * while a run executes; a run whose lease is gone (cancelled by another process, or erased) is aborted
+ * here; runs whose worker died are settled by `onExpired` once their lease ends.
+ */
+export class WorkerPool {
+  readonly active = new Map<string, ActiveExecution>();
+  private readonly running = new Set<Promise<void>>();
+  private pumping = false;
+  private repump = false;
+  private stopped = true;
+  private timers: NodeJS.Timeout[] = [];
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly execute: (claimed: ClaimedRun, execution: ActiveExecution) => Promise<void>,
+    private readonly onExpired: (runId: string) => Promise<void>,
+    private readonly options: WorkerPoolOptions,
+  ) {}
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const every = (ms: number, fn: () => Promise<unknown>) => {
+      const timer = setInterval(() => void fn().catch(() => undefined), ms);
+      timer.unref?.();
+      this.timers.push(timer);
+    };
+    every(this.options.pollMs, async () => this.notify());
+    every(Math.max(100, Math.floor(this.options.leaseMs / 3)), () => this.renew());
+    every(this.options.leaseMs, () => this.reap());
+    this.notify();
+  }
+
+  /** Something may be claimable now (a run was admitted or a thread freed up). */
+  notify(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.repump = true;
+      return;
+    }
+    this.pumping = true;
+    void this.pump().finally(() => {
+      this.pumping = false;
+      if (this.repump) {
+        this.repump = false;
+        this.notify();
+      }
+    });
+  }
+
+  abort(runId: string, options: { rollback: boolean }): boolean {
+    const execution = this.active.get(runId);
+    if (!execution) return false;
+    execution.rollback ||= options.rollback;
+    execution.controller.abort(options.rollback ? "rollback" : "interrupt");
+    return true;
+  }
+
+  /** Stops claiming; waits up to `graceMs` for executing runs, then aborts the rest and waits for them to settle. */
+  async stop(graceMs: number): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    const all = Promise.allSettled([...this.running]);
+    const timedOut = await Promise.race([all.then(() => false), delay(graceMs).then(() => true)]);
+    if (timedOut) {
+      for (const execution of this.active.values()) execution.controller.abort("shutdown");
+      await Promise.allSettled([...this.running]);
+    }
+  }
+
+  private async pump(): Promise<void> {
+    while (!this.stopped && this.active.size < this.options.workers) {
+      const claimed = await this.storage.runs.claimNext({ owner: this.options.owner, leaseMs: this.options.leaseMs });
+      if (!claimed) return;
+      const execution: ActiveExecution = { controller: new AbortController(), rollback: false };
+      this.active.set(claimed.run.run_id, execution);
+      const task = this.execute(claimed, execution)
+        .catch(() => undefined)
+        .finally(() => {
+          this.active.delete(claimed.run.run_id);
+          this.running.delete(task);
+          this.notify();
+        });
+      this.running.add(task);
+    }
+  }
+
+  private async renew(): Promise<void> {
+    const ids = [...this.active.keys()];
+    if (ids.length === 0) return;
+    const renewed = await this.storage.runs.renewLeases(ids, this.options.owner, this.options.leaseMs);
+    if (renewed === ids.length) return;
+    for (const id of ids) {
+      const run = await this.storage.runs.get(id);
+      if (!run || run.status !== "running") this.active.get(id)?.controller.abort("interrupt");
+    }
+  }
+
+  private async reap(): Promise<void> {
+    const expired = await this.storage.runs.listExpiredLeases(nowIso(), 50);
+    for (const run of expired) {
+      if (!this.active.has(run.run_id)) await this.onExpired(run.run_id);
+    }
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+}

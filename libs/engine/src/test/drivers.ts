@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Storage } from "@agent-server/core";
+import { createMemoryStorage } from "@agent-server/storage-memory";
+import { openPostgresStorage } from "@agent-server/storage-postgres";
+import { createTestSchema } from "@agent-server/storage-postgres/testing";
+import { openSqliteStorage } from "@agent-server/storage-sqlite";
+
+/**
+ * A storage backend the engine tests run on. `reopen` closes the driver and opens a new one over the
+ * same data (a process restart); the memory driver has no such thing.
+ */
+export interface TestDriver {
+  name: string;
+  open(): Promise<{ storage: Storage; reopen?: () => Promise<Storage>; dispose(): Promise<void> }>;
+}
+
+export const drivers: TestDriver[] = [
+  {
+    name: "memory",
+    async open() {
+      const storage = createMemoryStorage();
+      return { storage, dispose: () => storage.close() };
+    },
+  },
+  {
+    name: "sqlite",
+    async open() {
+      const dir = mkdtempSync(join(tmpdir(), "engine-sqlite-"));
+      const path = join(dir, "agent-server.sqlite");
+      let current: Storage = await openSqliteStorage({ path });
+      return {
+        storage: current,
+        async reopen() {
+          await current.close();
+          current = await openSqliteStorage({ path });
+          return current;
+        },
+        async dispose() {
+          await current.close().catch(() => undefined);
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    name: "postgres",
+    async open() {
+      const { url, schema, drop } = await createTestSchema("engine");
+      let current: Storage = await openPostgresStorage({ connectionString: url, schema });
+      return {
+        storage: current,
+        async reopen() {
+          await current.close();
+          current = await openPostgresStorage({ connectionString: url, schema });
+          return current;
+        },
+        async dispose() {
+          await current.close().catch(() => undefined);
+          await drop();
+        },
+      };
+    },
+  },
+];

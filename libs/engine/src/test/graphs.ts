@@ -1,0 +1,59 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { Annotation, interrupt, MessagesAnnotation, StateGraph, type LangGraphRunnableConfig } from "@langchain/langgraph";
+
+/** Replies "echo: <last message>"; a custom event and a store write make other stream modes observable. */
+export const echoGraph = new StateGraph(MessagesAnnotation)
+  .addNode("echo", async (state, config: LangGraphRunnableConfig) => {
+    const last = state.messages.at(-1) as BaseMessage | undefined;
+    config.writer?.({ progress: "echoing" });
+    return { messages: [new AIMessage({ content: `echo: ${String(last?.content ?? "")}` })] };
+  })
+  .addEdge("__start__", "echo")
+  .compile();
+
+const ApprovalState = Annotation.Root({
+  request: Annotation<string>(),
+  decision: Annotation<string>(),
+});
+
+/** Stops at interrupt() until resumed with a decision. */
+export const approvalGraph = new StateGraph(ApprovalState)
+  .addNode("ask", async (state) => {
+    const decision = interrupt({ question: `approve ${state.request}?` }) as string;
+    return { decision };
+  })
+  .addEdge("__start__", "ask")
+  .compile();
+
+const SlowState = Annotation.Root({
+  steps: Annotation<number[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+  delayMs: Annotation<number>(),
+});
+
+/** Two steps, each sleeping `delayMs` (abortable), so a test can act while it runs. */
+export const slowGraph = new StateGraph(SlowState)
+  .addNode("first", async (state, config) => {
+    await sleep(state.delayMs ?? 300, undefined, { signal: config.signal });
+    return { steps: [1] };
+  })
+  .addNode("second", async (state, config) => {
+    await sleep(state.delayMs ?? 300, undefined, { signal: config.signal });
+    return { steps: [2] };
+  })
+  .addEdge("__start__", "first")
+  .addEdge("first", "second")
+  .compile();
+
+export const failingGraph = new StateGraph(MessagesAnnotation)
+  .addNode("fail", async () => {
+    throw new Error("graph failed on purpose");
+  })
+  .addEdge("__start__", "fail")
+  .compile();
+
+/** A parent graph with the echo graph as a subgraph node, for `mode|ns` event names. */
+export const parentGraph = new StateGraph(MessagesAnnotation)
+  .addNode("child", echoGraph)
+  .addEdge("__start__", "child")
+  .compile();

@@ -1,0 +1,45 @@
+import type { Storage } from "@agent-server/core";
+import { Engine, type EngineOptions } from "../engine.js";
+import { approvalGraph, echoGraph, failingGraph, parentGraph, slowGraph } from "./graphs.js";
+
+/** An engine over `storage` with the test graphs registered, tuned for quick tests. */
+export async function startEngine(storage: Storage, options: Partial<EngineOptions> = {}): Promise<Engine> {
+  const engine = new Engine({
+    storage,
+    workers: 4,
+    leaseMs: 2000,
+    pollMs: 50,
+    cronPollMs: 60_000,
+    outbox: { pollMs: 50, backoffMs: 50, maxBackoffMs: 200, maxAttempts: 5, timeoutMs: 2000 },
+    ...options,
+  });
+  engine.registry.register("echo", echoGraph);
+  engine.registry.register("approval", approvalGraph);
+  engine.registry.register("slow", slowGraph);
+  engine.registry.register("failing", failingGraph);
+  engine.registry.register("parent", parentGraph);
+  await engine.start();
+  return engine;
+}
+
+export async function newThread(storage: Storage): Promise<string> {
+  const thread = await storage.threads.create({ thread_id: crypto.randomUUID() });
+  return thread.thread_id;
+}
+
+/** Polls until `check` holds (state changes that happen on another async path). */
+export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (true) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error("condition not reached in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}

@@ -1,0 +1,107 @@
+import { v4 as uuidv4 } from "uuid";
+import { addMs, nowIso, toWireJson, type Delivery, type DefaultValues, type Run, type Storage } from "@agent-server/core";
+import { errorPayload } from "../runs/settlement.js";
+
+export interface OutboxOptions {
+  /** How often due deliveries are looked for. */
+  pollMs: number;
+  /** First retry delay; doubles per attempt up to `maxBackoffMs`. */
+  backoffMs: number;
+  maxBackoffMs: number;
+  /** Attempts before a delivery is given up (status failed, payload cleared). */
+  maxAttempts: number;
+  /** Per-request timeout. */
+  timeoutMs: number;
+}
+
+export const DEFAULT_OUTBOX_OPTIONS: OutboxOptions = {
+  pollMs: 1000,
+  backoffMs: 1000,
+  maxBackoffMs: 5 * 60_000,
+  maxAttempts: 8,
+  timeoutMs: 10_000,
+};
+
+/**
+ * Webhooks (and A2A push notifications) go through the `DeliveryRepo` outbox: written first, then
+ * POSTed with retry and backoff, so a restart or a receiver that is down loses nothing. A payload is
+ * cleared once delivered or given up.
+ */
+export class WebhookOutbox {
+  private timer: NodeJS.Timeout | undefined;
+  private draining: Promise<void> | undefined;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly options: OutboxOptions = DEFAULT_OUTBOX_OPTIONS,
+  ) {}
+
+  start(): void {
+    this.timer ??= setInterval(() => this.kick(), this.options.pollMs);
+    this.timer.unref?.();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.draining;
+  }
+
+  /** The run payload as the official server posts it: the run plus its final values (and error). */
+  async enqueueRunWebhook(url: string, run: Run, values: DefaultValues | null, error?: unknown): Promise<void> {
+    const payload = { ...run, values, ...(error !== undefined ? { error: errorPayload(error).message } : {}) };
+    await this.enqueue({ kind: "webhook", url, payload, runId: run.run_id });
+  }
+
+  async enqueue(input: { kind: Delivery["kind"]; url: string; payload: unknown; runId?: string; headers?: Record<string, string> }): Promise<void> {
+    await this.storage.deliveries.enqueue({
+      delivery_id: uuidv4(),
+      kind: input.kind,
+      url: input.url,
+      headers: input.headers,
+      payload: toWireJson(input.payload),
+      run_id: input.runId ?? null,
+    });
+    this.kick();
+  }
+
+  /** Sends what is due now; resolves when this round is done (tests and shutdown await it). */
+  kick(): Promise<void> {
+    this.draining ??= this.drain().finally(() => (this.draining = undefined));
+    return this.draining;
+  }
+
+  private async drain(): Promise<void> {
+    while (true) {
+      const due = await this.storage.deliveries.claimDue({ now: nowIso(), limit: 10, leaseMs: this.options.timeoutMs * 2 });
+      if (due.length === 0) return;
+      await Promise.all(due.map((delivery) => this.send(delivery)));
+    }
+  }
+
+  private async send(delivery: Delivery): Promise<void> {
+    let failure: string;
+    try {
+      const response = await fetch(delivery.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...delivery.headers },
+        body: JSON.stringify({ ...(delivery.payload as object), webhook_sent_at: nowIso() }),
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      await response.body?.cancel();
+      if (response.ok) {
+        await this.storage.deliveries.markDelivered(delivery.delivery_id);
+        return;
+      }
+      failure = `HTTP ${response.status}`;
+    } catch (error) {
+      failure = (error as Error).message;
+    }
+    if (delivery.attempts >= this.options.maxAttempts) {
+      await this.storage.deliveries.markFailed(delivery.delivery_id, failure);
+      return;
+    }
+    const delay = Math.min(this.options.backoffMs * 2 ** (delivery.attempts - 1), this.options.maxBackoffMs);
+    await this.storage.deliveries.markRetry(delivery.delivery_id, { nextAttemptAt: addMs(nowIso(), delay), error: failure });
+  }
+}

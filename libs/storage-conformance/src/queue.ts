@@ -1,0 +1,110 @@
+import { describe, expect, it } from "vitest";
+import { addMs, type ClaimedRun, type Storage } from "@agent-server/core";
+import { RUN_KEYS, newThread, uid, type Harness } from "./harness.js";
+
+/** Pending runs on fresh threads, created_at spaced 1 s apart from `base` (oldest first). */
+async function pendingRuns(s: Storage, base: string, count: number, threadId?: string): Promise<string[]> {
+  const assistant = await s.assistants.create({ assistant_id: uid(), graph_id: "agent" });
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const thread_id = threadId ?? (await newThread(s)).thread_id;
+    const run = await s.runs.create({ run_id: uid(), thread_id, assistant_id: assistant.assistant_id, created_at: addMs(base, i * 1000) });
+    ids.push(run.run_id);
+  }
+  return ids;
+}
+
+const past = (ms: number) => new Date(Date.now() - ms).toISOString();
+
+export function describeQueue(h: Harness): void {
+  describe("run queue: claimNext, leases", () => {
+    it("claimNext takes the oldest eligible pending run, marks it running and counts the attempt", async () => {
+      const s = await h.open();
+      const base = past(3_600_000);
+      const [a, b] = await pendingRuns(s, base, 2);
+      const first = await s.runs.claimNext({ owner: "w1", leaseMs: 60_000 });
+      expect(first).toMatchObject({ run: { run_id: a, status: "running" }, attempt: 1 });
+      expect(Object.keys(first!.run).sort()).toEqual(RUN_KEYS);
+      expect((await s.runs.get(a))!.status).toBe("running");
+      expect((await s.runs.claimNext({ owner: "w1", leaseMs: 60_000 }))!.run.run_id).toBe(b);
+      expect(await s.runs.claimNext({ owner: "w1", leaseMs: 60_000 })).toBeNull();
+      // A run put back to pending is claimed again, as attempt 2.
+      await s.runs.transition(a, "pending", { from: ["running"] });
+      expect(await s.runs.claimNext({ owner: "w2", leaseMs: 60_000 })).toMatchObject({ run: { run_id: a }, attempt: 2 });
+    });
+
+    it("claimNext skips runs deferred to the future (created_at > now) and non-pending runs", async () => {
+      const s = await h.open();
+      const thread = await newThread(s);
+      const assistant = await s.assistants.create({ assistant_id: uid(), graph_id: "agent" });
+      const deferredAt = new Date(Date.now() + 3_600_000).toISOString();
+      const deferred = await s.runs.create({ run_id: uid(), thread_id: thread.thread_id, assistant_id: assistant.assistant_id, created_at: deferredAt });
+      await s.runs.create({ run_id: uid(), thread_id: (await newThread(s)).thread_id, assistant_id: assistant.assistant_id, status: "success" });
+      expect(await s.runs.claimNext({ owner: "w", leaseMs: 1000 })).toBeNull();
+      expect((await s.runs.get(deferred.run_id))!.status).toBe("pending");
+      // Once `now` reaches created_at it is eligible.
+      const claimed = await s.runs.claimNext({ owner: "w", leaseMs: 1000, now: addMs(deferredAt, 1) });
+      expect(claimed!.run.run_id).toBe(deferred.run_id);
+    });
+
+    it("claimNext never runs two runs of one thread at once, and moves on to other threads", async () => {
+      const s = await h.open();
+      const base = past(3_600_000);
+      const thread = await newThread(s);
+      const [t1, t2] = await pendingRuns(s, base, 2, thread.thread_id);
+      const [other] = await pendingRuns(s, addMs(base, 5_000), 1);
+      expect((await s.runs.claimNext({ owner: "w", leaseMs: 60_000 }))!.run.run_id).toBe(t1);
+      // t2 is older than `other`, but its thread is busy.
+      expect((await s.runs.claimNext({ owner: "w", leaseMs: 60_000 }))!.run.run_id).toBe(other);
+      expect(await s.runs.claimNext({ owner: "w", leaseMs: 60_000 })).toBeNull();
+      await s.runs.transition(t1, "success", { from: ["running"] });
+      expect((await s.runs.claimNext({ owner: "w", leaseMs: 60_000 }))!.run.run_id).toBe(t2);
+    });
+
+    it("concurrent claimNext calls never get the same run nor two runs of one thread", async () => {
+      const s = await h.open();
+      const drivers = h.hasSibling ? [s, await h.sibling(s), await h.sibling(s)] : [s];
+      const base = past(3_600_000);
+      const runIds = await pendingRuns(s, base, 6);
+      const sharedThread = await newThread(s);
+      const shared = await pendingRuns(s, base, 3, sharedThread.thread_id);
+      const claims = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => drivers[i % drivers.length].runs.claimNext({ owner: `w${i}`, leaseMs: 60_000 })),
+      );
+      const claimed = claims.filter((c): c is ClaimedRun => c !== null).map((c) => c.run.run_id);
+      expect(new Set(claimed).size).toBe(claimed.length);
+      expect(claimed.filter((id) => shared.includes(id))).toHaveLength(1);
+      expect(claimed.filter((id) => runIds.includes(id)).sort()).toEqual([...runIds].sort());
+      const running = await s.runs.search({ status: "running", limit: 100 });
+      expect(running).toHaveLength(7);
+    });
+
+    it("renewLeases extends only the owner's running runs; listExpiredLeases lists lapsed leases, oldest first", async () => {
+      const s = await h.open();
+      const base = past(3_600_000);
+      const [a, b, c] = await pendingRuns(s, base, 3);
+      // Claims with an explicit `now` one hour ago: leases of 1 s and 2 s lapsed long since.
+      const claimA = await s.runs.claimNext({ owner: "w1", leaseMs: 2_000, now: addMs(base, 10_000) });
+      const claimB = await s.runs.claimNext({ owner: "w2", leaseMs: 1_000, now: addMs(base, 10_000) });
+      const claimC = await s.runs.claimNext({ owner: "w1", leaseMs: 3_600_000 * 5 });
+      expect([claimA!.run.run_id, claimB!.run.run_id, claimC!.run.run_id]).toEqual([a, b, c]);
+      const now = new Date().toISOString();
+      expect((await s.runs.listExpiredLeases(now, 10)).map((r) => r.run_id)).toEqual([b, a]);
+      expect((await s.runs.listExpiredLeases(now, 1)).map((r) => r.run_id)).toEqual([b]);
+      expect(await s.runs.listExpiredLeases(addMs(base, 10_500), 10)).toEqual([]);
+      for (const r of await s.runs.listExpiredLeases(now, 10)) expect(Object.keys(r).sort()).toEqual(RUN_KEYS);
+
+      expect(await s.runs.renewLeases([a, b, c, uid()], "w1", 60_000)).toBe(2);
+      expect((await s.runs.listExpiredLeases(new Date().toISOString(), 10)).map((r) => r.run_id)).toEqual([b]);
+      expect(await s.runs.renewLeases([b], "w1", 60_000)).toBe(0);
+      expect(await s.runs.renewLeases([b], "w2", 60_000)).toBe(1);
+      expect(await s.runs.listExpiredLeases(new Date().toISOString(), 10)).toEqual([]);
+      // A run that is no longer running has no lease to renew or to expire.
+      await s.runs.transition(a, "success");
+      expect(await s.runs.renewLeases([a], "w1", 60_000)).toBe(0);
+      // c's 5 h lease was renewed to 60 s above; both lapse within two hours (same-ms renewals: order not asserted).
+      const lapsed = await s.runs.listExpiredLeases(addMs(new Date().toISOString(), 3_600_000 * 2), 10);
+      expect(lapsed.map((r) => r.run_id).sort()).toEqual([b, c].sort());
+    });
+  });
+}

@@ -1,0 +1,151 @@
+import {
+  addMs,
+  ConflictError,
+  jsonContains,
+  NotFoundError,
+  nowIso,
+  toWireObject,
+  type ClaimedRun,
+  type NewRun,
+  type Run,
+  type RunInternal,
+  type RunRepo,
+  type RunResult,
+  type RunSearch,
+  type RunStatus,
+} from "@agent-server/core";
+import { page, wireObject, wireOut, type MemoryState, type RunRecord } from "./state.js";
+
+export class MemoryRunRepo implements RunRepo {
+  constructor(private readonly state: MemoryState) {}
+
+  async create(input: NewRun, options?: { internal?: RunInternal; rejectIfThreadActive?: boolean }): Promise<Run> {
+    const now = nowIso();
+    const run: Run = {
+      run_id: input.run_id,
+      thread_id: input.thread_id,
+      assistant_id: input.assistant_id,
+      created_at: input.created_at ?? now,
+      updated_at: now,
+      status: input.status ?? "pending",
+      metadata: wireObject(input.metadata, {}),
+      kwargs: wireObject(input.kwargs, {}),
+      multitask_strategy: input.multitask_strategy ?? "reject",
+    };
+    const internal = wireObject(options?.internal, {});
+    // Check and insert with no await in between: atomic.
+    if (!this.state.threads.has(input.thread_id)) throw new NotFoundError(`thread ${input.thread_id} not found`);
+    if (this.state.runs.has(input.run_id)) throw new ConflictError(`run ${input.run_id} already exists`);
+    if (options?.rejectIfThreadActive && this.state.threadHasActiveRun(input.thread_id)) {
+      throw new ConflictError(`thread ${input.thread_id} has an active run`);
+    }
+    this.state.addRun({ run, seq: this.state.nextSeq(), internal, result: null, attempts: 0, lease: null });
+    return wireOut(run);
+  }
+
+  async get(runId: string, threadId?: string): Promise<Run | null> {
+    const record = this.state.runs.get(runId);
+    if (!record || (threadId !== undefined && record.run.thread_id !== threadId)) return null;
+    return wireOut(record.run);
+  }
+
+  /** O(runs of the thread) with `thread_id`, else O(all runs); then a sort of the matches. */
+  async search(query: RunSearch): Promise<Run[]> {
+    const candidates =
+      query.thread_id !== undefined ? this.state.runsOfThread(query.thread_id) : [...this.state.runs.values()];
+    const statuses = query.status === undefined ? null : Array.isArray(query.status) ? query.status : [query.status];
+    const matches = candidates
+      .filter((r) => (!statuses || statuses.includes(r.run.status)) && (!query.metadata || jsonContains(r.run.metadata, query.metadata)))
+      .sort(newestFirst);
+    return page(matches, query.offset, query.limit, 10).map((r) => wireOut(r.run));
+  }
+
+  async transition(runId: string, to: RunStatus, options?: { from?: readonly RunStatus[] }): Promise<Run | null> {
+    const record = this.state.runs.get(runId);
+    if (!record) return null;
+    if (options?.from && !options.from.includes(record.run.status)) return null;
+    this.state.setRunStatus(record, to, nowIso());
+    return wireOut(record.run);
+  }
+
+  /** O(pending runs) scan plus O(runs of a candidate's thread) for the per-thread check. */
+  async claimNext(options: { owner: string; leaseMs: number; now?: string }): Promise<ClaimedRun | null> {
+    const now = options.now ?? nowIso();
+    const eligible = [...this.state.pendingRuns]
+      .map((id) => this.state.runs.get(id)!)
+      .filter((r) => r.run.created_at <= now)
+      .sort(oldestFirst);
+    const busyThreads = new Set<string>();
+    for (const record of eligible) {
+      const threadId = record.run.thread_id;
+      if (busyThreads.has(threadId)) continue;
+      if (this.state.runsOfThread(threadId).some((r) => r.run.status === "running")) {
+        busyThreads.add(threadId);
+        continue;
+      }
+      this.state.setRunStatus(record, "running", nowIso());
+      record.lease = { owner: options.owner, until: addMs(now, options.leaseMs) };
+      record.attempts += 1;
+      return { run: wireOut(record.run), attempt: record.attempts };
+    }
+    return null;
+  }
+
+  async renewLeases(runIds: string[], owner: string, leaseMs: number): Promise<number> {
+    const until = addMs(nowIso(), leaseMs);
+    let renewed = 0;
+    for (const runId of new Set(runIds)) {
+      const record = this.state.runs.get(runId);
+      if (record?.run.status === "running" && record.lease?.owner === owner) {
+        record.lease.until = until;
+        renewed += 1;
+      }
+    }
+    return renewed;
+  }
+
+  /** O(running runs). A running run without a lease (not taken through claimNext) never expires. */
+  async listExpiredLeases(now: string, limit: number): Promise<Run[]> {
+    return [...this.state.runningRuns]
+      .map((id) => this.state.runs.get(id)!)
+      .filter((r) => r.lease !== null && r.lease.until < now)
+      .sort((a, b) => (a.lease!.until < b.lease!.until ? -1 : a.lease!.until > b.lease!.until ? 1 : a.seq - b.seq))
+      .slice(0, Math.max(0, limit))
+      .map((r) => wireOut(r.run));
+  }
+
+  async delete(runId: string, options?: { checkpoints?: boolean }): Promise<boolean> {
+    const record = this.state.runs.get(runId);
+    if (!record) return false;
+    this.state.removeRun(runId);
+    if (options?.checkpoints) await this.state.checkpointer.deleteRunCheckpoints(record.run.thread_id, runId);
+    return true;
+  }
+
+  async getInternal(runId: string): Promise<RunInternal | null> {
+    const record = this.state.runs.get(runId);
+    return record ? wireOut(record.internal) : null;
+  }
+
+  async recordResult(runId: string, result: RunResult): Promise<void> {
+    // Serialize first (throws WireSerializationError, nothing stored), then check-and-set with no await.
+    const stored = toWireObject(result) as unknown as RunResult;
+    const record = this.state.runs.get(runId);
+    if (!record || record.result !== null) return;
+    record.result = stored;
+  }
+
+  async getResult(runId: string): Promise<RunResult | null> {
+    const result = this.state.runs.get(runId)?.result;
+    return result ? wireOut(result) : null;
+  }
+}
+
+function newestFirst(a: RunRecord, b: RunRecord): number {
+  if (a.run.created_at !== b.run.created_at) return a.run.created_at < b.run.created_at ? 1 : -1;
+  return b.seq - a.seq;
+}
+
+function oldestFirst(a: RunRecord, b: RunRecord): number {
+  return -newestFirst(a, b);
+}

@@ -1,0 +1,88 @@
+import { matchesStoreFilter, nowIso, type Item, type NamespacePattern, type StoreRepo } from "@agent-server/core";
+import { compareValues, namespaceKey, page, wireObject, wireOut, type ItemRecord, type MemoryState } from "./state.js";
+
+export class MemoryStoreRepo implements StoreRepo {
+  constructor(private readonly state: MemoryState) {}
+
+  async put(namespace: string[], key: string, value: Record<string, unknown>): Promise<void> {
+    const stored = wireObject(value, {});
+    const nsKey = namespaceKey(namespace);
+    let items = this.state.items.get(nsKey);
+    if (!items) this.state.items.set(nsKey, (items = new Map()));
+    const now = nowIso();
+    const existing = items.get(key);
+    items.set(key, {
+      item: { namespace: [...namespace], key, value: stored, created_at: existing?.item.created_at ?? now, updated_at: now },
+      seq: this.state.nextSeq(),
+    });
+  }
+
+  async get(namespace: string[], key: string): Promise<Item | null> {
+    const record = this.state.items.get(namespaceKey(namespace))?.get(key);
+    return record ? wireOut(record.item) : null;
+  }
+
+  async delete(namespace: string[], key: string): Promise<boolean> {
+    const nsKey = namespaceKey(namespace);
+    const items = this.state.items.get(nsKey);
+    if (!items?.delete(key)) return false;
+    if (items.size === 0) this.state.items.delete(nsKey);
+    return true;
+  }
+
+  /** O(namespaces) prefix scan plus O(items under the prefix), then a sort of the matches. */
+  async search(
+    namespacePrefix: string[],
+    options?: { filter?: Record<string, unknown>; limit?: number; offset?: number },
+  ): Promise<Item[]> {
+    const matches: ItemRecord[] = [];
+    for (const items of this.state.items.values()) {
+      const first = items.values().next().value;
+      if (!first || !startsWith(first.item.namespace, namespacePrefix)) continue;
+      for (const record of items.values()) {
+        if (matchesStoreFilter(record.item.value, options?.filter)) matches.push(record);
+      }
+    }
+    matches.sort((a, b) => -compareValues(a.item.updated_at, b.item.updated_at) || b.seq - a.seq);
+    return page(matches, options?.offset, options?.limit, 10).map((r) => wireOut(r.item));
+  }
+
+  /** O(namespaces). */
+  async listNamespaces(options?: {
+    prefix?: NamespacePattern;
+    suffix?: NamespacePattern;
+    maxDepth?: number;
+    limit?: number;
+    offset?: number;
+  }): Promise<string[][]> {
+    const seen = new Map<string, string[]>();
+    for (const items of this.state.items.values()) {
+      const first = items.values().next().value;
+      if (!first) continue;
+      const namespace = first.item.namespace;
+      if (options?.prefix && !matchesPattern(namespace.slice(0, options.prefix.length), options.prefix)) continue;
+      if (options?.suffix && !matchesPattern(namespace.slice(-options.suffix.length), options.suffix)) continue;
+      const truncated = options?.maxDepth !== undefined ? namespace.slice(0, options.maxDepth) : namespace;
+      seen.set(namespaceKey(truncated), truncated);
+    }
+    const sorted = [...seen.values()].sort(compareNamespaces);
+    return page(sorted, options?.offset, options?.limit, 100).map((ns) => [...ns]);
+  }
+}
+
+function startsWith(namespace: string[], prefix: string[]): boolean {
+  return prefix.length <= namespace.length && prefix.every((label, i) => namespace[i] === label);
+}
+
+function matchesPattern(labels: string[], pattern: NamespacePattern): boolean {
+  return labels.length === pattern.length && pattern.every((p, i) => p === "*" || labels[i] === p);
+}
+
+/** Label by label; a namespace sorts before its own extensions. */
+function compareNamespaces(a: string[], b: string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const c = compareValues(a[i], b[i]);
+    if (c !== 0) return c;
+  }
+  return a.length - b.length;
+}

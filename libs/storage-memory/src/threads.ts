@@ -1,0 +1,135 @@
+import { randomUUID } from "node:crypto";
+import {
+  ConflictError,
+  jsonContains,
+  matchesAuthFilter,
+  nowIso,
+  type NewThread,
+  type PruneStrategy,
+  type Thread,
+  type ThreadPatch,
+  type ThreadRepo,
+  type ThreadSearch,
+} from "@agent-server/core";
+import { page, sortRecords, wireIn, wireObject, wireOut, type MemoryState, type RunRecord, type ThreadRecord } from "./state.js";
+
+export class MemoryThreadRepo implements ThreadRepo {
+  constructor(private readonly state: MemoryState) {}
+
+  async create(input: NewThread, options?: { ifExists?: "raise" | "do_nothing" }): Promise<Thread> {
+    const now = nowIso();
+    const thread: Thread = {
+      thread_id: input.thread_id,
+      created_at: now,
+      updated_at: now,
+      metadata: wireObject(input.metadata, {}),
+      config: wireObject(input.config, {}),
+      status: input.status ?? "idle",
+      values: null,
+      interrupts: {},
+      error: null,
+    };
+    const existing = this.state.threads.get(input.thread_id);
+    if (existing) {
+      if (options?.ifExists === "do_nothing") return wireOut(existing.thread);
+      throw new ConflictError(`thread ${input.thread_id} already exists`);
+    }
+    this.state.threads.set(thread.thread_id, { thread, seq: this.state.nextSeq() });
+    return wireOut(thread);
+  }
+
+  async get(threadId: string): Promise<Thread | null> {
+    const record = this.state.threads.get(threadId);
+    return record ? wireOut(record.thread) : null;
+  }
+
+  async update(threadId: string, patch: ThreadPatch): Promise<Thread | null> {
+    const record = this.state.threads.get(threadId);
+    if (!record) return null;
+    // Normalize everything first: a value that cannot be serialized leaves the thread untouched.
+    const next: Thread = { ...record.thread };
+    if (patch.metadata !== undefined) next.metadata = { ...record.thread.metadata, ...wireObject(patch.metadata, {}) };
+    if (patch.config !== undefined) next.config = wireObject(patch.config, {});
+    if (patch.status !== undefined) next.status = patch.status;
+    if (patch.values !== undefined) next.values = patch.values === null ? null : wireObject(patch.values, {});
+    if (patch.interrupts !== undefined) next.interrupts = wireObject(patch.interrupts, {});
+    if ("error" in patch) next.error = wireIn(patch.error);
+    next.updated_at = nowIso();
+    record.thread = next;
+    return wireOut(next);
+  }
+
+  /** O(runs of the thread); MemorySaver.deleteThread scans every pending-writes key (O(all writes)). */
+  async delete(threadId: string): Promise<boolean> {
+    if (!this.state.threads.delete(threadId)) return false;
+    for (const runId of [...(this.state.runsByThread.get(threadId) ?? [])]) this.state.removeRun(runId);
+    await this.state.checkpointer.deleteThread(threadId);
+    return true;
+  }
+
+  /** O(threads) scan (O(ids) with `ids`), then a sort of the matches. */
+  async search(query: ThreadSearch): Promise<Thread[]> {
+    const field = query.sort_by ?? "created_at";
+    const matches = sortRecords(this.matching(query), (r) => r.thread[field], query.sort_order ?? "desc");
+    return page(matches, query.offset, query.limit, 10).map((r) => wireOut(r.thread));
+  }
+
+  async count(query: Omit<ThreadSearch, "limit" | "offset" | "sort_by" | "sort_order" | "ids">): Promise<number> {
+    return this.matching(query).length;
+  }
+
+  async copy(sourceThreadId: string, newThreadId: string): Promise<Thread | null> {
+    const source = this.state.threads.get(sourceThreadId);
+    if (!source) return null;
+    if (this.state.threads.has(newThreadId)) throw new ConflictError(`thread ${newThreadId} already exists`);
+    const now = nowIso();
+    const thread: Thread = { ...wireOut(source.thread), thread_id: newThreadId, created_at: now, updated_at: now };
+    // Runs (oldest first, so insertion order is preserved), their internals and results, all synchronously.
+    const runs = this.state.runsOfThread(sourceThreadId).sort((a, b) => a.seq - b.seq);
+    const runIds = new Map(runs.map((r) => [r.run.run_id, randomUUID()]));
+    this.state.threads.set(newThreadId, { thread, seq: this.state.nextSeq() });
+    for (const r of runs) {
+      const internal = wireOut(r.internal);
+      if (internal.taskId !== undefined && runIds.has(internal.taskId)) internal.taskId = runIds.get(internal.taskId);
+      const result = r.result ? wireOut(r.result) : null;
+      if (result?.checkpoint && result.checkpoint.thread_id === sourceThreadId) result.checkpoint.thread_id = newThreadId;
+      const copy: RunRecord = {
+        run: { ...wireOut(r.run), run_id: runIds.get(r.run.run_id)!, thread_id: newThreadId },
+        seq: this.state.nextSeq(),
+        internal,
+        result,
+        attempts: r.attempts,
+        lease: null,
+      };
+      this.state.addRun(copy);
+    }
+    await this.state.checkpointer.copyThread(sourceThreadId, newThreadId, runIds);
+    return wireOut(thread);
+  }
+
+  async prune(threadIds: string[], strategy: PruneStrategy): Promise<number> {
+    let pruned = 0;
+    for (const threadId of new Set(threadIds)) {
+      if (!this.state.threads.has(threadId)) continue;
+      if (strategy === "delete") {
+        if (await this.delete(threadId)) pruned += 1;
+      } else {
+        this.state.checkpointer.pruneKeepLatest(threadId);
+        pruned += 1;
+      }
+    }
+    return pruned;
+  }
+
+  private matching(query: Omit<ThreadSearch, "limit" | "offset" | "sort_by" | "sort_order">): ThreadRecord[] {
+    const candidates = query.ids
+      ? query.ids.flatMap((id) => this.state.threads.get(id) ?? [])
+      : [...this.state.threads.values()];
+    return [...new Set(candidates)].filter(({ thread: t }) => {
+      if (query.status !== undefined && t.status !== query.status) return false;
+      if (query.metadata && !jsonContains(t.metadata, query.metadata)) return false;
+      if (query.values && (t.values === null || !jsonContains(t.values, query.values))) return false;
+      return matchesAuthFilter(t.metadata, query.filter);
+    });
+  }
+}

@@ -1,0 +1,89 @@
+import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import type pg from "pg";
+
+type SaverConfig = Parameters<PostgresSaver["put"]>[0];
+type SaverCheckpoint = Parameters<PostgresSaver["put"]>[1];
+type SaverMetadata = Parameters<PostgresSaver["put"]>[2];
+type SaverVersions = Parameters<PostgresSaver["put"]>[3];
+
+/**
+ * `PostgresSaver` that records which run wrote each checkpoint.
+ *
+ * LangGraph 1.7.3 does not copy `configurable` keys into checkpoint metadata (a checkpoint's metadata is
+ * `{ source, step, parents }`; checked with a StateGraph run under `configurable: { thread_id, run_id }`),
+ * but every `put` receives the run's config. We add `run_id` to the metadata, as the official server does,
+ * so rollback (`RunRepo.delete(id, { checkpoints: true })`) finds a run's checkpoints by
+ * `metadata->>'run_id'`, in every namespace.
+ */
+export class RunAwarePostgresSaver extends PostgresSaver {
+  constructor(pool: pg.Pool, schema: string) {
+    super(pool, undefined, { schema });
+  }
+
+  override async put(config: SaverConfig, checkpoint: SaverCheckpoint, metadata: SaverMetadata, newVersions: SaverVersions) {
+    const runId = runIdOf(config);
+    const withRun =
+      runId !== undefined && (metadata as Record<string, unknown>).run_id === undefined ? { ...metadata, run_id: runId } : metadata;
+    return super.put(config, checkpoint, withRun, newVersions);
+  }
+}
+
+function runIdOf(config: SaverConfig): string | undefined {
+  const fromConfigurable = config.configurable?.run_id;
+  if (typeof fromConfigurable === "string") return fromConfigurable;
+  const fromMetadata = (config as { metadata?: Record<string, unknown> }).metadata?.run_id;
+  return typeof fromMetadata === "string" ? fromMetadata : undefined;
+}
+
+/**
+ * SQL over the saver's tables (checkpoints, checkpoint_blobs, checkpoint_writes), for the thread and run
+ * operations the saver has no API for. Blobs are keyed by (thread, ns, channel, version) and shared by
+ * the checkpoints whose `channel_versions` name them, so after removing checkpoints we delete only the
+ * blobs no remaining checkpoint of the thread references.
+ */
+export function checkpointSql(schema: string) {
+  const s = `"${schema}"`;
+  const cp = `${s}.checkpoints`;
+  const blobs = `${s}.checkpoint_blobs`;
+  const writes = `${s}.checkpoint_writes`;
+  const orphanBlobs = `DELETE FROM ${blobs} b WHERE b.thread_id = $1 AND NOT EXISTS (
+      SELECT 1 FROM ${cp} c WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns
+        AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version)`;
+  return {
+    deleteThread: [`DELETE FROM ${writes} WHERE thread_id = $1`, `DELETE FROM ${blobs} WHERE thread_id = $1`, `DELETE FROM ${cp} WHERE thread_id = $1`],
+    /** $1 thread, $2 run id. */
+    deleteRun: [
+      `DELETE FROM ${writes} w USING ${cp} c WHERE c.thread_id = $1 AND c.metadata ->> 'run_id' = $2
+         AND w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id`,
+      `DELETE FROM ${cp} WHERE thread_id = $1 AND metadata ->> 'run_id' = $2`,
+      orphanBlobs,
+    ],
+    /** Keeps the latest checkpoint (greatest id) of each namespace of thread $1. */
+    pruneKeepLatest: [
+      `DELETE FROM ${writes} w WHERE w.thread_id = $1 AND w.checkpoint_id < (
+         SELECT max(c.checkpoint_id) FROM ${cp} c WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns)`,
+      `DELETE FROM ${cp} c WHERE c.thread_id = $1 AND c.checkpoint_id < (
+         SELECT max(l.checkpoint_id) FROM ${cp} l WHERE l.thread_id = c.thread_id AND l.checkpoint_ns = c.checkpoint_ns)`,
+      orphanBlobs,
+    ],
+    /**
+     * Copies thread $1 to thread $2; $3 is a jsonb object mapping old run ids to new ones. Checkpoint
+     * metadata `run_id` is remapped through it, and `thread_id` (if present) set to the new thread.
+     */
+    copyThread: [
+      `INSERT INTO ${cp} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
+       SELECT $2::text, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint,
+              CASE WHEN metadata ? 'thread_id' AND metadata ->> 'thread_id' = $1 THEN jsonb_set(m.md, '{thread_id}', to_jsonb($2::text)) ELSE m.md END
+         FROM ${cp},
+              LATERAL (SELECT CASE WHEN $3::jsonb ? (metadata ->> 'run_id')
+                                   THEN jsonb_set(metadata, '{run_id}', $3::jsonb -> (metadata ->> 'run_id'))
+                                   ELSE metadata END AS md) m
+        WHERE thread_id = $1`,
+      `INSERT INTO ${blobs} (thread_id, checkpoint_ns, channel, version, type, blob)
+       SELECT $2::text, checkpoint_ns, channel, version, type, blob FROM ${blobs} WHERE thread_id = $1`,
+      `INSERT INTO ${writes} (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
+       SELECT $2::text, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob FROM ${writes} WHERE thread_id = $1`,
+    ],
+    truncate: `TRUNCATE ${writes}, ${blobs}, ${cp}`,
+  };
+}

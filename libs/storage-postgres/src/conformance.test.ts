@@ -1,0 +1,16 @@
+import type { Storage } from "@agent-server/core";
+import { describeStorageConformance } from "@agent-server/storage-conformance";
+import { afterAll } from "vitest";
+import type { PostgresStorage } from "./storage.js";
+import { TestStorages } from "./testing/index.js";
+
+// create: a new storage on a fresh schema; sibling: a second PostgresStorage (own pool) on the same
+// schema, as another process; reopen: close, then a new PostgresStorage (own pool) on the same schema.
+const storages = new TestStorages();
+afterAll(() => storages.cleanup());
+
+describeStorageConformance("postgres", {
+  create: () => storages.create(),
+  sibling: (s: Storage) => storages.sibling(s as PostgresStorage),
+  reopen: (s: Storage) => storages.reopen(s as PostgresStorage),
+});

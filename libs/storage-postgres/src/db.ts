@@ -1,0 +1,167 @@
+import { InvalidInputError, stringifyWire } from "@agent-server/core";
+import pg from "pg";
+
+/** Anything that runs a query: the pool, or a client checked out for a transaction. */
+export type Queryable = pg.Pool | pg.PoolClient;
+
+const JSON_OID = 114;
+const JSONB_OID = 3802;
+const TIMESTAMPTZ_OID = 1184;
+const TIMESTAMP_OID = 1114;
+
+/**
+ * Per-query type parsers, so the driver never changes pg's global parsers (the pool may be shared with
+ * the application and with PostgresSaver, which relies on the defaults):
+ * - json/jsonb: NUL-decoded (see `encodeJsonText`) and parsed into a fresh object per read;
+ * - timestamptz: ISO-8601 UTC with milliseconds (`Date#toISOString()`), the model's format.
+ */
+const TYPES = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    if (oid === JSONB_OID || oid === JSON_OID) return (text: string) => JSON.parse(decodeJsonText(text));
+    if (oid === TIMESTAMPTZ_OID || oid === TIMESTAMP_OID) {
+      const parse = pg.types.getTypeParser(oid, "text") as (text: string) => Date;
+      return (text: string) => parse(text).toISOString();
+    }
+    return pg.types.getTypeParser(oid, format as "text");
+  },
+} as pg.CustomTypesConfig;
+
+export async function query<R = Record<string, any>>(db: Queryable, text: string, values: unknown[] = []): Promise<R[]> {
+  const result = await db.query({ text, values, types: TYPES });
+  return result.rows as R[];
+}
+
+export async function queryCount(db: Queryable, text: string, values: unknown[] = []): Promise<number> {
+  const result = await db.query({ text, values, types: TYPES });
+  return result.rowCount ?? 0;
+}
+
+/** Runs `fn` in one transaction on one client; rolls back on any error. */
+export async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const out = await fn(client);
+    await client.query("COMMIT");
+    return out;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// NUL (and lone surrogate) handling. jsonb refuses "\u0000" inside strings and unpaired UTF-16
+// surrogates, both of which JSON.stringify emits as \uXXXX escapes. We replace them, reversibly, by
+// a private-use escape character (U+E000) followed by a tag:
+//   \u0000      -> U+E000 "0"
+//   \uD8xx..    -> U+E000 "u" XXXX   (a lone surrogate, as JSON.stringify escapes it)
+//   U+E000      -> U+E000 U+E000     (the escape character itself)
+// Encoding is per character, so equality and containment of encoded values match the originals'.
+// ---------------------------------------------------------------------------------------------------
+const ESC = "\uE000";
+const NEEDS_ENCODING = /\\u0000|\\ud[89a-f][0-9a-f]{2}|\uE000/i;
+const ENCODE = /\\u0000|\\u(d[89a-f][0-9a-f]{2})|\\[\s\S]|\uE000/gi;
+const DECODE = /\uE000(?:(0)|u([0-9a-fA-F]{4})|(\uE000))/g;
+
+export function encodeJsonText(json: string): string {
+  if (!NEEDS_ENCODING.test(json)) return json;
+  return json.replace(ENCODE, (match: string, surrogate?: string) => {
+    if (match === "\\u0000") return `${ESC}0`;
+    if (surrogate) return `${ESC}u${surrogate}`;
+    if (match === ESC) return ESC + ESC;
+    return match;
+  });
+}
+
+export function decodeJsonText(text: string): string {
+  if (!text.includes(ESC)) return text;
+  return text.replace(DECODE, (_m, nul?: string, surrogate?: string) => {
+    if (nul) return "\\u0000";
+    if (surrogate) return `\\u${surrogate}`;
+    return ESC;
+  });
+}
+
+/** A value as the jsonb parameter text to store: wire-normalized (`stringifyWire`) and NUL-encoded. */
+export function toDbJson(value: unknown): string {
+  return encodeJsonText(stringifyWire(value === undefined ? null : value));
+}
+
+/** A plain string (a JSON object key, a text operand compared with `->>`) encoded as it is stored. */
+export function encodeString(value: string): string {
+  return JSON.parse(encodeJsonText(JSON.stringify(value))) as string;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Identifiers
+// ---------------------------------------------------------------------------------------------------
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/;
+
+export function quoteSchema(schema: string): string {
+  if (!SCHEMA_NAME.test(schema)) throw new InvalidInputError(`invalid Postgres schema name: ${JSON.stringify(schema)}`);
+  return `"${schema}"`;
+}
+
+/** Fully qualified table names in the driver's schema. */
+export class Tables {
+  readonly assistants: string;
+  readonly assistantVersions: string;
+  readonly threads: string;
+  readonly runs: string;
+  readonly runResults: string;
+  readonly runEvents: string;
+  readonly runEventCounters: string;
+  readonly storeItems: string;
+  readonly crons: string;
+  readonly deliveries: string;
+  readonly checkpoints: string;
+  readonly checkpointBlobs: string;
+  readonly checkpointWrites: string;
+
+  constructor(readonly schema: string) {
+    const s = quoteSchema(schema);
+    this.assistants = `${s}.assistants`;
+    this.assistantVersions = `${s}.assistant_versions`;
+    this.threads = `${s}.threads`;
+    this.runs = `${s}.runs`;
+    this.runResults = `${s}.run_results`;
+    this.runEvents = `${s}.run_events`;
+    this.runEventCounters = `${s}.run_event_counters`;
+    this.storeItems = `${s}.store_items`;
+    this.crons = `${s}.crons`;
+    this.deliveries = `${s}.deliveries`;
+    this.checkpoints = `${s}.checkpoints`;
+    this.checkpointBlobs = `${s}.checkpoint_blobs`;
+    this.checkpointWrites = `${s}.checkpoint_writes`;
+  }
+}
+
+/** Collects positional parameters while building a WHERE clause. */
+export class Params {
+  readonly values: unknown[] = [];
+  constructor(initial: unknown[] = []) {
+    this.values.push(...initial);
+  }
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+export function pgCode(error: unknown): string | undefined {
+  return typeof error === "object" && error !== null && "code" in error ? String((error as { code: unknown }).code) : undefined;
+}
+
+export const UNIQUE_VIOLATION = "23505";
+export const FOREIGN_KEY_VIOLATION = "23503";
+
+export function whereClause(conditions: string[]): string {
+  return conditions.length ? `WHERE ${conditions.join(" AND ")}` : "";
+}
+
+export function limitOffset(params: Params, limit: number | undefined, offset: number | undefined, defaultLimit: number): string {
+  return `LIMIT ${params.add(Math.max(0, Math.floor(limit ?? defaultLimit)))} OFFSET ${params.add(Math.max(0, Math.floor(offset ?? 0)))}`;
+}

@@ -1,0 +1,58 @@
+import { addMs, nowIso, type EventRepo, type StoredEvent } from "@agent-server/core";
+import type pg from "pg";
+import { query, queryCount, toDbJson, type Tables } from "./db.js";
+
+export class PostgresEventRepo implements EventRepo {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly t: Tables,
+  ) {}
+
+  /**
+   * The id comes from a per-run counter row bumped by an upsert (atomic across processes). The counter
+   * outlives expiry and `deleteForRun`, so an id is never reused for a different event of the run.
+   */
+  async append(runId: string, event: string, data: unknown, options: { ttlMs: number }): Promise<StoredEvent> {
+    const json = toDbJson(data);
+    const now = nowIso();
+    const [row] = await query<{ id: string; event: string; data: unknown }>(
+      this.pool,
+      `WITH counter AS (
+         INSERT INTO ${this.t.runEventCounters} AS c (run_id, last_id) VALUES ($1, 1)
+         ON CONFLICT (run_id) DO UPDATE SET last_id = c.last_id + 1
+         RETURNING last_id)
+       INSERT INTO ${this.t.runEvents} (run_id, id, event, data, created_at, expires_at)
+       SELECT $1, last_id, $2, $3::jsonb, $4, $5 FROM counter
+       RETURNING id::text AS id, event, data`,
+      [runId, event, json, now, addMs(now, options.ttlMs)],
+    );
+    return { id: row!.id, event: row!.event, data: row!.data ?? null };
+  }
+
+  async list(runId: string, options?: { after?: string; limit?: number }): Promise<StoredEvent[]> {
+    const values: unknown[] = [runId, nowIso()];
+    let sql = `SELECT id::text AS id, event, data FROM ${this.t.runEvents} WHERE run_id = $1 AND expires_at > $2`;
+    if (options?.after !== undefined) {
+      // As the memory driver compares numbers: a non-numeric id matches nothing.
+      const after = Number(options.after);
+      if (Number.isNaN(after)) return [];
+      values.push(String(Math.floor(after)));
+      sql += ` AND id > $${values.length}::bigint`;
+    }
+    sql += ` ORDER BY id`;
+    if (options?.limit !== undefined) {
+      values.push(Math.max(0, Math.floor(options.limit)));
+      sql += ` LIMIT $${values.length}`;
+    }
+    const rows = await query<StoredEvent>(this.pool, sql, values);
+    return rows.map((r) => ({ id: r.id, event: r.event, data: r.data ?? null }));
+  }
+
+  async deleteExpired(now: string): Promise<number> {
+    return queryCount(this.pool, `DELETE FROM ${this.t.runEvents} WHERE expires_at < $1`, [now]);
+  }
+
+  async deleteForRun(runId: string): Promise<number> {
+    return queryCount(this.pool, `DELETE FROM ${this.t.runEvents} WHERE run_id = $1`, [runId]);
+  }
+}

@@ -1,0 +1,254 @@
+import {
+  addMs,
+  ConflictError,
+  NotFoundError,
+  nowIso,
+  type ClaimedRun,
+  type NewRun,
+  type Run,
+  type RunInternal,
+  type RunRepo,
+  type RunResult,
+  type RunSearch,
+  type RunStatus,
+} from "@agent-server/core";
+import type pg from "pg";
+import { checkpointSql } from "./checkpointer.js";
+import {
+  FOREIGN_KEY_VIOLATION,
+  limitOffset,
+  Params,
+  pgCode,
+  query,
+  queryCount,
+  toDbJson,
+  transaction,
+  UNIQUE_VIOLATION,
+  whereClause,
+  type Queryable,
+  type Tables,
+} from "./db.js";
+import { containsSql } from "./filters-sql.js";
+
+/** The columns of `Run`: internal, lease and attempt columns are never selected into a Run. */
+export const RUN_COLUMNS = `run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy`;
+const prefixed = (alias: string) => RUN_COLUMNS.split(", ").map((c) => `${alias}.${c}`).join(", ");
+
+/** How many eligible pending runs one claim looks at before giving up (each may be locked or taken). */
+const CLAIM_CANDIDATES = 32;
+
+/**
+ * Deletes the runs matching `condition` (over the runs table, parameters `values`) with their events and
+ * event counters; results go by ON DELETE CASCADE. Returns the deleted run ids.
+ */
+export async function deleteRunsWhere(db: Queryable, t: Tables, condition: string, values: unknown[]): Promise<string[]> {
+  const rows = await query<{ run_id: string }>(db, `DELETE FROM ${t.runs} WHERE ${condition} RETURNING run_id`, values);
+  const ids = rows.map((r) => r.run_id);
+  if (ids.length) {
+    await query(db, `DELETE FROM ${t.runEvents} WHERE run_id = ANY($1::text[])`, [ids]);
+    await query(db, `DELETE FROM ${t.runEventCounters} WHERE run_id = ANY($1::text[])`, [ids]);
+  }
+  return ids;
+}
+
+export class PostgresRunRepo implements RunRepo {
+  private readonly checkpoints: ReturnType<typeof checkpointSql>;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly t: Tables,
+  ) {
+    this.checkpoints = checkpointSql(t.schema);
+  }
+
+  async create(input: NewRun, options?: { internal?: RunInternal; rejectIfThreadActive?: boolean }): Promise<Run> {
+    const now = nowIso();
+    const values = [
+      input.run_id,
+      input.thread_id,
+      input.assistant_id,
+      input.created_at ?? now,
+      now,
+      input.status ?? "pending",
+      toDbJson(input.metadata ?? {}),
+      toDbJson(input.kwargs ?? {}),
+      input.multitask_strategy ?? "reject",
+      toDbJson(options?.internal ?? {}),
+    ];
+    const insert = `INSERT INTO ${this.t.runs} (${RUN_COLUMNS}, internal)
+      VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10::jsonb) RETURNING ${RUN_COLUMNS}`;
+    try {
+      if (!options?.rejectIfThreadActive) {
+        const [run] = await query<Run>(this.pool, insert, values);
+        return run!;
+      }
+      // The thread row lock serializes every creator of this thread's runs, in every process; the
+      // active-run check runs after the lock is granted, so it sees the previous creator's commit.
+      return await transaction(this.pool, async (client) => {
+        const [thread] = await query(client, `SELECT 1 FROM ${this.t.threads} WHERE thread_id = $1 FOR NO KEY UPDATE`, [input.thread_id]);
+        if (!thread) throw new NotFoundError(`thread ${input.thread_id} not found`);
+        const [active] = await query(
+          client,
+          `SELECT 1 FROM ${this.t.runs} WHERE thread_id = $1 AND status IN ('pending', 'running') LIMIT 1`,
+          [input.thread_id],
+        );
+        if (active) throw new ConflictError(`thread ${input.thread_id} has an active run`);
+        const [run] = await query<Run>(client, insert, values);
+        return run!;
+      });
+    } catch (error) {
+      if (pgCode(error) === FOREIGN_KEY_VIOLATION) throw new NotFoundError(`thread ${input.thread_id} not found`);
+      if (pgCode(error) === UNIQUE_VIOLATION) throw new ConflictError(`run ${input.run_id} already exists`);
+      throw error;
+    }
+  }
+
+  async get(runId: string, threadId?: string): Promise<Run | null> {
+    const params = new Params([runId]);
+    const where = [`run_id = $1`];
+    if (threadId !== undefined) where.push(`thread_id = ${params.add(threadId)}`);
+    const [run] = await query<Run>(this.pool, `SELECT ${RUN_COLUMNS} FROM ${this.t.runs} ${whereClause(where)}`, params.values);
+    return run ?? null;
+  }
+
+  async search(q: RunSearch): Promise<Run[]> {
+    const params = new Params();
+    const where: string[] = [];
+    if (q.thread_id !== undefined) where.push(`thread_id = ${params.add(q.thread_id)}`);
+    if (q.status !== undefined) {
+      const statuses = Array.isArray(q.status) ? q.status : [q.status];
+      where.push(`status = ANY(${params.add(statuses)}::text[])`);
+    }
+    if (q.metadata) where.push(containsSql(params, "metadata", q.metadata));
+    return query<Run>(
+      this.pool,
+      `SELECT ${RUN_COLUMNS} FROM ${this.t.runs} ${whereClause(where)}
+       ORDER BY created_at DESC, seq DESC ${limitOffset(params, q.limit, q.offset, 10)}`,
+      params.values,
+    );
+  }
+
+  async transition(runId: string, to: RunStatus, options?: { from?: readonly RunStatus[] }): Promise<Run | null> {
+    const params = new Params([runId, to, nowIso()]);
+    const guard = options?.from ? `AND status = ANY(${params.add([...options.from])}::text[])` : "";
+    // A run leaving "running" loses its lease.
+    const [run] = await query<Run>(
+      this.pool,
+      `UPDATE ${this.t.runs} SET status = $2, updated_at = $3,
+              lease_owner = CASE WHEN $2 = 'running' THEN lease_owner END,
+              lease_expires_at = CASE WHEN $2 = 'running' THEN lease_expires_at END
+        WHERE run_id = $1 ${guard} RETURNING ${RUN_COLUMNS}`,
+      params.values,
+    );
+    return run ?? null;
+  }
+
+  /**
+   * One transaction: list the oldest eligible pending runs (no running run on their thread), then for
+   * each, lock its thread row with `FOR NO KEY UPDATE SKIP LOCKED` (another claimer holds it: skip) and
+   * claim the run with a guarded UPDATE whose snapshot is taken after the lock is granted, so it sees any
+   * claim another process committed on that thread. The thread lock is what keeps "one running run per
+   * thread" across processes; the `status = 'pending'` guard keeps two claimers off the same run.
+   */
+  async claimNext(options: { owner: string; leaseMs: number; now?: string }): Promise<ClaimedRun | null> {
+    const now = options.now ?? nowIso();
+    const leaseUntil = addMs(now, options.leaseMs);
+    return transaction(this.pool, async (client) => {
+      const candidates = await query<{ run_id: string; thread_id: string }>(
+        client,
+        `SELECT r.run_id, r.thread_id FROM ${this.t.runs} r
+          WHERE r.status = 'pending' AND r.created_at <= $1
+            AND NOT EXISTS (SELECT 1 FROM ${this.t.runs} x WHERE x.thread_id = r.thread_id AND x.status = 'running')
+          ORDER BY r.created_at, r.seq LIMIT ${CLAIM_CANDIDATES}`,
+        [now],
+      );
+      const tried = new Set<string>();
+      for (const candidate of candidates) {
+        if (tried.has(candidate.thread_id)) continue;
+        tried.add(candidate.thread_id);
+        const [locked] = await query(
+          client,
+          `SELECT 1 FROM ${this.t.threads} WHERE thread_id = $1 FOR NO KEY UPDATE SKIP LOCKED`,
+          [candidate.thread_id],
+        );
+        if (!locked) continue;
+        const [claimed] = await query<Run & { attempt: number }>(
+          client,
+          `UPDATE ${this.t.runs} r SET status = 'running', updated_at = $3, lease_owner = $4, lease_expires_at = $5,
+                  attempt = r.attempt + 1
+            WHERE r.run_id = (
+                    SELECT p.run_id FROM ${this.t.runs} p
+                     WHERE p.thread_id = $1 AND p.status = 'pending' AND p.created_at <= $2
+                     ORDER BY p.created_at, p.seq LIMIT 1)
+              AND r.status = 'pending'
+              AND NOT EXISTS (SELECT 1 FROM ${this.t.runs} x WHERE x.thread_id = $1 AND x.status = 'running')
+          RETURNING ${prefixed("r")}, r.attempt`,
+          [candidate.thread_id, now, nowIso(), options.owner, leaseUntil],
+        );
+        if (!claimed) continue;
+        const { attempt, ...run } = claimed;
+        return { run: run as Run, attempt };
+      }
+      return null;
+    });
+  }
+
+  async renewLeases(runIds: string[], owner: string, leaseMs: number): Promise<number> {
+    if (!runIds.length) return 0;
+    return queryCount(
+      this.pool,
+      `UPDATE ${this.t.runs} SET lease_expires_at = $3
+        WHERE run_id = ANY($1::text[]) AND lease_owner = $2 AND status = 'running'`,
+      [[...new Set(runIds)], owner, addMs(nowIso(), leaseMs)],
+    );
+  }
+
+  async listExpiredLeases(now: string, limit: number): Promise<Run[]> {
+    return query<Run>(
+      this.pool,
+      `SELECT ${RUN_COLUMNS} FROM ${this.t.runs}
+        WHERE status = 'running' AND lease_expires_at < $1
+        ORDER BY lease_expires_at, seq LIMIT $2`,
+      [now, Math.max(0, Math.floor(limit))],
+    );
+  }
+
+  async delete(runId: string, options?: { checkpoints?: boolean }): Promise<boolean> {
+    return transaction(this.pool, async (client) => {
+      const [run] = await query<{ thread_id: string }>(client, `SELECT thread_id FROM ${this.t.runs} WHERE run_id = $1`, [runId]);
+      if (!run) return false;
+      await deleteRunsWhere(client, this.t, `run_id = $1`, [runId]);
+      if (options?.checkpoints) {
+        for (const sql of this.checkpoints.deleteRun) await query(client, sql, sql.includes("$2") ? [run.thread_id, runId] : [run.thread_id]);
+      }
+      return true;
+    });
+  }
+
+  async getInternal(runId: string): Promise<RunInternal | null> {
+    const [row] = await query<{ internal: RunInternal }>(this.pool, `SELECT internal FROM ${this.t.runs} WHERE run_id = $1`, [runId]);
+    return row ? row.internal : null;
+  }
+
+  /** Atomic first-write-wins: one INSERT ... WHERE EXISTS(run) ON CONFLICT DO NOTHING. */
+  async recordResult(runId: string, result: RunResult): Promise<void> {
+    const json = toDbJson(result); // throws WireSerializationError before any query
+    try {
+      await query(
+        this.pool,
+        `INSERT INTO ${this.t.runResults} (run_id, result, created_at)
+         SELECT $1, $2::jsonb, $3 WHERE EXISTS (SELECT 1 FROM ${this.t.runs} WHERE run_id = $1)
+         ON CONFLICT (run_id) DO NOTHING`,
+        [runId, json, nowIso()],
+      );
+    } catch (error) {
+      // The run was deleted between the EXISTS check and the foreign-key check: a write to a deleted run.
+      if (pgCode(error) !== FOREIGN_KEY_VIOLATION) throw error;
+    }
+  }
+
+  async getResult(runId: string): Promise<RunResult | null> {
+    const [row] = await query<{ result: RunResult }>(this.pool, `SELECT result FROM ${this.t.runResults} WHERE run_id = $1`, [runId]);
+    return row ? row.result : null;
+  }
+}

@@ -1,0 +1,106 @@
+import { RepoBackedStore, type Storage, type TruncateFlags } from "@agent-server/core";
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import pg from "pg";
+import { PostgresAssistantRepo } from "./assistants.js";
+import { checkpointSql, RunAwarePostgresSaver } from "./checkpointer.js";
+import { PostgresCronRepo } from "./crons.js";
+import { Tables, transaction } from "./db.js";
+import { PostgresDeliveryRepo } from "./deliveries.js";
+import { PostgresEventRepo } from "./events.js";
+import { applyMigrations, setupCheckpointer } from "./migrate.js";
+import { PostgresRunRepo } from "./runs.js";
+import { PostgresStoreRepo } from "./store.js";
+import { PostgresThreadRepo } from "./threads.js";
+
+export interface PostgresStorageOptions {
+  /** Used when no `pool` is given; the driver then owns the pool and ends it on `close()`. */
+  connectionString?: string;
+  /** Schema holding every table (created if missing). Default "public". */
+  schema?: string;
+  /** An existing pool (at least 2 connections). The driver does not end it on `close()`. */
+  pool?: pg.Pool;
+}
+
+export class PostgresStorage implements Storage {
+  readonly kind = "postgres";
+  readonly assistants: PostgresAssistantRepo;
+  readonly threads: PostgresThreadRepo;
+  readonly runs: PostgresRunRepo;
+  readonly store: PostgresStoreRepo;
+  readonly crons: PostgresCronRepo;
+  readonly deliveries: PostgresDeliveryRepo;
+  readonly events: PostgresEventRepo;
+  readonly checkpointer: RunAwarePostgresSaver;
+  readonly langgraphStore: BaseStore;
+  readonly schema: string;
+  private readonly tables: Tables;
+  private closed = false;
+
+  /** Use `openPostgresStorage`, which also applies migrations and sets up the checkpointer. */
+  constructor(
+    readonly pool: pg.Pool,
+    schema: string,
+    private readonly ownsPool: boolean,
+  ) {
+    this.schema = schema;
+    this.tables = new Tables(schema);
+    this.assistants = new PostgresAssistantRepo(pool, this.tables);
+    this.threads = new PostgresThreadRepo(pool, this.tables);
+    this.runs = new PostgresRunRepo(pool, this.tables);
+    this.store = new PostgresStoreRepo(pool, this.tables);
+    this.crons = new PostgresCronRepo(pool, this.tables);
+    this.deliveries = new PostgresDeliveryRepo(pool, this.tables);
+    this.events = new PostgresEventRepo(pool, this.tables);
+    this.checkpointer = new RunAwarePostgresSaver(pool, schema);
+    this.langgraphStore = new RepoBackedStore(this.store);
+  }
+
+  /** Applies pending migrations and the checkpointer's setup (both safe to run from several processes at once). */
+  async migrate(): Promise<string[]> {
+    const applied = await applyMigrations(this.pool, this.schema);
+    await setupCheckpointer(this.pool, this.schema, this.checkpointer);
+    return applied;
+  }
+
+  async truncate(flags: TruncateFlags): Promise<void> {
+    const t = this.tables;
+    const statements: string[] = [];
+    // Runs (results cascade), their events and webhook outbox.
+    if (flags.runs || flags.threads) statements.push(`TRUNCATE ${t.runResults}, ${t.runs}, ${t.runEvents}, ${t.runEventCounters}, ${t.deliveries}`);
+    if (flags.threads) statements.push(`TRUNCATE ${t.threads} CASCADE`);
+    if (flags.assistants) statements.push(`TRUNCATE ${t.assistantVersions}, ${t.assistants}, ${t.crons}`);
+    if (flags.store) statements.push(`TRUNCATE ${t.storeItems}`);
+    if (flags.checkpointer) statements.push(checkpointSql(this.schema).truncate);
+    if (!statements.length) return;
+    await transaction(this.pool, async (client) => {
+      for (const sql of statements) await client.query(sql);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.ownsPool) await this.pool.end();
+  }
+}
+
+/** Opens (and migrates) a Postgres storage. */
+export async function openPostgresStorage(options: PostgresStorageOptions): Promise<PostgresStorage> {
+  const schema = options.schema ?? "public";
+  new Tables(schema); // validates the name before anything connects
+  if (!options.pool && !options.connectionString) throw new Error("openPostgresStorage needs a connectionString or a pool");
+  const ownsPool = !options.pool;
+  const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString });
+  if (ownsPool) {
+    // An idle client losing its connection must not crash the process; the next query reconnects.
+    pool.on("error", () => undefined);
+  }
+  const storage = new PostgresStorage(pool, schema, ownsPool);
+  try {
+    await storage.migrate();
+  } catch (error) {
+    await storage.close().catch(() => undefined);
+    throw error;
+  }
+  return storage;
+}

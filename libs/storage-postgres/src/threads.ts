@@ -1,0 +1,196 @@
+import { randomUUID } from "node:crypto";
+import {
+  ConflictError,
+  nowIso,
+  type NewThread,
+  type PruneStrategy,
+  type RunInternal,
+  type RunResult,
+  type Thread,
+  type ThreadPatch,
+  type ThreadRepo,
+  type ThreadSearch,
+} from "@agent-server/core";
+import type pg from "pg";
+import { checkpointSql } from "./checkpointer.js";
+import { limitOffset, Params, pgCode, query, toDbJson, transaction, UNIQUE_VIOLATION, whereClause, type Queryable, type Tables } from "./db.js";
+import { authFilterSql, containsSql } from "./filters-sql.js";
+import { deleteRunsWhere } from "./runs.js";
+
+const COLUMNS = `thread_id, created_at, updated_at, metadata, config, status, "values", interrupts, error`;
+const SORTABLE = new Set(["thread_id", "status", "created_at", "updated_at"]);
+
+type SearchFilter = Omit<ThreadSearch, "limit" | "offset" | "sort_by" | "sort_order">;
+
+export class PostgresThreadRepo implements ThreadRepo {
+  private readonly checkpoints: ReturnType<typeof checkpointSql>;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly t: Tables,
+  ) {
+    this.checkpoints = checkpointSql(t.schema);
+  }
+
+  async create(input: NewThread, options?: { ifExists?: "raise" | "do_nothing" }): Promise<Thread> {
+    const now = nowIso();
+    const values = [input.thread_id, now, toDbJson(input.metadata ?? {}), toDbJson(input.config ?? {}), input.status ?? "idle"];
+    const [row] = await query<Thread>(
+      this.pool,
+      `INSERT INTO ${this.t.threads} (thread_id, created_at, updated_at, metadata, config, status, "values", interrupts, error)
+       VALUES ($1, $2, $2, $3::jsonb, $4::jsonb, $5, NULL, '{}', 'null')
+       ON CONFLICT (thread_id) DO NOTHING RETURNING ${COLUMNS}`,
+      values,
+    );
+    if (row) return row;
+    if (options?.ifExists === "do_nothing") {
+      const existing = await this.get(input.thread_id);
+      if (existing) return existing;
+    }
+    throw new ConflictError(`thread ${input.thread_id} already exists`);
+  }
+
+  async get(threadId: string): Promise<Thread | null> {
+    const [row] = await query<Thread>(this.pool, `SELECT ${COLUMNS} FROM ${this.t.threads} WHERE thread_id = $1`, [threadId]);
+    return row ?? null;
+  }
+
+  async update(threadId: string, patch: ThreadPatch): Promise<Thread | null> {
+    // Serialize everything first: a value that cannot be serialized leaves the thread untouched.
+    const params = new Params([threadId, nowIso()]);
+    const sets = [`updated_at = $2`];
+    if (patch.metadata !== undefined) sets.push(`metadata = metadata || ${params.add(toDbJson(patch.metadata))}::jsonb`);
+    if (patch.config !== undefined) sets.push(`config = ${params.add(toDbJson(patch.config))}::jsonb`);
+    if (patch.status !== undefined) sets.push(`status = ${params.add(patch.status)}`);
+    if (patch.values !== undefined) sets.push(`"values" = ${params.add(patch.values === null ? null : toDbJson(patch.values))}::jsonb`);
+    if (patch.interrupts !== undefined) sets.push(`interrupts = ${params.add(toDbJson(patch.interrupts))}::jsonb`);
+    if ("error" in patch) sets.push(`error = ${params.add(toDbJson(patch.error))}::jsonb`);
+    const [row] = await query<Thread>(
+      this.pool,
+      `UPDATE ${this.t.threads} SET ${sets.join(", ")} WHERE thread_id = $1 RETURNING ${COLUMNS}`,
+      params.values,
+    );
+    return row ?? null;
+  }
+
+  async delete(threadId: string): Promise<boolean> {
+    return transaction(this.pool, (client) => this.deleteIn(client, threadId));
+  }
+
+  async search(q: ThreadSearch): Promise<Thread[]> {
+    const params = new Params();
+    const where = this.where(params, q);
+    if (q.ids) where.push(`thread_id = ANY(${params.add(q.ids)}::text[])`);
+    const field = q.sort_by && SORTABLE.has(q.sort_by) ? q.sort_by : "created_at";
+    const collate = field === "thread_id" || field === "status" ? ` COLLATE "C"` : "";
+    const dir = q.sort_order === "asc" ? "ASC" : "DESC";
+    return query<Thread>(
+      this.pool,
+      `SELECT ${COLUMNS} FROM ${this.t.threads} ${whereClause(where)}
+       ORDER BY ${field}${collate} ${dir}, seq ${dir} ${limitOffset(params, q.limit, q.offset, 10)}`,
+      params.values,
+    );
+  }
+
+  async count(q: Omit<ThreadSearch, "limit" | "offset" | "sort_by" | "sort_order" | "ids">): Promise<number> {
+    const params = new Params();
+    const where = this.where(params, q);
+    const [row] = await query<{ n: string }>(this.pool, `SELECT count(*) AS n FROM ${this.t.threads} ${whereClause(where)}`, params.values);
+    return Number(row!.n);
+  }
+
+  /**
+   * One transaction: the thread row (new created_at/updated_at), its runs under new ids in insertion order
+   * (internals with `taskId` remapped, results with `checkpoint.thread_id` remapped; no worker holds a lease
+   * on a copy, so lease columns start empty, as in the memory driver), then every checkpoint,
+   * blob and pending write, with checkpoint metadata `run_id`/`thread_id` remapped.
+   */
+  async copy(sourceThreadId: string, newThreadId: string): Promise<Thread | null> {
+    try {
+      return await transaction(this.pool, async (client) => {
+        const now = nowIso();
+        const [thread] = await query<Thread>(
+          client,
+          `INSERT INTO ${this.t.threads} (thread_id, created_at, updated_at, metadata, config, status, "values", interrupts, error)
+           SELECT $2, $3, $3, metadata, config, status, "values", interrupts, error FROM ${this.t.threads} WHERE thread_id = $1
+           RETURNING ${COLUMNS}`,
+          [sourceThreadId, newThreadId, now],
+        );
+        if (!thread) return null;
+        const runs = await query<{ run_id: string; internal: RunInternal; result: RunResult | null }>(
+          client,
+          `SELECT r.run_id, r.internal, rr.result FROM ${this.t.runs} r
+             LEFT JOIN ${this.t.runResults} rr ON rr.run_id = r.run_id
+            WHERE r.thread_id = $1 ORDER BY r.seq`,
+          [sourceThreadId],
+        );
+        const ids = new Map(runs.map((r) => [r.run_id, randomUUID()]));
+        for (const run of runs) {
+          const internal = { ...run.internal };
+          if (internal.taskId !== undefined && ids.has(internal.taskId)) internal.taskId = ids.get(internal.taskId);
+          const newId = ids.get(run.run_id)!;
+          await query(
+            client,
+            `INSERT INTO ${this.t.runs} (run_id, thread_id, assistant_id, status, metadata, kwargs, multitask_strategy, internal,
+                                         lease_owner, lease_expires_at, attempt, created_at, updated_at)
+             SELECT $2, $3, assistant_id, status, metadata, kwargs, multitask_strategy, $4::jsonb,
+                    NULL, NULL, attempt, created_at, updated_at
+               FROM ${this.t.runs} WHERE run_id = $1`,
+            [run.run_id, newId, newThreadId, toDbJson(internal)],
+          );
+          if (run.result) {
+            const result = run.result;
+            if (result.checkpoint && result.checkpoint.thread_id === sourceThreadId) result.checkpoint.thread_id = newThreadId;
+            await query(
+              client,
+              `INSERT INTO ${this.t.runResults} (run_id, result, created_at)
+               SELECT $2, $3::jsonb, created_at FROM ${this.t.runResults} WHERE run_id = $1`,
+              [run.run_id, newId, toDbJson(result)],
+            );
+          }
+        }
+        const [first, ...rest] = this.checkpoints.copyThread;
+        await query(client, first!, [sourceThreadId, newThreadId, JSON.stringify(Object.fromEntries(ids))]);
+        for (const sql of rest) await query(client, sql, [sourceThreadId, newThreadId]);
+        return thread;
+      });
+    } catch (error) {
+      if (pgCode(error) === UNIQUE_VIOLATION) throw new ConflictError(`thread ${newThreadId} already exists`);
+      throw error;
+    }
+  }
+
+  async prune(threadIds: string[], strategy: PruneStrategy): Promise<number> {
+    let pruned = 0;
+    for (const threadId of new Set(threadIds)) {
+      const done = await transaction(this.pool, async (client) => {
+        if (strategy === "delete") return this.deleteIn(client, threadId);
+        const [row] = await query(client, `SELECT 1 FROM ${this.t.threads} WHERE thread_id = $1`, [threadId]);
+        if (!row) return false;
+        for (const sql of this.checkpoints.pruneKeepLatest) await query(client, sql, [threadId]);
+        return true;
+      });
+      if (done) pruned += 1;
+    }
+    return pruned;
+  }
+
+  /** Thread row, runs (results cascade), their events, and checkpoints, in the caller's transaction. */
+  private async deleteIn(client: Queryable, threadId: string): Promise<boolean> {
+    const [row] = await query(client, `SELECT 1 FROM ${this.t.threads} WHERE thread_id = $1 FOR UPDATE`, [threadId]);
+    if (!row) return false;
+    await deleteRunsWhere(client, this.t, `thread_id = $1`, [threadId]);
+    for (const sql of this.checkpoints.deleteThread) await query(client, sql, [threadId]);
+    await query(client, `DELETE FROM ${this.t.threads} WHERE thread_id = $1`, [threadId]);
+    return true;
+  }
+
+  private where(params: Params, q: SearchFilter): string[] {
+    const where: string[] = [];
+    if (q.status !== undefined) where.push(`status = ${params.add(q.status)}`);
+    if (q.metadata) where.push(containsSql(params, "metadata", q.metadata));
+    if (q.values) where.push(containsSql(params, `"values"`, q.values));
+    where.push(...authFilterSql(params, "metadata", q.filter));
+    return where;
+  }
+}

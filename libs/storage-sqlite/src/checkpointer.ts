@@ -1,0 +1,139 @@
+import { EXCLUDED_METADATA_KEYS, type Checkpoint, type CheckpointMetadata } from "@langchain/langgraph-checkpoint";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { Statements, type Db } from "./db.js";
+import { CHECKPOINT_RUN_ID_EXPR } from "./migrations.js";
+
+/**
+ * The SqliteSaver graphs run with, over the driver's own connection.
+ *
+ * LangGraph JS 1.7 does not copy `configurable` keys into checkpoint metadata (measured: a graph run
+ * with `configurable: { thread_id, run_id }` writes `{ source, step, parents }` only). The official
+ * server's checkpointer, like Python's `get_checkpoint_metadata`, adds them; rollback
+ * (`RunRepo.delete({ checkpoints: true })`) finds a run's checkpoints by metadata `run_id`, so `put`
+ * merges the scalar `configurable` keys (not `__`-prefixed, not in `EXCLUDED_METADATA_KEYS`; `run_id` falls
+ * back to `config.metadata.run_id`) under the metadata LangGraph passes, which wins on conflicts.
+ */
+export class AgentSqliteSaver extends SqliteSaver {
+  override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): Promise<RunnableConfig> {
+    const extra: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(config.configurable ?? {})) {
+      if (key.startsWith("__") || EXCLUDED_METADATA_KEYS.has(key)) continue;
+      if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") extra[key] = value;
+    }
+    const metadataRunId = (config.metadata as Record<string, unknown> | undefined)?.run_id;
+    if (extra.run_id === undefined && typeof metadataRunId === "string") extra.run_id = metadataRunId;
+    return super.put(config, checkpoint, { ...extra, ...metadata } as CheckpointMetadata);
+  }
+}
+
+type RunnableConfig = Parameters<SqliteSaver["put"]>[0];
+
+interface CheckpointRow {
+  checkpoint_ns: string;
+  checkpoint_id: string;
+  parent_checkpoint_id: string | null;
+  type: string | null;
+  checkpoint: Buffer | null;
+  metadata: Buffer | string | null;
+}
+
+/** SQL over the saver's `checkpoints` / `writes` tables, for thread copy, prune, delete and rollback. */
+export class CheckpointTables {
+  private readonly s: Statements;
+  constructor(db: Db) {
+    this.s = new Statements(db);
+  }
+
+  deleteThread(threadId: string): void {
+    this.s.get("DELETE FROM writes WHERE thread_id = ?").run(threadId);
+    this.s.get("DELETE FROM checkpoints WHERE thread_id = ?").run(threadId);
+  }
+
+  /**
+   * Deletes the checkpoints a run wrote (metadata `run_id`, every namespace) and their pending writes.
+   * Uses the `checkpoints_run_id` expression index: O(log n + checkpoints of that run).
+   */
+  deleteRun(threadId: string, runId: string): number {
+    this.s
+      .get(
+        `DELETE FROM writes WHERE thread_id = ? AND EXISTS (
+           SELECT 1 FROM checkpoints c
+           WHERE c.thread_id = writes.thread_id AND c.checkpoint_ns = writes.checkpoint_ns
+             AND c.checkpoint_id = writes.checkpoint_id AND ${CHECKPOINT_RUN_ID_EXPR.replaceAll("metadata", "c.metadata")} = ?)`,
+      )
+      .run(threadId, runId);
+    return this.s.get(`DELETE FROM checkpoints WHERE thread_id = ? AND ${CHECKPOINT_RUN_ID_EXPR} = ?`).run(threadId, runId).changes;
+  }
+
+  /** Keeps only the latest checkpoint (highest id) of each namespace of the thread; drops the rest and their writes. */
+  keepLatest(threadId: string): void {
+    this.s
+      .get(
+        `DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id < (
+           SELECT MAX(c2.checkpoint_id) FROM checkpoints c2
+           WHERE c2.thread_id = checkpoints.thread_id AND c2.checkpoint_ns = checkpoints.checkpoint_ns)`,
+      )
+      .run(threadId);
+    this.s
+      .get(
+        `DELETE FROM writes WHERE thread_id = ? AND NOT EXISTS (
+           SELECT 1 FROM checkpoints c
+           WHERE c.thread_id = writes.thread_id AND c.checkpoint_ns = writes.checkpoint_ns
+             AND c.checkpoint_id = writes.checkpoint_id)`,
+      )
+      .run(threadId);
+  }
+
+  /**
+   * Copies every checkpoint (all namespaces) and pending write of `from` under `to`. JSON metadata is
+   * rewritten: `thread_id` becomes the new id and `run_id` follows `runIds` (old -> new run id), so a
+   * rollback of a copied run finds the checkpoints it wrote.
+   */
+  copyThread(from: string, to: string, runIds: Map<string, string>): void {
+    const rows = this.s
+      .get(
+        `SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata
+         FROM checkpoints WHERE thread_id = ?`,
+      )
+      .all(from) as CheckpointRow[];
+    const insert = this.s.get(
+      `INSERT OR REPLACE INTO checkpoints
+         (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const row of rows) {
+      insert.run(to, row.checkpoint_ns, row.checkpoint_id, row.parent_checkpoint_id, row.type, row.checkpoint, remapMetadata(row, from, to, runIds));
+    }
+    this.s
+      .get(
+        `INSERT OR REPLACE INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value)
+         SELECT ?, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value FROM writes WHERE thread_id = ?`,
+      )
+      .run(to, from);
+  }
+}
+
+function remapMetadata(row: CheckpointRow, from: string, to: string, runIds: Map<string, string>): Buffer | string | null {
+  if (row.metadata === null || (row.type !== null && row.type !== "json")) return row.metadata;
+  const text = typeof row.metadata === "string" ? row.metadata : row.metadata.toString("utf8");
+  let meta: unknown;
+  try {
+    meta = JSON.parse(text);
+  } catch {
+    return row.metadata;
+  }
+  if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return row.metadata;
+  const obj = meta as Record<string, unknown>;
+  let changed = false;
+  if (obj.thread_id === from) {
+    obj.thread_id = to;
+    changed = true;
+  }
+  if (typeof obj.run_id === "string" && runIds.has(obj.run_id)) {
+    obj.run_id = runIds.get(obj.run_id);
+    changed = true;
+  }
+  if (!changed) return row.metadata;
+  const out = JSON.stringify(obj);
+  return typeof row.metadata === "string" ? out : Buffer.from(out, "utf8");
+}

@@ -1,0 +1,88 @@
+import Database from "better-sqlite3";
+import { jsonContains, matchesAuthFilter, matchesStoreFilter } from "@agent-server/core";
+
+export type Db = Database.Database;
+export type Stmt = Database.Statement;
+
+/** How long a connection waits for another connection's write lock before failing (ms). */
+export const BUSY_TIMEOUT_MS = 10_000;
+
+/**
+ * Opens the file and applies the connection PRAGMAs (see README):
+ * - busy_timeout first, so the WAL switch itself waits for a lock held by another process;
+ * - journal_mode=WAL: readers never block the single writer, and a crash never leaves a torn page;
+ * - synchronous=NORMAL: with WAL, a committed transaction survives a process crash (only an OS crash
+ *   or power loss can lose the last commits; the file stays consistent either way);
+ * - foreign_keys=ON: run results cascade with their runs, runs with their threads.
+ */
+export function openDatabase(path: string): Db {
+  const db = new Database(path);
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.pragma("foreign_keys = ON");
+  registerFunctions(db);
+  return db;
+}
+
+/**
+ * Core's matching rules as SQL functions, so metadata / auth / store filters run inside the query and
+ * LIMIT/OFFSET count only matching rows. They parse the row's JSON per call: a search that uses them
+ * is O(rows the other predicates leave), not index-assisted (see README).
+ */
+function registerFunctions(db: Db): void {
+  const opts = { deterministic: true, varargs: false } as const;
+  db.function("as_json_contains", opts, (haystack: unknown, needle: unknown) =>
+    jsonContains(parseOrNull(haystack), parseOrNull(needle)) ? 1 : 0,
+  );
+  db.function("as_auth_match", opts, (metadata: unknown, filter: unknown) =>
+    matchesAuthFilter(parseOrNull(metadata) as Record<string, unknown> | null, parseOrNull(filter) as Record<string, unknown>) ? 1 : 0,
+  );
+  db.function("as_store_match", opts, (value: unknown, filter: unknown) =>
+    matchesStoreFilter((parseOrNull(value) ?? {}) as Record<string, unknown>, parseOrNull(filter) as Record<string, unknown>) ? 1 : 0,
+  );
+}
+
+function parseOrNull(text: unknown): unknown {
+  if (text === null || text === undefined) return null;
+  return JSON.parse(typeof text === "string" ? text : Buffer.from(text as Uint8Array).toString("utf8"));
+}
+
+/** Statements prepared once per repo instance, keyed by SQL text (dynamic searches have a few shapes). */
+export class Statements {
+  private readonly cache = new Map<string, Stmt>();
+  constructor(readonly db: Db) {}
+
+  get(sql: string): Stmt {
+    let stmt = this.cache.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      this.cache.set(sql, stmt);
+    }
+    return stmt;
+  }
+}
+
+/** Parses a JSON column; a fresh copy on every read. */
+export function parseJson<T>(text: string | null | undefined, fallback: T): T {
+  if (text === null || text === undefined) return fallback;
+  return JSON.parse(text) as T;
+}
+
+/** Clamps a limit/offset to a non-negative integer. */
+export function intOr(value: number | undefined, fallback: number): number {
+  if (value === undefined || value === null || !Number.isFinite(value)) return fallback;
+  return Math.max(0, Math.trunc(value));
+}
+
+export function sortDir(order: string | undefined, fallback: "ASC" | "DESC" = "DESC"): "ASC" | "DESC" {
+  if (order === "asc") return "ASC";
+  if (order === "desc") return "DESC";
+  return fallback;
+}
+
+/** True for SQLite's UNIQUE / PRIMARY KEY constraint violations. */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code;
+  return code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_UNIQUE";
+}

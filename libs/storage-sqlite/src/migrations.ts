@@ -1,0 +1,230 @@
+import type { Db } from "./db.js";
+
+/**
+ * Additive schema migrations, applied in order on open. A migration is never edited once released:
+ * a change is a new entry with the next version. Each one runs inside the opening transaction, and its
+ * version is recorded in `schema_migrations`, so reopening applies only what is missing.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "initial_schema",
+    sql: `
+CREATE TABLE assistants (
+  seq INTEGER PRIMARY KEY,
+  assistant_id TEXT NOT NULL UNIQUE,
+  graph_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  description TEXT,
+  config TEXT NOT NULL,
+  context TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX assistants_created_at ON assistants (created_at, seq);
+CREATE INDEX assistants_updated_at ON assistants (updated_at, seq);
+CREATE INDEX assistants_graph_id ON assistants (graph_id, created_at);
+CREATE INDEX assistants_name ON assistants (name);
+
+CREATE TABLE assistant_versions (
+  assistant_id TEXT NOT NULL REFERENCES assistants (assistant_id) ON DELETE CASCADE,
+  version INTEGER NOT NULL,
+  graph_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  description TEXT,
+  config TEXT NOT NULL,
+  context TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (assistant_id, version)
+);
+
+CREATE TABLE threads (
+  seq INTEGER PRIMARY KEY,
+  thread_id TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  config TEXT NOT NULL,
+  status TEXT NOT NULL,
+  state_values TEXT,
+  interrupts TEXT NOT NULL,
+  error TEXT
+);
+CREATE INDEX threads_created_at ON threads (created_at, seq);
+CREATE INDEX threads_updated_at ON threads (updated_at, seq);
+CREATE INDEX threads_status ON threads (status, created_at);
+
+CREATE TABLE runs (
+  seq INTEGER PRIMARY KEY,
+  run_id TEXT NOT NULL UNIQUE,
+  thread_id TEXT NOT NULL REFERENCES threads (thread_id) ON DELETE CASCADE,
+  assistant_id TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  status TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  kwargs TEXT NOT NULL,
+  multitask_strategy TEXT NOT NULL,
+  internal TEXT,
+  attempt INTEGER NOT NULL DEFAULT 0,
+  lease_owner TEXT,
+  lease_expires_at TEXT
+);
+CREATE INDEX runs_thread_created ON runs (thread_id, created_at, seq);
+CREATE INDEX runs_thread_status ON runs (thread_id, status);
+CREATE INDEX runs_created ON runs (created_at, seq);
+CREATE INDEX runs_status_created ON runs (status, created_at, seq);
+CREATE INDEX runs_pending ON runs (created_at, seq) WHERE status = 'pending';
+CREATE INDEX runs_leases ON runs (lease_expires_at) WHERE status = 'running';
+CREATE INDEX runs_assistant ON runs (assistant_id);
+
+CREATE TABLE store_items (
+  namespace TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  write_seq INTEGER NOT NULL,
+  PRIMARY KEY (namespace, key)
+);
+CREATE INDEX store_items_updated ON store_items (updated_at, write_seq);
+CREATE INDEX store_items_write_seq ON store_items (write_seq);
+
+CREATE TABLE crons (
+  seq INTEGER PRIMARY KEY,
+  cron_id TEXT NOT NULL UNIQUE,
+  assistant_id TEXT NOT NULL,
+  thread_id TEXT,
+  schedule TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  user_id TEXT,
+  end_time TEXT,
+  next_run_date TEXT,
+  on_run_completed TEXT NOT NULL,
+  enabled INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX crons_due ON crons (next_run_date) WHERE enabled = 1;
+CREATE INDEX crons_created ON crons (created_at, seq);
+CREATE INDEX crons_assistant ON crons (assistant_id);
+CREATE INDEX crons_thread ON crons (thread_id);
+
+CREATE TABLE deliveries (
+  seq INTEGER PRIMARY KEY,
+  delivery_id TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,
+  url TEXT NOT NULL,
+  headers TEXT NOT NULL,
+  payload TEXT,
+  run_id TEXT,
+  status TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at TEXT NOT NULL,
+  last_error TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at, seq);
+CREATE INDEX deliveries_finished ON deliveries (status, updated_at);
+
+CREATE TABLE events (
+  seq INTEGER PRIMARY KEY,
+  run_id TEXT NOT NULL,
+  event_id INTEGER NOT NULL,
+  event TEXT NOT NULL,
+  data TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  UNIQUE (run_id, event_id)
+);
+CREATE INDEX events_expires ON events (expires_at);
+
+-- The LangGraph SqliteSaver's own tables, exactly as its setup() creates them (CREATE IF NOT EXISTS on
+-- both sides), so they exist from the first open and our SQL (copy, prune, rollback) can use them.
+CREATE TABLE IF NOT EXISTS checkpoints (
+  thread_id TEXT NOT NULL,
+  checkpoint_ns TEXT NOT NULL DEFAULT '',
+  checkpoint_id TEXT NOT NULL,
+  parent_checkpoint_id TEXT,
+  type TEXT,
+  checkpoint BLOB,
+  metadata BLOB,
+  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
+);
+CREATE TABLE IF NOT EXISTS writes (
+  thread_id TEXT NOT NULL,
+  checkpoint_ns TEXT NOT NULL DEFAULT '',
+  checkpoint_id TEXT NOT NULL,
+  task_id TEXT NOT NULL,
+  idx INTEGER NOT NULL,
+  channel TEXT NOT NULL,
+  type TEXT,
+  value BLOB,
+  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+);
+`,
+  },
+  {
+    version: 2,
+    name: "run_results",
+    sql: `
+CREATE TABLE run_results (
+  run_id TEXT PRIMARY KEY REFERENCES runs (run_id) ON DELETE CASCADE,
+  result TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+`,
+  },
+  {
+    version: 3,
+    name: "checkpoints_by_run",
+    sql: `
+CREATE INDEX IF NOT EXISTS checkpoints_run_id ON checkpoints (
+  thread_id,
+  (CASE WHEN json_valid(CAST(metadata AS TEXT)) THEN json_extract(CAST(metadata AS TEXT), '$.run_id') END)
+);
+`,
+  },
+];
+
+/** The exact expression indexed by `checkpoints_run_id`; queries must repeat it verbatim to use the index. */
+export const CHECKPOINT_RUN_ID_EXPR =
+  "(CASE WHEN json_valid(CAST(metadata AS TEXT)) THEN json_extract(CAST(metadata AS TEXT), '$.run_id') END)";
+
+/**
+ * Applies the migrations not yet recorded, in one IMMEDIATE transaction (so two processes opening the
+ * same new file do not both apply them). Returns the versions applied by this call.
+ */
+export function applyMigrations(db: Db, migrations: readonly Migration[] = MIGRATIONS): number[] {
+  const sorted = [...migrations].sort((a, b) => a.version - b.version);
+  const run = db.transaction(() => {
+    db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version INTEGER PRIMARY KEY,
+      name TEXT NOT NULL,
+      applied_at TEXT NOT NULL
+    )`);
+    const applied = new Set(
+      (db.prepare("SELECT version FROM schema_migrations").all() as { version: number }[]).map((r) => r.version),
+    );
+    const insert = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
+    const done: number[] = [];
+    for (const migration of sorted) {
+      if (applied.has(migration.version)) continue;
+      db.exec(migration.sql);
+      insert.run(migration.version, migration.name, new Date().toISOString());
+      done.push(migration.version);
+    }
+    return done;
+  });
+  return run.immediate();
+}

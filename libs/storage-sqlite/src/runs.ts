@@ -1,0 +1,234 @@
+import {
+  addMs,
+  ConflictError,
+  NotFoundError,
+  nowIso,
+  stringifyWire,
+  type ClaimedRun,
+  type NewRun,
+  type Run,
+  type RunInternal,
+  type RunRepo,
+  type RunResult,
+  type RunSearch,
+  type RunStatus,
+} from "@agent-server/core";
+import type { CheckpointTables } from "./checkpointer.js";
+import { intOr, isUniqueViolation, parseJson, Statements, type Db } from "./db.js";
+
+interface RunRow {
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  created_at: string;
+  updated_at: string;
+  status: string;
+  metadata: string;
+  kwargs: string;
+  multitask_strategy: string;
+  attempt: number;
+}
+
+/** The columns a `Run` is built from: never `internal`, never a result. */
+const COLUMNS = "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, attempt";
+
+export class SqliteRunRepo implements RunRepo {
+  private readonly s: Statements;
+  private readonly byId;
+  private readonly threadExists;
+  private readonly threadActive;
+  private readonly insertRow;
+  private readonly nextPending;
+  private readonly claim;
+  private readonly insertResult;
+  private readonly selectResult;
+  private readonly selectInternal;
+
+  constructor(
+    private readonly db: Db,
+    private readonly checkpoints: CheckpointTables,
+  ) {
+    this.s = new Statements(db);
+    this.byId = db.prepare(`SELECT ${COLUMNS} FROM runs WHERE run_id = ?`);
+    this.threadExists = db.prepare("SELECT 1 FROM threads WHERE thread_id = ?");
+    this.threadActive = db.prepare("SELECT 1 FROM runs WHERE thread_id = ? AND status IN ('pending', 'running') LIMIT 1");
+    this.insertRow = db.prepare(
+      `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, internal)
+       VALUES (@run_id, @thread_id, @assistant_id, @created_at, @updated_at, @status, @metadata, @kwargs, @multitask_strategy, @internal)`,
+    );
+    // Oldest eligible pending run (partial index runs_pending), skipping threads that have a running run
+    // (index runs_thread_status).
+    this.nextPending = db.prepare(
+      `SELECT r.run_id FROM runs r
+       WHERE r.status = 'pending' AND r.created_at <= ?
+         AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
+       ORDER BY r.created_at, r.seq LIMIT 1`,
+    );
+    this.claim = db.prepare(
+      `UPDATE runs SET status = 'running', lease_owner = ?, lease_expires_at = ?, attempt = attempt + 1, updated_at = ?
+       WHERE run_id = ? AND status = 'pending' RETURNING ${COLUMNS}`,
+    );
+    // Atomic first-write-wins; a no-op for an unknown run (the SELECT yields no row).
+    this.insertResult = db.prepare(
+      `INSERT INTO run_results (run_id, result, created_at)
+       SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?)
+       ON CONFLICT (run_id) DO NOTHING`,
+    );
+    this.selectResult = db.prepare("SELECT result FROM run_results WHERE run_id = ?");
+    this.selectInternal = db.prepare("SELECT internal FROM runs WHERE run_id = ?");
+  }
+
+  async create(input: NewRun, options?: { internal?: RunInternal; rejectIfThreadActive?: boolean }): Promise<Run> {
+    const now = nowIso();
+    const row = {
+      run_id: input.run_id,
+      thread_id: input.thread_id,
+      assistant_id: input.assistant_id,
+      created_at: input.created_at ?? now,
+      updated_at: now,
+      status: input.status ?? "pending",
+      metadata: stringifyWire(input.metadata ?? {}),
+      kwargs: stringifyWire(input.kwargs ?? {}),
+      multitask_strategy: input.multitask_strategy ?? "reject",
+      internal: options?.internal ? stringifyWire(options.internal) : null,
+    };
+    const tx = this.db.transaction(() => {
+      if (!this.threadExists.get(input.thread_id)) throw new NotFoundError(`thread ${input.thread_id} not found`);
+      if (options?.rejectIfThreadActive && this.threadActive.get(input.thread_id)) {
+        throw new ConflictError(`thread ${input.thread_id} already has an active run`);
+      }
+      try {
+        this.insertRow.run(row);
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new ConflictError(`run ${input.run_id} already exists`);
+        throw err;
+      }
+    });
+    tx.immediate();
+    return toRun({ ...row, attempt: 0 });
+  }
+
+  async get(runId: string, threadId?: string): Promise<Run | null> {
+    const row = this.byId.get(runId) as RunRow | undefined;
+    if (!row || (threadId !== undefined && row.thread_id !== threadId)) return null;
+    return toRun(row);
+  }
+
+  async search(query: RunSearch): Promise<Run[]> {
+    const clauses: string[] = [];
+    const params: unknown[] = [];
+    if (query.thread_id !== undefined) {
+      clauses.push("thread_id = ?");
+      params.push(query.thread_id);
+    }
+    if (query.status !== undefined) {
+      const statuses = Array.isArray(query.status) ? query.status : [query.status];
+      clauses.push("status IN (SELECT value FROM json_each(?))");
+      params.push(JSON.stringify(statuses));
+    }
+    if (query.metadata !== undefined) {
+      // O(runs the other predicates leave): containment is evaluated per row by the registered function.
+      clauses.push("as_json_contains(metadata, ?)");
+      params.push(stringifyWire(query.metadata));
+    }
+    const where = clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
+    const sql = `SELECT ${COLUMNS} FROM runs ${where} ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`;
+    const rows = this.s.get(sql).all(...params, intOr(query.limit, 10), intOr(query.offset, 0)) as RunRow[];
+    return rows.map(toRun);
+  }
+
+  async transition(runId: string, to: RunStatus, options?: { from?: readonly RunStatus[] }): Promise<Run | null> {
+    const now = nowIso();
+    let row: RunRow | undefined;
+    if (options?.from === undefined) {
+      row = this.s
+        .get(`UPDATE runs SET status = ?, updated_at = ? WHERE run_id = ? RETURNING ${COLUMNS}`)
+        .get(to, now, runId) as RunRow | undefined;
+    } else {
+      row = this.s
+        .get(
+          `UPDATE runs SET status = ?, updated_at = ?
+           WHERE run_id = ? AND status IN (SELECT value FROM json_each(?)) RETURNING ${COLUMNS}`,
+        )
+        .get(to, now, runId, JSON.stringify(options.from)) as RunRow | undefined;
+    }
+    return row ? toRun(row) : null;
+  }
+
+  async claimNext(options: { owner: string; leaseMs: number; now?: string }): Promise<ClaimedRun | null> {
+    const now = options.now ?? nowIso();
+    // BEGIN IMMEDIATE takes the write lock before reading, so two connections (or processes) on the same
+    // file serialize here and never claim the same run.
+    const tx = this.db.transaction(() => {
+      const next = this.nextPending.get(now) as { run_id: string } | undefined;
+      if (!next) return null;
+      return this.claim.get(options.owner, addMs(now, options.leaseMs), nowIso(), next.run_id) as RunRow | undefined;
+    });
+    const row = tx.immediate();
+    return row ? { run: toRun(row), attempt: row.attempt } : null;
+  }
+
+  async renewLeases(runIds: string[], owner: string, leaseMs: number): Promise<number> {
+    if (runIds.length === 0) return 0;
+    const now = nowIso();
+    return this.s
+      .get(
+        // The lease now runs until now + leaseMs (as claimNext sets it), whatever it was before.
+        `UPDATE runs SET lease_expires_at = ?
+         WHERE run_id IN (SELECT value FROM json_each(?)) AND lease_owner = ? AND status = 'running'`,
+      )
+      .run(addMs(now, leaseMs), JSON.stringify(runIds), owner).changes;
+  }
+
+  async listExpiredLeases(now: string, limit: number): Promise<Run[]> {
+    const rows = this.s
+      .get(
+        `SELECT ${COLUMNS} FROM runs WHERE status = 'running' AND lease_expires_at < ?
+         ORDER BY lease_expires_at, seq LIMIT ?`,
+      )
+      .all(now, intOr(limit, 10)) as RunRow[];
+    return rows.map(toRun);
+  }
+
+  async delete(runId: string, options?: { checkpoints?: boolean }): Promise<boolean> {
+    const tx = this.db.transaction(() => {
+      const row = this.byId.get(runId) as RunRow | undefined;
+      if (!row) return false;
+      if (options?.checkpoints) this.checkpoints.deleteRun(row.thread_id, runId);
+      this.s.get("DELETE FROM events WHERE run_id = ?").run(runId);
+      return this.s.get("DELETE FROM runs WHERE run_id = ?").run(runId).changes > 0; // result cascades
+    });
+    return tx.immediate();
+  }
+
+  async getInternal(runId: string): Promise<RunInternal | null> {
+    const row = this.selectInternal.get(runId) as { internal: string | null } | undefined;
+    if (!row) return null;
+    return parseJson<RunInternal>(row.internal, {});
+  }
+
+  async recordResult(runId: string, result: RunResult): Promise<void> {
+    // Serialize first: a WireSerializationError leaves the database untouched.
+    const text = stringifyWire(result);
+    this.insertResult.run(runId, text, nowIso(), runId);
+  }
+
+  async getResult(runId: string): Promise<RunResult | null> {
+    const row = this.selectResult.get(runId) as { result: string } | undefined;
+    return row ? (JSON.parse(row.result) as RunResult) : null;
+  }
+}
+
+function toRun(row: RunRow): Run {
+  return {
+    run_id: row.run_id,
+    thread_id: row.thread_id,
+    assistant_id: row.assistant_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    status: row.status as RunStatus,
+    metadata: parseJson(row.metadata, {}),
+    kwargs: parseJson(row.kwargs, {}),
+    multitask_strategy: row.multitask_strategy as Run["multitask_strategy"],
+  };
+}

@@ -1,0 +1,94 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { RepoBackedStore, type Storage, type TruncateFlags } from "@agent-server/core";
+import { SqliteAssistantRepo } from "./assistants.js";
+import { AgentSqliteSaver, CheckpointTables } from "./checkpointer.js";
+import { SqliteCronRepo } from "./crons.js";
+import { openDatabase, type Db } from "./db.js";
+import { SqliteDeliveryRepo } from "./deliveries.js";
+import { SqliteEventRepo } from "./events.js";
+import { applyMigrations } from "./migrations.js";
+import { SqliteRunRepo } from "./runs.js";
+import { SqliteStoreRepo } from "./store.js";
+import { SqliteThreadRepo } from "./threads.js";
+
+/**
+ * The SQLite driver: every repository and the LangGraph SqliteSaver over one better-sqlite3 connection
+ * to one file. Several instances (threads of one process, or processes) may open the same file; writers
+ * serialize through SQLite's lock (BEGIN IMMEDIATE + busy_timeout).
+ */
+export class SqliteStorage implements Storage {
+  readonly kind = "sqlite";
+  readonly assistants: SqliteAssistantRepo;
+  readonly threads: SqliteThreadRepo;
+  readonly runs: SqliteRunRepo;
+  readonly store: SqliteStoreRepo;
+  readonly crons: SqliteCronRepo;
+  readonly deliveries: SqliteDeliveryRepo;
+  readonly events: SqliteEventRepo;
+  readonly checkpointer: AgentSqliteSaver;
+  readonly langgraphStore: RepoBackedStore;
+  private closed = false;
+
+  /** Use `openSqliteStorage`; the constructor expects a connection whose migrations are applied. */
+  constructor(
+    readonly db: Db,
+    readonly path: string,
+  ) {
+    const checkpoints = new CheckpointTables(db);
+    this.assistants = new SqliteAssistantRepo(db);
+    this.threads = new SqliteThreadRepo(db, checkpoints);
+    this.runs = new SqliteRunRepo(db, checkpoints);
+    this.store = new SqliteStoreRepo(db);
+    this.crons = new SqliteCronRepo(db);
+    this.deliveries = new SqliteDeliveryRepo(db);
+    this.events = new SqliteEventRepo(db);
+    this.checkpointer = new AgentSqliteSaver(db);
+    this.langgraphStore = new RepoBackedStore(this.store);
+  }
+
+  async truncate(flags: TruncateFlags): Promise<void> {
+    const db = this.db;
+    db.transaction(() => {
+      if (flags.runs || flags.threads) {
+        db.exec("DELETE FROM events");
+        db.exec("DELETE FROM runs"); // run_results cascade
+      }
+      if (flags.threads) db.exec("DELETE FROM threads");
+      if (flags.assistants) {
+        // As the official server does: system assistants (one per graph, re-created at start-up) stay.
+        db.exec(
+          `DELETE FROM assistants WHERE json_extract(metadata, '$.created_by') IS NOT 'system'`,
+        );
+      }
+      if (flags.store) db.exec("DELETE FROM store_items");
+      if (flags.checkpointer) {
+        db.exec("DELETE FROM writes");
+        db.exec("DELETE FROM checkpoints");
+      }
+    }).immediate();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.db.pragma("optimize"); // refreshes planner statistics where they are stale; cheap
+    } finally {
+      this.db.close();
+    }
+  }
+}
+
+/** Opens (creating if needed) the database file, applies pending migrations and returns the driver. */
+export async function openSqliteStorage({ path }: { path: string }): Promise<SqliteStorage> {
+  if (path !== ":memory:" && path !== "" && !path.startsWith("file:")) mkdirSync(dirname(path), { recursive: true });
+  const db = openDatabase(path);
+  try {
+    applyMigrations(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return new SqliteStorage(db, path);
+}

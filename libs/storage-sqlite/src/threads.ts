@@ -1,0 +1,251 @@
+import { randomUUID } from "node:crypto";
+import {
+  ConflictError,
+  nowIso,
+  stringifyWire,
+  type Metadata,
+  type NewThread,
+  type PruneStrategy,
+  type Thread,
+  type ThreadPatch,
+  type ThreadRepo,
+  type ThreadSearch,
+} from "@agent-server/core";
+import type { CheckpointTables } from "./checkpointer.js";
+import { intOr, parseJson, sortDir, Statements, type Db } from "./db.js";
+
+interface ThreadRow {
+  thread_id: string;
+  created_at: string;
+  updated_at: string;
+  metadata: string;
+  config: string;
+  status: string;
+  state_values: string | null;
+  interrupts: string;
+  error: string | null;
+}
+
+interface RunCopyRow {
+  seq: number;
+  run_id: string;
+  internal: string | null;
+}
+
+const COLUMNS = "thread_id, created_at, updated_at, metadata, config, status, state_values, interrupts, error";
+const SORT_COLUMNS = new Set(["thread_id", "status", "created_at", "updated_at"]);
+
+export class SqliteThreadRepo implements ThreadRepo {
+  private readonly s: Statements;
+  private readonly byId;
+  private readonly insertRow;
+  private readonly updateRow;
+
+  constructor(
+    private readonly db: Db,
+    private readonly checkpoints: CheckpointTables,
+  ) {
+    this.s = new Statements(db);
+    this.byId = db.prepare(`SELECT ${COLUMNS} FROM threads WHERE thread_id = ?`);
+    this.insertRow = db.prepare(
+      `INSERT INTO threads (${COLUMNS}) VALUES (@thread_id, @created_at, @updated_at, @metadata, @config, @status, @state_values, @interrupts, @error)`,
+    );
+    this.updateRow = db.prepare(
+      `UPDATE threads SET updated_at = @updated_at, metadata = @metadata, config = @config, status = @status,
+         state_values = @state_values, interrupts = @interrupts, error = @error
+       WHERE thread_id = @thread_id`,
+    );
+  }
+
+  async create(input: NewThread, options?: { ifExists?: "raise" | "do_nothing" }): Promise<Thread> {
+    const now = nowIso();
+    const row: ThreadRow = {
+      thread_id: input.thread_id,
+      created_at: now,
+      updated_at: now,
+      metadata: stringifyWire(input.metadata ?? {}),
+      config: stringifyWire(input.config ?? {}),
+      status: input.status ?? "idle",
+      state_values: null,
+      interrupts: "{}",
+      error: null,
+    };
+    const tx = this.db.transaction(() => {
+      const existing = this.byId.get(input.thread_id) as ThreadRow | undefined;
+      if (existing) {
+        if (options?.ifExists === "do_nothing") return existing;
+        throw new ConflictError(`thread ${input.thread_id} already exists`);
+      }
+      this.insertRow.run(row);
+      return row;
+    });
+    return toThread(tx.immediate());
+  }
+
+  async get(threadId: string): Promise<Thread | null> {
+    const row = this.byId.get(threadId) as ThreadRow | undefined;
+    return row ? toThread(row) : null;
+  }
+
+  async update(threadId: string, patch: ThreadPatch): Promise<Thread | null> {
+    // Serialize the patch before the transaction: a value that is not JSON changes nothing.
+    const metadata = patch.metadata !== undefined ? (JSON.parse(stringifyWire(patch.metadata)) as Metadata) : undefined;
+    const config = patch.config !== undefined ? stringifyWire(patch.config) : undefined;
+    const values = patch.values === undefined ? undefined : patch.values === null ? null : stringifyWire(patch.values);
+    const interrupts = patch.interrupts !== undefined ? stringifyWire(patch.interrupts) : undefined;
+    const error = patch.error !== undefined ? stringifyWire(patch.error) : undefined;
+    const tx = this.db.transaction(() => {
+      const current = this.byId.get(threadId) as ThreadRow | undefined;
+      if (!current) return null;
+      const next: ThreadRow = {
+        ...current,
+        updated_at: nowIso(),
+        metadata: metadata ? stringifyWire({ ...(JSON.parse(current.metadata) as Metadata), ...metadata }) : current.metadata,
+        config: config ?? current.config,
+        status: patch.status ?? current.status,
+        state_values: values !== undefined ? values : current.state_values,
+        interrupts: interrupts ?? current.interrupts,
+        error: error !== undefined ? error : current.error,
+      };
+      this.updateRow.run(next);
+      return next;
+    });
+    const row = tx.immediate();
+    return row ? toThread(row) : null;
+  }
+
+  async delete(threadId: string): Promise<boolean> {
+    return this.db.transaction(() => this.deleteInTx(threadId)).immediate();
+  }
+
+  /** Thread row, runs (results cascade), events of its runs, checkpoints and writes. */
+  private deleteInTx(threadId: string): boolean {
+    this.s.get("DELETE FROM events WHERE run_id IN (SELECT run_id FROM runs WHERE thread_id = ?)").run(threadId);
+    const deleted = this.s.get("DELETE FROM threads WHERE thread_id = ?").run(threadId).changes > 0;
+    this.checkpoints.deleteThread(threadId);
+    return deleted;
+  }
+
+  async search(query: ThreadSearch): Promise<Thread[]> {
+    const { where, params } = buildWhere(query);
+    const column = query.sort_by && SORT_COLUMNS.has(query.sort_by) ? query.sort_by : "created_at";
+    const dir = sortDir(query.sort_order);
+    const sql = `SELECT ${COLUMNS} FROM threads ${where} ORDER BY ${column} ${dir}, seq ${dir} LIMIT ? OFFSET ?`;
+    const rows = this.s.get(sql).all(...params, intOr(query.limit, 10), intOr(query.offset, 0)) as ThreadRow[];
+    return rows.map(toThread);
+  }
+
+  async count(query: Omit<ThreadSearch, "limit" | "offset" | "sort_by" | "sort_order" | "ids">): Promise<number> {
+    const { where, params } = buildWhere(query);
+    return (this.s.get(`SELECT COUNT(*) AS n FROM threads ${where}`).get(...params) as { n: number }).n;
+  }
+
+  async copy(sourceThreadId: string, newThreadId: string): Promise<Thread | null> {
+    const tx = this.db.transaction(() => {
+      const source = this.byId.get(sourceThreadId) as ThreadRow | undefined;
+      if (!source) return null;
+      if (this.byId.get(newThreadId)) throw new ConflictError(`thread ${newThreadId} already exists`);
+      const now = nowIso();
+      const row: ThreadRow = { ...source, thread_id: newThreadId, created_at: now, updated_at: now };
+      this.insertRow.run(row);
+
+      const runs = this.s
+        .get("SELECT seq, run_id, internal FROM runs WHERE thread_id = ? ORDER BY seq")
+        .all(sourceThreadId) as RunCopyRow[];
+      const idMap = new Map(runs.map((r) => [r.run_id, randomUUID()] as const));
+      const copyRun = this.s.get(
+        `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs,
+           multitask_strategy, internal, attempt, lease_owner, lease_expires_at)
+         SELECT ?, ?, assistant_id, created_at, updated_at, status, metadata, kwargs,
+           multitask_strategy, ?, attempt, lease_owner, lease_expires_at
+         FROM runs WHERE run_id = ?`,
+      );
+      const resultOf = this.s.get("SELECT result, created_at FROM run_results WHERE run_id = ?");
+      const insertResult = this.s.get("INSERT INTO run_results (run_id, result, created_at) VALUES (?, ?, ?)");
+      for (const run of runs) {
+        const newRunId = idMap.get(run.run_id)!;
+        copyRun.run(newRunId, newThreadId, remapInternal(run.internal, idMap), run.run_id);
+        const result = resultOf.get(run.run_id) as { result: string; created_at: string } | undefined;
+        if (result) insertResult.run(newRunId, remapResult(result.result, sourceThreadId, newThreadId), result.created_at);
+      }
+      this.checkpoints.copyThread(sourceThreadId, newThreadId, idMap);
+      return row;
+    });
+    const row = tx.immediate();
+    return row ? toThread(row) : null;
+  }
+
+  async prune(threadIds: string[], strategy: PruneStrategy): Promise<number> {
+    const exists = this.s.get("SELECT 1 FROM threads WHERE thread_id = ?");
+    const tx = this.db.transaction(() => {
+      let pruned = 0;
+      for (const threadId of new Set(threadIds)) {
+        if (!exists.get(threadId)) continue;
+        if (strategy === "delete") this.deleteInTx(threadId);
+        else this.checkpoints.keepLatest(threadId);
+        pruned++;
+      }
+      return pruned;
+    });
+    return tx.immediate();
+  }
+}
+
+function remapInternal(internal: string | null, idMap: Map<string, string>): string | null {
+  if (internal === null) return null;
+  const parsed = JSON.parse(internal) as { taskId?: string };
+  if (typeof parsed.taskId === "string" && idMap.has(parsed.taskId)) parsed.taskId = idMap.get(parsed.taskId);
+  return JSON.stringify(parsed);
+}
+
+/** Only checkpoint coordinates that point at the source thread move to the copy. */
+function remapResult(result: string, sourceThreadId: string, newThreadId: string): string {
+  const parsed = JSON.parse(result) as { checkpoint?: { thread_id?: string } };
+  if (parsed.checkpoint?.thread_id !== sourceThreadId) return result;
+  parsed.checkpoint.thread_id = newThreadId;
+  return JSON.stringify(parsed);
+}
+
+/**
+ * ids and status use the primary key / index; metadata and values containment and the auth filter call
+ * the registered JSON functions, so they scan the rows the other predicates leave (O(n) without them).
+ */
+function buildWhere(query: Omit<ThreadSearch, "limit" | "offset" | "sort_by" | "sort_order">) {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  if (query.ids !== undefined) {
+    clauses.push("thread_id IN (SELECT value FROM json_each(?))");
+    params.push(JSON.stringify(query.ids));
+  }
+  if (query.status !== undefined) {
+    clauses.push("status = ?");
+    params.push(query.status);
+  }
+  if (query.metadata !== undefined) {
+    clauses.push("as_json_contains(metadata, ?)");
+    params.push(stringifyWire(query.metadata));
+  }
+  if (query.values !== undefined) {
+    clauses.push("as_json_contains(state_values, ?)");
+    params.push(stringifyWire(query.values));
+  }
+  if (query.filter !== undefined) {
+    clauses.push("as_auth_match(metadata, ?)");
+    params.push(stringifyWire(query.filter));
+  }
+  return { where: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
+}
+
+function toThread(row: ThreadRow): Thread {
+  return {
+    thread_id: row.thread_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    metadata: parseJson(row.metadata, {}),
+    config: parseJson(row.config, {}),
+    status: row.status as Thread["status"],
+    values: parseJson(row.state_values, null),
+    interrupts: parseJson(row.interrupts, {}),
+    error: parseJson(row.error, null),
+  };
+}
