@@ -45,11 +45,10 @@ export async function loadGraph(spec: GraphSpec): Promise<ResolvedGraph> {
 }
 
 async function importModule(file: string): Promise<unknown> {
-  if (/\.(m|c)?tsx?$/.test(file) && !process.env.VITEST) {
+  if (/\.(m|c)?tsx?$/.test(file)) {
     const { tsImport } = await import("tsx/esm/api");
     return tsImport(pathToFileURL(file).href, import.meta.url);
   }
-  // Vitest (and plain JS) import TypeScript through their own loader.
   return import(pathToFileURL(file).href);
 }
 

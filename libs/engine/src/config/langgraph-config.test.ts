@@ -1,0 +1,54 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { InvalidInputError } from "@agent-server/core";
+import { applyEnv, loadLangGraphConfig } from "./langgraph-config.js";
+
+const fixture = resolve(import.meta.dirname, "../test/fixtures/project/langgraph.json");
+
+describe("loadLangGraphConfig", () => {
+  const dirs: string[] = [];
+  afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+  function write(content: string): string {
+    const dir = mkdtempSync(join(tmpdir(), "lgcfg-"));
+    dirs.push(dir);
+    const path = join(dir, "langgraph.json");
+    writeFileSync(path, content);
+    return path;
+  }
+
+  it("reads graphs, env file, auth.path, http.app and node_version relative to the config", async () => {
+    const loaded = await loadLangGraphConfig(fixture);
+    expect(loaded.cwd).toBe(resolve(import.meta.dirname, "../test/fixtures/project"));
+    expect(Object.keys(loaded.config.graphs)).toEqual(["compiled", "builder", "factory", "default_export"]);
+    expect(loaded.env).toEqual({ ECHO_PREFIX: "from-env", OTHER: "quoted value" });
+    expect(loaded.config.auth?.path).toBe("./auth.ts:auth");
+    expect(loaded.config.http?.app).toBe("./app.ts:app");
+    expect(loaded.config.node_version).toBe("20");
+  });
+
+  it("accepts env as an object and keeps existing process variables", async () => {
+    const loaded = await loadLangGraphConfig(write(JSON.stringify({ graphs: {}, env: { A_TEST_VAR: "1", PATH: "nope" } })));
+    expect(loaded.env).toEqual({ A_TEST_VAR: "1", PATH: "nope" });
+    const path = process.env.PATH;
+    applyEnv(loaded.env);
+    expect(process.env.A_TEST_VAR).toBe("1");
+    expect(process.env.PATH).toBe(path);
+    delete process.env.A_TEST_VAR;
+  });
+
+  it.each([
+    ["not JSON", "{", /not valid JSON/],
+    ["no graphs", "{}", /graphs/],
+    ["a bad graph spec", JSON.stringify({ graphs: { g: "./a.ts:b:c" } }), /graphs\.g/],
+  ])("refuses %s with a clear error", async (_label, content, message) => {
+    await expect(loadLangGraphConfig(write(content))).rejects.toThrow(InvalidInputError);
+    await expect(loadLangGraphConfig(write(content))).rejects.toThrow(message);
+  });
+
+  it("refuses a missing file", async () => {
+    await expect(loadLangGraphConfig("/nonexistent/langgraph.json")).rejects.toThrow(/cannot read/);
+  });
+});

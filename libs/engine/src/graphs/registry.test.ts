@@ -1,0 +1,52 @@
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { InvalidInputError } from "@agent-server/core";
+import { createMemoryStorage } from "@agent-server/storage-memory";
+import { applyEnv, loadLangGraphConfig } from "../config/langgraph-config.js";
+import { GraphRegistry, systemAssistantId } from "./registry.js";
+
+const fixture = resolve(import.meta.dirname, "../test/fixtures/project/langgraph.json");
+
+describe("GraphRegistry", () => {
+  it("derives system assistant ids as uuid5(graph_id, the LangGraph namespace)", () => {
+    // Same id the official LangGraph server gives the graph "agent".
+    expect(systemAssistantId("agent")).toBe("fe096781-5601-53d2-b2f6-0d3403f7e9ca");
+  });
+
+  it("loads TypeScript graph modules at run time: compiled graph, StateGraph, factory and default export", async () => {
+    const loaded = await loadLangGraphConfig(fixture);
+    applyEnv(loaded.env);
+    const storage = createMemoryStorage();
+    const registry = new GraphRegistry(storage);
+    await registry.load(loaded.config.graphs, loaded.cwd);
+    expect(registry.ids()).toEqual(["compiled", "builder", "factory", "default_export"]);
+
+    for (const id of ["compiled", "builder", "default_export"]) {
+      const graph = await registry.get(id, {});
+      const out = await graph.invoke({ messages: [{ role: "user", content: "x" }] }, { configurable: { thread_id: crypto.randomUUID() } });
+      expect(out.messages.at(-1).content).toBe("from-env: x");
+      // Compiled against the driver's checkpointer and store, whatever the module compiled it with.
+      expect(graph.checkpointer).toBe(storage.checkpointer);
+      expect(graph.store).toBe(storage.langgraphStore);
+    }
+    const made = await registry.get("factory", { configurable: { prefix: "per-run" } });
+    const out = await made.invoke({ messages: [] }, { configurable: { thread_id: crypto.randomUUID() } });
+    expect(out.messages.at(-1).content).toBe("per-run");
+
+    await registry.ensureSystemAssistants(storage);
+    await registry.ensureSystemAssistants(storage);
+    const assistants = await storage.assistants.search({ limit: 10 });
+    expect(assistants.map((a) => a.graph_id).sort()).toEqual(["builder", "compiled", "default_export", "factory"]);
+    expect(registry.resolveAssistantId("compiled")).toBe(systemAssistantId("compiled"));
+    expect(registry.resolveAssistantId("some-uuid")).toBe("some-uuid");
+    await storage.close();
+  });
+
+  it("refuses a missing file, a missing export, and an export that is not a graph", async () => {
+    const registry = new GraphRegistry(createMemoryStorage());
+    const cwd = resolve(import.meta.dirname, "../test/fixtures/project");
+    await expect(registry.load({ g: "./graphs/missing.ts:graph" }, cwd)).rejects.toThrow(/file not found/);
+    await expect(registry.load({ g: "./graphs/echo.mts:nope" }, cwd)).rejects.toThrow(/no export "nope"/);
+    await expect(registry.load({ g: "./langgraph.json" }, cwd)).rejects.toThrow(InvalidInputError);
+  });
+});
