@@ -179,6 +179,9 @@ export class Engine {
         throw new NotFoundError(`Run "${runId}" not found`);
       }
       if (run.status !== "pending" && run.status !== "running") {
+        // Settled here and now: the rest of settlement (thread, webhook) is still under way; its waiter
+        // fires when it is done.
+        if (this.pool.active.has(runId)) return settled;
         const thread = await this.storage.threads.get(run.thread_id);
         return { status: run.status, values: thread?.values ?? null };
       }
