@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { InvalidInputError, type Storage } from "@agent-server/core";
 import type { Engine } from "../engine.js";
-import { drivers } from "../test/drivers.js";
-import { eventually, newThread, startEngine } from "../test/harness.js";
+import { drivers } from "../testing/drivers.js";
+import { eventually, newThread, startEngine } from "../testing/harness.js";
 import { nextRunDate } from "./scheduler.js";
 
 describe("nextRunDate", () => {

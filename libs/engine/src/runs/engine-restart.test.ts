@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { drivers } from "../test/drivers.js";
-import { eventually, newThread, startEngine } from "../test/harness.js";
+import { drivers } from "../testing/drivers.js";
+import { eventually, newThread, startEngine } from "../testing/harness.js";
 
 describe.each(drivers.filter((d) => d.name !== "memory"))("engine restart on $name", (driver) => {
   it("picks up pending runs after the process restarts (storage reopened, new engine)", async () => {

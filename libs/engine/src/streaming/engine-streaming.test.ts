@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Storage } from "@agent-server/core";
 import type { Engine } from "../engine.js";
-import { drivers } from "../test/drivers.js";
-import { collect, newThread, startEngine } from "../test/harness.js";
+import { drivers } from "../testing/drivers.js";
+import { collect, newThread, startEngine } from "../testing/harness.js";
 import type { StreamEvent } from "./stream-hub.js";
 
 const hello = { messages: [{ role: "user", content: "hello" }] };

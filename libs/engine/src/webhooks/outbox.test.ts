@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Storage } from "@agent-server/core";
 import type { Engine } from "../engine.js";
-import { drivers } from "../test/drivers.js";
-import { eventually, newThread, startEngine } from "../test/harness.js";
+import { drivers } from "../testing/drivers.js";
+import { eventually, newThread, startEngine } from "../testing/harness.js";
 
 /** A loopback receiver that answers 500 to the first `failures` requests, then 200. */
 async function receiver(failures: number): Promise<{ url: string; bodies: unknown[]; attempts: () => number; close: () => Promise<void> }> {

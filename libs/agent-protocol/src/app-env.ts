@@ -1,0 +1,23 @@
+import type { Storage } from "@agent-server/core";
+import type { Engine } from "@agent-server/engine";
+import type { RequestAuth } from "./auth/request-auth.js";
+
+/** What the HTTP layer is built over. */
+export interface AppDeps {
+  engine: Engine;
+  storage: Storage;
+  /** Server version reported by /info. */
+  version: string;
+  /** `agent-server dev`: exposes /internal/truncate. */
+  dev?: boolean;
+  /** Custom auth from langgraph.json `auth.path` (an `Auth` instance); absent means open access. */
+  auth?: unknown;
+}
+
+/** Hono env of every route: the deps, and the authenticated caller of this request. */
+export interface AppEnv {
+  Variables: {
+    deps: AppDeps;
+    auth: RequestAuth;
+  };
+}

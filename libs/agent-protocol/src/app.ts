@@ -1,0 +1,46 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppDeps, AppEnv } from "./app-env.js";
+import { openAccess } from "./auth/request-auth.js";
+import { errorResponse } from "./http/errors.js";
+import { createRouter } from "./http/router.js";
+import { assistants } from "./assistants/index.js";
+import { crons } from "./crons/index.js";
+import { internal } from "./internal/index.js";
+import { meta } from "./meta/index.js";
+import { runs } from "./runs/index.js";
+import { store } from "./store/index.js";
+import { threads } from "./threads/index.js";
+
+/**
+ * The LangGraph-compatible HTTP API over an engine and its storage. Each feature is a router in its own
+ * folder; they are mounted here in one place, and /openapi.json is generated from their route schemas.
+ */
+export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
+  const app = createRouter();
+  app.onError(errorResponse);
+  app.notFound((c) => c.json({ detail: `Not found: ${c.req.method} ${c.req.path}` }, 404));
+  app.use(async (c, next) => {
+    c.set("deps", deps);
+    c.set("auth", openAccess);
+    await next();
+  });
+
+  app.route("/", meta);
+  // Crons before runs: "/runs/crons" must not be read as a run id.
+  app.route("/", crons);
+  app.route("/", assistants);
+  app.route("/", threads);
+  app.route("/", runs);
+  app.route("/", store);
+  if (deps.dev) app.route("/", internal);
+
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "agent-server",
+      version: deps.version,
+      description: "LangGraph-compatible Agent Protocol API (assistants, threads, runs, crons, store).",
+    },
+  });
+  return app;
+}

@@ -1,0 +1,4 @@
+import { createRouter } from "../http/router.js";
+
+/** /assistants routes. */
+export const assistants = createRouter();

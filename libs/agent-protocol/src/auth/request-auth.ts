@@ -1,0 +1,45 @@
+import type { AuthFilter } from "@agent-server/core";
+
+/** Resources and actions as `@langchain/langgraph-sdk/auth` names them (`.on("threads:create", ...)`). */
+export type AuthResource = "assistants" | "threads" | "crons" | "store";
+export type AuthAction =
+  | "create"
+  | "read"
+  | "update"
+  | "delete"
+  | "search"
+  | "create_run"
+  | "put"
+  | "get"
+  | "list_namespaces";
+
+export interface AuthUser {
+  identity: string;
+  permissions: string[];
+  is_authenticated: boolean;
+  display_name?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The authenticated caller of one request. Every read and write of assistants, threads (and through
+ * them runs), crons and store items calls `authorize` first:
+ * - it throws a 403 `HTTPException` when the handler denies the action;
+ * - it may change `value` in place (a handler adding `metadata.owner` on create), and the route then
+ *   uses the changed value;
+ * - it returns a metadata filter that scopes what the caller may see: reads of an object whose
+ *   metadata does not match it answer 404 (`matchesAuthFilter` in core), searches and counts pass it
+ *   to the repository as `filter`. Runs use their thread's metadata.
+ * Nothing in a request body or header can widen it.
+ */
+export interface RequestAuth {
+  /** Undefined when the server runs without custom auth. */
+  readonly user: AuthUser | undefined;
+  authorize(resource: AuthResource, action: AuthAction, value: Record<string, unknown>): Promise<AuthFilter | undefined>;
+}
+
+/** No custom auth configured: everyone may do everything, nothing is filtered. */
+export const openAccess: RequestAuth = {
+  user: undefined,
+  authorize: async () => undefined,
+};

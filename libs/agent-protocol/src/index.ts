@@ -1,0 +1,4 @@
+export { createApp } from "./app.js";
+export type { AppDeps, AppEnv } from "./app-env.js";
+export { listen, type RunningServer } from "./server.js";
+export type { RequestAuth, AuthUser, AuthResource, AuthAction } from "./auth/request-auth.js";

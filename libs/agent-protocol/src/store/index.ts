@@ -1,0 +1,4 @@
+import { createRouter } from "../http/router.js";
+
+/** /store routes. */
+export const store = createRouter();

@@ -1,0 +1,38 @@
+import { Client } from "@langchain/langgraph-sdk";
+import type { Storage } from "@agent-server/core";
+import type { Engine, EngineOptions } from "@agent-server/engine";
+import { startEngine } from "@agent-server/engine/testing";
+import { createApp } from "../app.js";
+import type { AppDeps } from "../app-env.js";
+import { listen } from "../server.js";
+
+export interface TestServer {
+  url: string;
+  client: Client;
+  engine: Engine;
+  storage: Storage;
+  close(): Promise<void>;
+}
+
+/**
+ * The real HTTP server on a loopback port over `storage`, with the engine's test graphs
+ * (echo, approval, slow, failing, parent), and an official SDK client pointed at it.
+ */
+export async function startTestServer(
+  storage: Storage,
+  options: { engine?: Partial<EngineOptions>; app?: Partial<AppDeps> } = {},
+): Promise<TestServer> {
+  const engine = await startEngine(storage, options.engine);
+  const app = createApp({ engine, storage, version: "test", dev: true, ...options.app });
+  const server = await listen(app.fetch, { host: "127.0.0.1", port: 0 });
+  return {
+    url: server.url,
+    client: new Client({ apiUrl: server.url }),
+    engine,
+    storage,
+    async close() {
+      await server.close();
+      await engine.stop(0);
+    },
+  };
+}
