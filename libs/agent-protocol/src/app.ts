@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppDeps, AppEnv } from "./app-env.js";
-import { openAccess } from "./auth/request-auth.js";
+import { authMiddleware } from "./auth/middleware.js";
 import { errorResponse } from "./http/errors.js";
 import { createRouter } from "./http/router.js";
 import { assistants } from "./assistants/index.js";
@@ -21,9 +21,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.notFound((c) => c.json({ detail: `Not found: ${c.req.method} ${c.req.path}` }, 404));
   app.use(async (c, next) => {
     c.set("deps", deps);
-    c.set("auth", openAccess);
     await next();
   });
+  app.use(authMiddleware(deps.auth));
 
   app.route("/", meta);
   // Crons before runs: "/runs/crons" must not be read as a run id.

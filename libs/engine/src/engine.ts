@@ -99,10 +99,18 @@ export class Engine {
     return run;
   }
 
-  /** Creates a run and returns its live event stream, subscribed before the run can start. */
-  async streamRun(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<{ run: Run; events: AsyncIterable<StreamEvent> }> {
+  /**
+   * Creates a run and returns its live event stream, subscribed before the run can start. `signal`
+   * (a client that went away) ends the stream early; the run itself is not affected.
+   */
+  async streamRun(
+    request: RunCreateRequest,
+    options: AdmissionOptions = {},
+    stream: { signal?: AbortSignal } = {},
+  ): Promise<{ run: Run; events: AsyncIterable<StreamEvent> }> {
     const runId = options.runId ?? uuidv4();
     const subscription = this.hub.subscribe(runId);
+    closeOnAbort(subscription, stream.signal);
     try {
       const run = await this.createRun(request, { ...options, runId });
       return { run, events: subscription };
@@ -116,8 +124,12 @@ export class Engine {
    * Joins a run's stream: events stored for a resumable run after `lastEventId`, then live events until
    * the run ends. A run that has already ended yields only its stored events.
    */
-  async *joinStream(runId: string, options: { threadId?: string; lastEventId?: string } = {}): AsyncGenerator<StreamEvent> {
+  async *joinStream(
+    runId: string,
+    options: { threadId?: string; lastEventId?: string; signal?: AbortSignal } = {},
+  ): AsyncGenerator<StreamEvent> {
     const subscription = this.hub.subscribe(runId);
+    closeOnAbort(subscription, options.signal);
     try {
       const run = await this.storage.runs.get(runId, options.threadId);
       if (!run) throw new NotFoundError(`Run "${runId}" not found`);
@@ -129,6 +141,7 @@ export class Engine {
         }
       }
       if (run.status !== "pending" && run.status !== "running") return;
+      if (options.signal?.aborted) return;
       for await (const event of subscription) {
         if (event.id !== undefined && Number(event.id) <= lastId) continue;
         yield event;
@@ -166,6 +179,25 @@ export class Engine {
     }
   }
 
+  /**
+   * Creates a run and hands back, once it is admitted, a promise of its end. Admission errors reject
+   * the call itself, so an HTTP handler can answer them with a status code before it starts a
+   * long-lived response; the waiter exists before the run can start, as in `createRunAndWait`.
+   */
+  async createRunWatched(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<{ run: Run; end: Promise<RunEnd> }> {
+    const runId = options.runId ?? uuidv4();
+    const waiter = this.waiters.wait(runId);
+    let run: Run;
+    try {
+      run = await this.createRun(request, { ...options, runId });
+    } catch (error) {
+      waiter.cancel();
+      throw error;
+    }
+    const end = this.awaitEnd(runId, run.thread_id, waiter.promise).finally(() => waiter.cancel());
+    return { run, end };
+  }
+
   private async awaitEnd(runId: string, threadId: string | undefined, settled: Promise<RunEnd>): Promise<RunEnd> {
     const pollMs = this.options.pollMs ?? 1000;
     while (true) {
@@ -182,8 +214,10 @@ export class Engine {
         // Settled here and now: the rest of settlement (thread, webhook) is still under way; its waiter
         // fires when it is done.
         if (this.pool.active.has(runId)) return settled;
+        // Ended before we waited (or in another process): the thread keeps what settlement wrote.
         const thread = await this.storage.threads.get(run.thread_id);
-        return { status: run.status, values: thread?.values ?? null };
+        const error = run.status === "error" ? runError(thread?.error) : undefined;
+        return { status: run.status, values: thread?.values ?? null, ...(error ? { error } : {}) };
       }
       const next = await Promise.race([settled, delay(pollMs)]);
       if (next) return next;
@@ -228,6 +262,21 @@ export class Engine {
     this.waiters.resolve(runId, { status: "error", values: null, error: { error: "WorkerLost", message: "worker lost" } });
     this.pool.notify();
   }
+}
+
+/** A thread's stored error, when it has the `{ error, message }` shape settlement writes. */
+function runError(value: unknown): { error: string; message: string } | undefined {
+  const candidate = value as { error?: unknown; message?: unknown } | null | undefined;
+  if (typeof candidate?.error === "string" && typeof candidate.message === "string") {
+    return { error: candidate.error, message: candidate.message };
+  }
+  return undefined;
+}
+
+function closeOnAbort(subscription: { close(): void }, signal: AbortSignal | undefined): void {
+  if (!signal) return;
+  if (signal.aborted) subscription.close();
+  else signal.addEventListener("abort", () => subscription.close(), { once: true });
 }
 
 function delay(ms: number): Promise<undefined> {

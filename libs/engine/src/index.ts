@@ -10,3 +10,4 @@ export type { RunLogger } from "./runs/run-executor.js";
 export { defaultReply } from "./runs/outcome.js";
 export { nextRunDate } from "./crons/scheduler.js";
 export type { StreamEvent } from "./streaming/stream-hub.js";
+export * from "./threads/index.js";

@@ -20,6 +20,19 @@ export class RunAwarePostgresSaver extends PostgresSaver {
     super(pool, undefined, { schema });
   }
 
+  /**
+   * Channel versions as `<32-digit counter>.<random>` strings, as Python's PostgresSaver makes them.
+   * Blobs are keyed by (thread, ns, channel, version) and written with ON CONFLICT DO NOTHING, so with the
+   * JS saver's plain counters a fork (a state update or run from an older checkpoint) would reuse a
+   * version a later checkpoint already wrote and silently read that later value back. The random part
+   * makes every written version unique; the zero-padded counter keeps string comparison ordered.
+   */
+  override getNextVersion(current: number | undefined): number {
+    const previous = current === undefined ? 0 : Number.parseInt(String(current).split(".")[0], 10) || 0;
+    const random = Math.random().toFixed(16).slice(2);
+    return `${String(previous + 1).padStart(32, "0")}.${random}` as unknown as number;
+  }
+
   override async put(config: SaverConfig, checkpoint: SaverCheckpoint, metadata: SaverMetadata, newVersions: SaverVersions) {
     const runId = runIdOf(config);
     const withRun =

@@ -5,6 +5,10 @@ import { ConflictError, InvalidInputError, NotFoundError, WireSerializationError
 /** Maps errors to the API's JSON error shape `{ detail }`; anything unexpected is a logged 500. */
 export function errorResponse(error: Error, c: Context): Response {
   if (error instanceof HTTPException) {
+    // Hono's validator answers an unparseable body with 400; the API's shape for bad input is 422.
+    if (error.status === 400 && /malformed json/i.test(error.message)) {
+      return c.json({ detail: `invalid JSON body: ${error.message}` }, 422);
+    }
     if (error.res) return error.res;
     return c.json({ detail: error.message }, error.status);
   }

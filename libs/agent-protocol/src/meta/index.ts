@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../http/router.js";
+import { docs } from "./docs.js";
 
 const Info = z
   .object({
@@ -37,4 +38,5 @@ export const meta = createRouter()
         },
         200,
       ),
-  );
+  )
+  .route("/", docs);

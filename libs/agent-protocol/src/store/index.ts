@@ -1,4 +1,151 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { AppEnv } from "../app-env.js";
+import type { AuthAction } from "../auth/request-auth.js";
 import { createRouter } from "../http/router.js";
+import { ErrorDetail as Detail, json, jsonBody, reply } from "../meta/route-helpers.js";
+import {
+  Item,
+  NAMESPACE_LABEL_RULE,
+  StoreDelete,
+  StoreGetQuery,
+  StoreListNamespaces,
+  StorePut,
+  StoreSearch,
+} from "./schemas.js";
 
-/** /store routes. */
-export const store = createRouter();
+const tags = ["Store"];
+const invalid = json(Detail, "Invalid namespace, key or value");
+
+/**
+ * Authorizes a store action. The auth handler receives `{namespace, key, ...}` and may rewrite it (a
+ * handler scoping every user to `[user, ...namespace]`); the route then acts on the rewritten value, as
+ * the official server does. Store items carry no metadata, so a returned filter has nothing to apply to.
+ */
+async function authorizeStore(c: Context<AppEnv>, action: AuthAction, value: Record<string, unknown>): Promise<Record<string, unknown>> {
+  await c.var.auth.authorize("store", action, value);
+  return value;
+}
+
+/** Re-checks a namespace an auth handler may have rewritten. */
+function checkedNamespace(raw: unknown, field: string, options: { allowEmpty: boolean }): string[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw) || raw.some((label) => typeof label !== "string" || label === "" || label.includes(".") || label.includes("\u0000"))) {
+    throw new HTTPException(422, { message: `${field}: ${NAMESPACE_LABEL_RULE}` });
+  }
+  if (!options.allowEmpty && raw.length === 0) throw new HTTPException(422, { message: `${field}: namespace cannot be empty` });
+  return raw as string[];
+}
+
+/** /store routes: the LangGraph store's items, shared with graphs (`config.store`). */
+export const store = createRouter()
+  .openapi(
+    createRoute({
+      method: "put",
+      path: "/store/items",
+      tags,
+      summary: "Store or replace an item",
+      request: { body: jsonBody(StorePut) },
+      responses: { 204: { description: "Stored" }, 422: invalid },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      // LangGraph's own stores refuse a TTL they cannot honour rather than keep the item forever.
+      if (body.ttl !== undefined && body.ttl !== null) throw new HTTPException(422, { message: "ttl: item TTLs are not supported by this server" });
+      const value = await authorizeStore(c, "put", { namespace: body.namespace, key: body.key, value: body.value });
+      const namespace = checkedNamespace(value.namespace, "namespace", { allowEmpty: false });
+      await c.var.deps.storage.store.put(namespace, String(value.key), value.value as Record<string, unknown>);
+      return c.body(null, 204);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/store/items",
+      tags,
+      summary: "Get an item (null when there is none, as the SDK expects)",
+      request: { query: StoreGetQuery },
+      responses: { 200: json(z.union([Item, z.null()]), "The item, or null"), 422: invalid },
+    }),
+    async (c) => {
+      const query = c.req.valid("query");
+      const value = await authorizeStore(c, "get", { namespace: query.namespace, key: query.key });
+      const namespace = checkedNamespace(value.namespace, "namespace", { allowEmpty: true });
+      return reply(c, await c.var.deps.storage.store.get(namespace, String(value.key)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/store/items",
+      tags,
+      summary: "Delete an item (no error when there is none)",
+      request: { body: jsonBody(StoreDelete) },
+      responses: { 204: { description: "Deleted" }, 422: invalid },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const value = await authorizeStore(c, "delete", { namespace: body.namespace ?? [], key: body.key });
+      const namespace = checkedNamespace(value.namespace, "namespace", { allowEmpty: true });
+      await c.var.deps.storage.store.delete(namespace, String(value.key));
+      return c.body(null, 204);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/store/items/search",
+      tags,
+      summary: "Search items under a namespace prefix, newest update first",
+      request: { body: jsonBody(StoreSearch) },
+      responses: { 200: json(z.object({ items: z.array(Item) }), "Matching items"), 422: invalid },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const value = await authorizeStore(c, "search", {
+        namespace: body.namespace_prefix ?? [],
+        filter: body.filter ?? undefined,
+        limit: body.limit,
+        offset: body.offset,
+        query: body.query ?? undefined,
+      });
+      const prefix = checkedNamespace(value.namespace, "namespace_prefix", { allowEmpty: true });
+      const items = await c.var.deps.storage.store.search(prefix, {
+        filter: (value.filter as Record<string, unknown> | undefined) ?? undefined,
+        limit: body.limit,
+        offset: body.offset,
+      });
+      return reply(c, { items });
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/store/namespaces",
+      tags,
+      summary: "List namespaces matching a prefix and suffix",
+      request: { body: jsonBody(StoreListNamespaces) },
+      responses: { 200: json(z.object({ namespaces: z.array(z.array(z.string())) }), "Namespaces"), 422: invalid },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const value = await authorizeStore(c, "list_namespaces", {
+        namespace: body.prefix ?? undefined,
+        suffix: body.suffix ?? undefined,
+        max_depth: body.max_depth ?? undefined,
+        limit: body.limit,
+        offset: body.offset,
+      });
+      const prefix = value.namespace == null ? undefined : checkedNamespace(value.namespace, "prefix", { allowEmpty: true });
+      const suffix = value.suffix == null ? undefined : checkedNamespace(value.suffix, "suffix", { allowEmpty: true });
+      const namespaces = await c.var.deps.storage.store.listNamespaces({
+        prefix,
+        suffix,
+        maxDepth: body.max_depth ?? undefined,
+        limit: body.limit,
+        offset: body.offset,
+      });
+      return reply(c, { namespaces });
+    },
+  );

@@ -43,7 +43,9 @@ export class Admission {
     const assistant = await this.assistant(request.assistant_id);
     const runId = options.runId ?? uuidv4();
     const stateless = options.threadId === undefined;
-    const thread = stateless ? await this.temporaryThread(assistant) : await this.thread(options.threadId!, request);
+    const thread = stateless
+      ? await this.temporaryThread(assistant, request)
+      : await this.thread(options.threadId!, request, assistant);
     const strategy = request.multitask_strategy ?? "reject";
     let run: Run;
     try {
@@ -80,20 +82,17 @@ export class Admission {
     return assistant;
   }
 
-  private async thread(threadId: string, request: RunCreateRequest): Promise<Thread> {
+  private async thread(threadId: string, request: RunCreateRequest, assistant: Assistant): Promise<Thread> {
     const existing = await this.storage.threads.get(threadId);
     if (existing) return existing;
     if (request.if_not_exists === "create") {
-      return this.storage.threads.create({ thread_id: threadId, metadata: {} }, { ifExists: "do_nothing" });
+      return this.storage.threads.create({ thread_id: threadId, metadata: threadMetadata(assistant, request) }, { ifExists: "do_nothing" });
     }
     throw new NotFoundError(`Thread "${threadId}" not found`);
   }
 
-  private temporaryThread(assistant: Assistant): Promise<Thread> {
-    return this.storage.threads.create({
-      thread_id: uuidv4(),
-      metadata: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
-    });
+  private temporaryThread(assistant: Assistant, request: RunCreateRequest): Promise<Thread> {
+    return this.storage.threads.create({ thread_id: uuidv4(), metadata: threadMetadata(assistant, request) });
   }
 
   private kwargs(
@@ -144,4 +143,13 @@ export class Admission {
       on_disconnect: request.on_disconnect,
     };
   }
+}
+
+/**
+ * Metadata of a thread that admission creates (stateless, or `if_not_exists: "create"`): the graph and
+ * assistant, then the run's metadata, as the official server does. The run's metadata is what an auth
+ * handler stamped (an owner, say), so the caller can see the thread it just caused to exist.
+ */
+function threadMetadata(assistant: Assistant, request: RunCreateRequest): Record<string, unknown> {
+  return { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id, ...request.metadata };
 }

@@ -1,0 +1,115 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { Assistant } from "@agent-server/core";
+import type { CompiledGraph } from "@agent-server/engine";
+import type { AppEnv } from "../app-env.js";
+import { createRouter } from "../http/router.js";
+import { json, reply, text } from "../meta/route-helpers.js";
+import { authorizedAssistant } from "./access.js";
+import { extractGraphSchemas } from "./graph-schemas.js";
+import { AssistantIdParam, Detail, DrawableGraph, GraphSchemas, RecurseQuery, XrayQuery } from "./schemas.js";
+
+const tags = ["Assistants"];
+const notFound = json(Detail, "Unknown assistant, graph or subgraph namespace");
+
+/** The assistant's graph, built with the assistant's config (a graph factory sees it, as in a run). */
+async function assistantGraph(c: Context<AppEnv>, assistant: Assistant): Promise<CompiledGraph> {
+  return c.var.deps.engine.registry.get(assistant.graph_id, assistant.config);
+}
+
+async function schemasOf(graphId: string, graph: CompiledGraph) {
+  const schemas = await extractGraphSchemas(graph);
+  return {
+    graph_id: graphId,
+    input_schema: schemas.input,
+    output_schema: schemas.output,
+    state_schema: schemas.state,
+    config_schema: schemas.config,
+    // LangGraph.js cannot tell a context schema from a config schema; the official server reports the
+    // config schema for both, and so do we.
+    context_schema: schemas.config,
+  };
+}
+
+async function subgraphs(c: Context<AppEnv>, assistantId: string, namespace: string | undefined, recurse: boolean) {
+  const { assistant } = await authorizedAssistant(c, assistantId, "read");
+  const graph = await assistantGraph(c, assistant);
+  const result: Record<string, unknown> = {};
+  for await (const [ns, subgraph] of graph.getSubgraphsAsync(namespace, recurse)) {
+    result[ns] = await schemasOf(assistant.graph_id, subgraph as CompiledGraph);
+  }
+  return result;
+}
+
+const Subgraphs = z.record(z.string(), GraphSchemas).openapi("Subgraphs");
+
+/** Graph introspection: drawable graph, JSON schemas, subgraphs. */
+export const assistantGraphRoutes = createRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/assistants/{assistant_id}/graph",
+      tags,
+      summary: "The assistant's graph as drawable JSON (nodes and edges)",
+      request: { params: AssistantIdParam, query: XrayQuery },
+      responses: { 200: json(DrawableGraph, "Nodes and edges"), 404: notFound, 422: json(Detail, "Invalid xray") },
+    }),
+    async (c) => {
+      const { assistant } = await authorizedAssistant(c, c.req.valid("param").assistant_id, "read");
+      const { xray } = c.req.valid("query");
+      const graph = await assistantGraph(c, assistant);
+      // xray: how many levels of subgraphs to draw inline (true: all).
+      const drawable = await graph.getGraphAsync({ ...assistant.config, xray } as Parameters<CompiledGraph["getGraphAsync"]>[0]);
+      return reply(c, drawable.toJSON());
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/assistants/{assistant_id}/schemas",
+      tags,
+      summary: "JSON schemas of the graph's input, output, state, config and context",
+      description:
+        "Typed schemas for graphs whose state is a StateSchema or zod object; for Annotation.Root states, object " +
+        "schemas listing the channels (any value); null where nothing can be derived at run time.",
+      request: { params: AssistantIdParam },
+      responses: { 200: json(GraphSchemas, "The schemas"), 404: notFound },
+    }),
+    async (c) => {
+      const { assistant } = await authorizedAssistant(c, c.req.valid("param").assistant_id, "read");
+      return reply(c, await schemasOf(assistant.graph_id, await assistantGraph(c, assistant)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/assistants/{assistant_id}/subgraphs",
+      tags,
+      summary: "Schemas of the graph's subgraphs, keyed by namespace",
+      request: { params: AssistantIdParam, query: RecurseQuery },
+      responses: { 200: json(Subgraphs, "Subgraph schemas"), 404: notFound },
+    }),
+    async (c) => {
+      const { recurse } = c.req.valid("query");
+      return reply(c, await subgraphs(c, c.req.valid("param").assistant_id, undefined, recurse));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/assistants/{assistant_id}/subgraphs/{namespace}",
+      tags,
+      summary: "Schemas of the subgraphs under one namespace",
+      request: {
+        params: AssistantIdParam.extend({
+          namespace: text().min(1).openapi({ param: { name: "namespace", in: "path" } }),
+        }),
+        query: RecurseQuery,
+      },
+      responses: { 200: json(Subgraphs, "Subgraph schemas"), 404: notFound },
+    }),
+    async (c) => {
+      const { assistant_id, namespace } = c.req.valid("param");
+      return reply(c, await subgraphs(c, assistant_id, namespace, c.req.valid("query").recurse));
+    },
+  );

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { systemAssistantId } from "@agent-server/engine";
+import type { TestServer } from "../testing/index.js";
+import { httpDrivers, openServer, rawJson } from "../meta/test-support.js";
+
+describe.each(httpDrivers)("POST /internal/truncate on $name", (driver) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await openServer(driver);
+  });
+  afterAll(() => server.close());
+
+  it("truncates only what the flags name, keeping system assistants", async () => {
+    const { client, storage, url } = server;
+    const custom = await client.assistants.create({ graphId: "echo" });
+    const thread = await storage.threads.create({ thread_id: crypto.randomUUID() });
+    await client.store.putItem(["t"], "k", { v: 1 });
+
+    const storeOnly = await rawJson(`${url}/internal/truncate`, "POST", { store: true });
+    expect(storeOnly).toMatchObject({ status: 200, json: { ok: true } });
+    expect(await client.store.getItem(["t"], "k")).toBeNull();
+    expect(await storage.threads.get(thread.thread_id)).not.toBeNull();
+    expect((await client.assistants.get(custom.assistant_id)).assistant_id).toBe(custom.assistant_id);
+
+    const rest = await rawJson(`${url}/internal/truncate`, "POST", { runs: true, threads: true, assistants: true, checkpointer: true });
+    expect(rest.status).toBe(200);
+    expect(await storage.threads.get(thread.thread_id)).toBeNull();
+    expect(await storage.assistants.get(custom.assistant_id)).toBeNull();
+    const left = await client.assistants.search({ limit: 100 });
+    expect(left.map((a) => a.assistant_id).sort()).toEqual(
+      ["echo", "approval", "slow", "failing", "parent"].map((g) => systemAssistantId(g)).sort(),
+    );
+  });
+
+  it("re-creates system assistants even when storage removed them", async () => {
+    const { storage, url } = server;
+    await storage.assistants.delete(systemAssistantId("echo"));
+    const response = await rawJson(`${url}/internal/truncate`, "POST", {});
+    expect(response.status).toBe(200);
+    expect(await storage.assistants.get(systemAssistantId("echo"))).not.toBeNull();
+  });
+
+  it("rejects non-boolean flags with 422 naming the flag", async () => {
+    const bad = await rawJson(`${server.url}/internal/truncate`, "POST", { runs: "yes" });
+    expect(bad.status).toBe(422);
+    expect((bad.json as { detail: string }).detail).toMatch(/^runs/);
+  });
+});
+
+describe("POST /internal/truncate outside dev mode", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await openServer(httpDrivers[0]!, { app: { dev: false } });
+  });
+  afterAll(() => server.close());
+
+  it("is not mounted", async () => {
+    const response = await rawJson(`${server.url}/internal/truncate`, "POST", { store: true });
+    expect(response.status).toBe(404);
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths)).not.toContain("/internal/truncate");
+  });
+});

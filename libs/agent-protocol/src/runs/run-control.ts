@@ -1,0 +1,187 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { matchesAuthFilter, NotFoundError, type Run } from "@agent-server/core";
+import type { AppEnv } from "../app-env.js";
+import { createRouter } from "../http/router.js";
+import { wire } from "../http/wire.js";
+import { authorizedRun, authorizedThread, runNotFound } from "./access.js";
+import { cancelGone } from "./respond.js";
+import {
+  CancelAction,
+  Detail,
+  json,
+  jsonBody,
+  JoinStreamQuery,
+  QueryFlag,
+  RunIdParam,
+  RunsCancel,
+  sseDoc,
+  ThreadRunParams,
+  sent,
+} from "./schemas.js";
+import { keepModes, sseResponse } from "./sse.js";
+import { endValues } from "./wait.js";
+
+const tags = ["Thread Runs"];
+const notFound = json(Detail, "Unknown thread or run");
+
+/** Joining a run (its final values or its event stream) and cancelling runs. */
+export const runControl = createRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/threads/{thread_id}/runs/{run_id}/join",
+      tags,
+      summary: "Wait for a run to end; its final values",
+      request: { params: ThreadRunParams, query: z.object({ cancel_on_disconnect: QueryFlag }) },
+      responses: { 200: json(z.unknown(), "Final values, or {__error__} when the run failed"), 404: notFound },
+    }),
+    async (c) => {
+      const { thread_id, run_id } = c.req.valid("param");
+      const { run } = await authorizedRun(c, thread_id, run_id, "read");
+      const { engine, storage } = c.var.deps;
+      if (c.req.valid("query").cancel_on_disconnect) {
+        c.req.raw.signal.addEventListener("abort", () => void cancelGone(engine, run).catch(() => undefined), { once: true });
+      }
+      const thread = () => storage.threads.get(thread_id);
+      // Rolled back while we waited: the run is gone, and the thread's state is what is left.
+      const ended = await engine.waitRun(run_id, thread_id).catch(ignoreGone);
+      return sent(wire(c, await endValues(ended ?? { status: "interrupted", values: null }, thread)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/threads/{thread_id}/runs/{run_id}/stream",
+      tags,
+      summary: "Join a run's event stream (Last-Event-ID replays a resumable run)",
+      request: { params: ThreadRunParams, query: JoinStreamQuery },
+      responses: { 200: sseDoc, 404: notFound },
+    }),
+    async (c) => {
+      const { thread_id, run_id } = c.req.valid("param");
+      const { run } = await authorizedRun(c, thread_id, run_id, "read");
+      return sent(joinStream(c, run, c.req.valid("query"), `/threads/${thread_id}/runs/${run_id}/stream`));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/runs/{run_id}/stream",
+      tags: ["Stateless Runs"],
+      summary: "Join a run's event stream by run id alone",
+      request: { params: RunIdParam, query: JoinStreamQuery },
+      responses: { 200: sseDoc, 404: notFound },
+    }),
+    async (c) => {
+      const { run_id } = c.req.valid("param");
+      const filter = await c.var.auth.authorize("threads", "read", { run_id });
+      const { storage } = c.var.deps;
+      const run = await storage.runs.get(run_id);
+      if (!run) runNotFound(run_id);
+      if (filter && !matchesAuthFilter((await storage.threads.get(run.thread_id))?.metadata, filter)) runNotFound(run_id);
+      return sent(joinStream(c, run, c.req.valid("query")));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/threads/{thread_id}/runs/{run_id}/cancel",
+      tags,
+      summary: "Cancel a run (interrupt, or rollback: erase it and its checkpoints)",
+      request: {
+        params: ThreadRunParams,
+        query: z.object({
+          wait: QueryFlag,
+          action: CancelAction.optional(),
+          reason: z.string().optional().openapi({ description: "Accepted and ignored." }),
+        }),
+      },
+      responses: {
+        202: { description: "Cancellation requested" },
+        204: { description: "Cancelled, and the run has ended (wait=1)" },
+        404: notFound,
+      },
+    }),
+    async (c) => {
+      const { thread_id, run_id } = c.req.valid("param");
+      const { wait, action = "interrupt" } = c.req.valid("query");
+      await authorizedThread(c, thread_id, "update", { run_id, run_ids: [run_id], action });
+      const { engine } = c.var.deps;
+      // Waiting starts before the cancel, so the end of a run that settles (or is erased) at once is seen.
+      const ended = wait ? engine.waitRun(run_id, thread_id).catch(ignoreGone) : undefined;
+      await engine.cancel([run_id], { action, threadId: thread_id });
+      await ended;
+      return sent(c.body(null, wait ? 204 : 202));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/runs/cancel",
+      tags: ["Runs"],
+      summary: "Cancel several runs: by id within a thread, or every pending/running run",
+      request: { body: jsonBody(RunsCancel), query: z.object({ action: CancelAction.optional() }) },
+      responses: { 204: { description: "Cancelled" }, 404: notFound, 422: json(Detail, "Invalid request") },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const action = c.req.valid("query").action ?? "interrupt";
+      const { engine, storage } = c.var.deps;
+      if (body.run_ids && body.thread_id) {
+        const threadId = body.thread_id;
+        await authorizedThread(c, threadId, "update", { run_ids: body.run_ids, action });
+        // All or nothing: every id must be a run of this thread before any is cancelled.
+        for (const runId of body.run_ids) if (!(await storage.runs.get(runId, threadId))) runNotFound(runId);
+        await engine.cancel(body.run_ids, { action, threadId });
+        return sent(c.body(null, 204));
+      }
+      const filter = await c.var.auth.authorize("threads", "update", { status: body.status, action });
+      const statuses = body.status === "all" ? (["pending", "running"] as const) : ([body.status!] as const);
+      for (const run of await runsByStatus(c, [...statuses])) {
+        if (filter && !matchesAuthFilter((await storage.threads.get(run.thread_id))?.metadata, filter)) continue;
+        // A run that ended and was deleted meanwhile (a stateless run) has nothing left to cancel.
+        await engine.cancel([run.run_id], { action }).catch(ignoreGone);
+      }
+      return sent(c.body(null, 204));
+    },
+  );
+
+/**
+ * Streams a run's events from now on, or, with `Last-Event-ID` on a resumable run, its stored events
+ * after that id first, then live ones. A run that already ended yields only what was stored.
+ */
+function joinStream(
+  c: Context<AppEnv>,
+  run: Run,
+  query: { cancel_on_disconnect: boolean; stream_mode?: string | string[] },
+  location?: string,
+): Response {
+  const lastEventId = c.req.header("Last-Event-ID") || undefined;
+  const { engine } = c.var.deps;
+  const abort = new AbortController();
+  const events = engine.joinStream(run.run_id, { threadId: run.thread_id, lastEventId, signal: abort.signal });
+  const resumable = (run.kwargs as { resumable?: boolean }).resumable === true;
+  return sseResponse(c, events, {
+    abort,
+    // The SDK reconnects to `Location` with Last-Event-ID when the connection drops: useful only if replayable.
+    headers: resumable && location ? { Location: location } : {},
+    keep: keepModes(query.stream_mode === undefined ? undefined : [query.stream_mode].flat()),
+    onDisconnect: query.cancel_on_disconnect ? () => cancelGone(engine, run) : undefined,
+  });
+}
+
+async function runsByStatus(c: Context<AppEnv>, statuses: ("pending" | "running")[]): Promise<Run[]> {
+  const page = 500;
+  const found: Run[] = [];
+  for (let offset = 0; ; offset += page) {
+    const batch = await c.var.deps.storage.runs.search({ status: statuses, limit: page, offset });
+    found.push(...batch);
+    if (batch.length < page) return found;
+  }
+}
+
+function ignoreGone(error: unknown): undefined {
+  if (error instanceof NotFoundError) return undefined;
+  throw error;
+}

@@ -1,0 +1,97 @@
+import type { Context } from "hono";
+import type { StreamEvent } from "@agent-server/engine";
+import type { AppEnv } from "../app-env.js";
+
+export interface SseOptions {
+  /** Extra response headers (Content-Location, Location). */
+  headers?: Record<string, string>;
+  /** Called once when the client goes away before the stream ended (to apply `on_disconnect: cancel`). */
+  onDisconnect?: () => void | Promise<void>;
+  /** Aborted when the response ends for any reason, so the engine can drop the subscription at once. */
+  abort?: AbortController;
+  /** Only events this keeps are sent (a join narrowed with `stream_mode`). */
+  keep?: (event: StreamEvent) => boolean;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * One SSE frame as `@langchain/langgraph-sdk` parses it (utils/sse.js): `event:` is the stream mode (or
+ * `mode|ns` for subgraphs), `data:` one line of JSON, `id:` only for resumable runs (what the client
+ * sends back as `Last-Event-ID`). No heartbeats: the official JS server sends none, and the SDK only arms
+ * its idle-reconnect watchdog once it has seen them.
+ */
+export function sseFrame(event: StreamEvent): string {
+  const id = event.id !== undefined ? `id: ${event.id}\n` : "";
+  return `event: ${event.event}\ndata: ${JSON.stringify(event.data ?? null)}\n${id}\n`;
+}
+
+/**
+ * Streams engine events as an SSE response. The client going away is seen two ways (node-server
+ * cancels the body stream, and aborts the request's signal); either one ends the subscription and, when
+ * asked, cancels the run.
+ */
+export function sseResponse(c: Context<AppEnv>, events: AsyncIterable<StreamEvent>, options: SseOptions = {}): Response {
+  const iterator = events[Symbol.asyncIterator]();
+  let finished = false;
+  const disconnected = () => {
+    if (finished) return;
+    finished = true;
+    options.abort?.abort();
+    void Promise.resolve(options.onDisconnect?.()).catch((error) => console.error("on_disconnect failed", error));
+  };
+  c.req.raw.signal.addEventListener("abort", disconnected, { once: true });
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        while (true) {
+          const next = await iterator.next();
+          if (next.done || finished) {
+            end(controller);
+            return;
+          }
+          if (options.keep && !options.keep(next.value)) continue;
+          controller.enqueue(encoder.encode(sseFrame(next.value)));
+          return;
+        }
+      } catch (error) {
+        // Headers are gone already: the failure can only be reported in the stream, as an error event.
+        if (!finished) controller.enqueue(encoder.encode(sseFrame({ event: "error", data: streamError(error) })));
+        end(controller);
+      }
+    },
+    cancel() {
+      disconnected();
+    },
+  });
+  const end = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    const wasFinished = finished;
+    finished = true;
+    options.abort?.abort();
+    if (!wasFinished) controller.close();
+  };
+  return c.body(body, 200, {
+    "Content-Type": "text/event-stream",
+    "Cache-Control": "no-cache",
+    Connection: "keep-alive",
+    ...options.headers,
+  });
+}
+
+function streamError(error: unknown): { error: string; message: string } {
+  if (error instanceof Error) return { error: error.name, message: error.message };
+  return { error: "Error", message: String(error) };
+}
+
+/** Event names a stream mode produces (`messages` is sent as `messages/*`, `messages-tuple` as `messages`). */
+export function keepModes(modes: readonly string[] | undefined): ((event: StreamEvent) => boolean) | undefined {
+  if (!modes || modes.length === 0) return undefined;
+  const wanted = new Set(modes);
+  return (event) => {
+    const base = event.event.split("|")[0]!;
+    if (base === "metadata" || base === "error") return true;
+    if (base.startsWith("messages/")) return wanted.has("messages");
+    if (base === "messages") return wanted.has("messages-tuple");
+    return wanted.has(base);
+  };
+}

@@ -1,0 +1,142 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { HTTPException } from "hono/http-exception";
+import { ACTIVE_RUN_STATUSES, type Metadata, type Run as RunRecord } from "@agent-server/core";
+import { createRouter } from "../http/router.js";
+import { wire } from "../http/wire.js";
+import { authorizedRun, authorizedThread } from "./access.js";
+import { createAndStream, createAndWait, createInBackground } from "./respond.js";
+import { Detail, json, jsonBody, Run, RunCreate, RunStatus, sseDoc, ThreadIdParam, ThreadRunParams, sent } from "./schemas.js";
+
+const tags = ["Thread Runs"];
+const notFound = json(Detail, "Unknown thread, run or assistant");
+const invalid = json(Detail, "Invalid request, or the thread is busy and multitask_strategy is reject");
+
+const ListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  offset: z.coerce.number().int().min(0).optional(),
+  status: RunStatus.optional(),
+  metadata: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return undefined;
+      try {
+        const parsed: unknown = JSON.parse(raw);
+        if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as Metadata;
+      } catch {
+        // reported below
+      }
+      ctx.addIssue({ code: "custom", message: "metadata must be a JSON object" });
+      return z.NEVER;
+    })
+    .openapi({ type: "string", description: "JSON object the runs' metadata must contain." }),
+  select: z.union([z.string(), z.array(z.string())]).optional().openapi({ description: "Fields of each run to return." }),
+});
+
+/** Runs of one thread: list, create (background, streamed, waited), get, delete. */
+export const threadRuns = createRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/threads/{thread_id}/runs",
+      tags,
+      summary: "List a thread's runs, newest first",
+      request: { params: ThreadIdParam, query: ListQuery },
+      responses: { 200: json(z.array(Run), "The runs"), 404: notFound, 422: invalid },
+    }),
+    async (c) => {
+      const { thread_id } = c.req.valid("param");
+      const query = c.req.valid("query");
+      await authorizedThread(c, thread_id, "read");
+      const runs = await c.var.deps.storage.runs.search({
+        thread_id,
+        status: query.status,
+        metadata: query.metadata,
+        limit: query.limit ?? 10,
+        offset: query.offset ?? 0,
+      });
+      return sent(wire(c, select(runs, query.select)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/threads/{thread_id}/runs",
+      tags,
+      summary: "Create a background run",
+      request: { params: ThreadIdParam, body: jsonBody(RunCreate) },
+      responses: { 200: json(Run, "The created (pending) run"), 404: notFound, 422: invalid },
+    }),
+    async (c) => sent(await createInBackground(c, c.req.valid("param").thread_id, c.req.valid("json"))),
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/threads/{thread_id}/runs/stream",
+      tags,
+      summary: "Create a run and stream its events",
+      request: { params: ThreadIdParam, body: jsonBody(RunCreate) },
+      responses: { 200: sseDoc, 404: notFound, 422: invalid },
+    }),
+    async (c) => sent(await createAndStream(c, c.req.valid("param").thread_id, c.req.valid("json"))),
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/threads/{thread_id}/runs/wait",
+      tags,
+      summary: "Create a run and wait for its final values",
+      request: { params: ThreadIdParam, body: jsonBody(RunCreate) },
+      responses: {
+        200: json(z.unknown(), "The final state values, or {__error__} when the run failed"),
+        404: notFound,
+        422: invalid,
+      },
+    }),
+    async (c) => sent(await createAndWait(c, c.req.valid("param").thread_id, c.req.valid("json"))),
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/threads/{thread_id}/runs/{run_id}",
+      tags,
+      summary: "Get a run",
+      request: { params: ThreadRunParams },
+      responses: { 200: json(Run, "The run"), 404: notFound },
+    }),
+    async (c) => {
+      const { thread_id, run_id } = c.req.valid("param");
+      const { run } = await authorizedRun(c, thread_id, run_id, "read");
+      return sent(wire(c, run));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/threads/{thread_id}/runs/{run_id}",
+      tags,
+      summary: "Delete a finished run",
+      request: { params: ThreadRunParams },
+      responses: {
+        204: { description: "Deleted" },
+        404: notFound,
+        409: json(Detail, "The run is pending or running: cancel it first"),
+      },
+    }),
+    async (c) => {
+      const { thread_id, run_id } = c.req.valid("param");
+      const { run } = await authorizedRun(c, thread_id, run_id, "delete");
+      // An executing run cannot lose its row under the worker: settlement and leases work on it.
+      if (ACTIVE_RUN_STATUSES.includes(run.status)) {
+        throw new HTTPException(409, { message: `Run "${run_id}" is ${run.status}; cancel it before deleting it` });
+      }
+      if (!(await c.var.deps.storage.runs.delete(run_id))) throw new HTTPException(404, { message: `Run "${run_id}" not found` });
+      return sent(c.body(null, 204));
+    },
+  );
+
+function select(runs: RunRecord[], fields: string | string[] | undefined): unknown[] {
+  if (fields === undefined) return runs;
+  const wanted = [fields].flat();
+  return runs.map((run) => Object.fromEntries(wanted.filter((f) => f in run).map((f) => [f, run[f as keyof RunRecord]])));
+}

@@ -1,0 +1,71 @@
+import { z } from "@hono/zod-openapi";
+import { text } from "../meta/route-helpers.js";
+
+/**
+ * Shapes of /store, as `@langchain/langgraph-sdk` 1.15 sends them (client/store/index.js). Namespace
+ * labels are validated as LangGraph does: non-empty, and no "." (GET joins the namespace with ".").
+ */
+
+export const NAMESPACE_LABEL_RULE = "namespace labels cannot be empty or contain periods";
+
+const Label = text()
+  .min(1, NAMESPACE_LABEL_RULE)
+  .refine((label) => !label.includes("."), NAMESPACE_LABEL_RULE);
+
+export const Namespace = z.array(Label).openapi("StoreNamespace", { description: "Namespace path, outermost label first." });
+
+export const Item = z
+  .object({
+    namespace: z.array(z.string()),
+    key: z.string(),
+    value: z.record(z.string(), z.unknown()),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("StoreItem");
+
+export const StorePut = z
+  .object({
+    namespace: Namespace.min(1, "namespace cannot be empty"),
+    key: text().min(1),
+    value: z.record(z.string(), z.unknown()),
+    index: z.union([z.literal(false), z.array(z.string())]).nullish().describe("Accepted and ignored: no vector index."),
+    ttl: z.number().nullish().describe("Not supported: only null or absent."),
+  })
+  .openapi("StorePutItem");
+
+export const StoreDelete = z
+  .object({ namespace: Namespace.nullish(), key: text().min(1) })
+  .openapi("StoreDeleteItem");
+
+export const StoreGetQuery = z.object({
+  namespace: z
+    .string()
+    .optional()
+    .transform((joined) => (joined ? joined.split(".") : []))
+    .pipe(z.array(Label))
+    .openapi({ type: "string", description: 'Namespace labels joined with "." (as the SDK sends them).' }),
+  key: text().min(1),
+  refresh_ttl: z.string().optional().describe("Accepted and ignored: items do not expire."),
+});
+
+export const StoreSearch = z
+  .object({
+    namespace_prefix: Namespace.nullish(),
+    filter: z.record(z.string(), z.unknown()).nullish(),
+    limit: z.number().int().min(1).max(1000).default(10),
+    offset: z.number().int().min(0).default(0),
+    query: z.string().nullish().describe("Semantic search needs an embeddings index, which is not configured: ignored."),
+    refresh_ttl: z.boolean().nullish(),
+  })
+  .openapi("StoreSearchItems");
+
+export const StoreListNamespaces = z
+  .object({
+    prefix: Namespace.nullish().describe('Leading labels; "*" matches any one label.'),
+    suffix: Namespace.nullish().describe('Trailing labels; "*" matches any one label.'),
+    max_depth: z.number().int().min(1).nullish(),
+    limit: z.number().int().min(1).max(1000).default(100),
+    offset: z.number().int().min(0).default(0),
+  })
+  .openapi("StoreListNamespaces");

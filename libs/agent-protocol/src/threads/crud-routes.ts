@@ -1,0 +1,154 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { v4 as uuidv4 } from "uuid";
+import { ConflictError, matchesAuthFilter, type Metadata, type Thread as ThreadRow } from "@agent-server/core";
+import type { Superstep as EngineSuperstep } from "@agent-server/engine";
+import { createRouter } from "../http/router.js";
+import { wire } from "../http/wire.js";
+import { stateService, stopThreadRuns, visibleThread } from "./access.js";
+import { body, errorResponses, json, Thread, ThreadCount, ThreadCreate, ThreadParams, ThreadPatch, ThreadSearch } from "./schemas.js";
+import { selectThreadFields } from "./select.js";
+
+const tags = ["Threads"];
+const { 404: notFoundResponse, 409: conflictResponse, 422: invalidResponse } = errorResponses;
+
+/** Create, search, count, read, patch and delete threads. */
+export const crudRoutes = createRouter()
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/threads",
+      tags,
+      summary: "Create a thread (optionally seeded with supersteps of state updates)",
+      request: { body: body(ThreadCreate) },
+      responses: { 200: json(Thread, "The thread"), 409: conflictResponse, 422: invalidResponse },
+    }),
+    async (c) => {
+      const payload = c.req.valid("json");
+      const { storage } = c.var.deps;
+      const value = { thread_id: payload.thread_id ?? uuidv4(), metadata: payload.metadata ?? {}, if_exists: payload.if_exists ?? "raise" };
+      const filter = await c.var.auth.authorize("threads", "create", value);
+      const threadId = value.thread_id;
+      let thread: ThreadRow;
+      let created = true;
+      try {
+        thread = await storage.threads.create({ thread_id: threadId, metadata: value.metadata as Metadata });
+      } catch (error) {
+        if (!(error instanceof ConflictError) || value.if_exists !== "do_nothing") throw conflict(error, threadId);
+        // do_nothing answers with the existing thread — unless the caller may not see it.
+        const existing = await storage.threads.get(threadId);
+        if (!existing || !matchesAuthFilter(existing.metadata, filter)) throw conflict(error, threadId);
+        thread = existing;
+        created = false;
+      }
+      if (payload.supersteps?.length) {
+        // As the official server does: seeding state is an update of the thread.
+        await visibleThread(c, "update", threadId);
+        try {
+          await stateService(c).bulkUpdate(threadId, payload.supersteps as EngineSuperstep[]);
+        } catch (error) {
+          // Nothing is left half-created: a thread made by this request goes if its seeding fails.
+          if (created) await storage.threads.delete(threadId);
+          throw error;
+        }
+        thread = (await storage.threads.get(threadId)) ?? thread;
+      }
+      return wire(c, thread);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/threads/search",
+      tags,
+      summary: "Search threads",
+      request: { body: body(ThreadSearch) },
+      responses: { 200: json(z.array(Thread), "Matching threads"), 422: invalidResponse },
+    }),
+    async (c) => {
+      const value = { ...c.req.valid("json") };
+      const filter = await c.var.auth.authorize("threads", "search", value);
+      const threads = await c.var.deps.storage.threads.search({
+        ids: value.ids,
+        metadata: value.metadata,
+        values: value.values,
+        status: value.status,
+        limit: value.limit,
+        offset: value.offset,
+        sort_by: value.sort_by === "state_updated_at" ? "updated_at" : value.sort_by,
+        sort_order: value.sort_order,
+        filter,
+      });
+      return wire(c, threads.map((thread) => selectThreadFields(thread, value.select)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/threads/count",
+      tags,
+      summary: "Count threads",
+      request: { body: body(ThreadCount) },
+      responses: { 200: json(z.number().int(), "How many threads match"), 422: invalidResponse },
+    }),
+    async (c) => {
+      const value = { ...c.req.valid("json") };
+      const filter = await c.var.auth.authorize("threads", "search", value);
+      const count = await c.var.deps.storage.threads.count({ metadata: value.metadata, values: value.values, status: value.status, filter });
+      return wire(c, count);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/threads/{thread_id}",
+      tags,
+      summary: "Get a thread",
+      request: { params: ThreadParams },
+      responses: { 200: json(Thread, "The thread"), 404: notFoundResponse, 422: invalidResponse },
+    }),
+    async (c) => {
+      const { thread } = await visibleThread(c, "read", c.req.valid("param").thread_id);
+      return wire(c, thread);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "patch",
+      path: "/threads/{thread_id}",
+      tags,
+      summary: "Merge metadata into a thread",
+      request: { params: ThreadParams, body: body(ThreadPatch) },
+      responses: { 200: json(Thread, "The updated thread"), 204: { description: "Updated (Prefer: return=minimal)" }, 404: notFoundResponse, 422: invalidResponse },
+    }),
+    async (c) => {
+      const { thread_id } = c.req.valid("param");
+      const { metadata } = c.req.valid("json");
+      const { value } = await visibleThread(c, "update", thread_id, { metadata: metadata ?? {} });
+      const updated = await c.var.deps.storage.threads.update(thread_id, { metadata: value.metadata as Metadata });
+      if (!updated) return c.json({ detail: `Thread "${thread_id}" not found` }, 404);
+      // The SDK's `returnMinimal` asks for no body.
+      if (/return=minimal/i.test(c.req.header("prefer") ?? "")) return c.body(null, 204);
+      return wire(c, updated);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/threads/{thread_id}",
+      tags,
+      summary: "Delete a thread with its runs and checkpoints (active runs are cancelled first)",
+      request: { params: ThreadParams },
+      responses: { 204: { description: "Deleted" }, 404: notFoundResponse, 422: invalidResponse },
+    }),
+    async (c) => {
+      const { thread_id } = c.req.valid("param");
+      await visibleThread(c, "delete", thread_id);
+      await stopThreadRuns(c, thread_id);
+      await c.var.deps.storage.threads.delete(thread_id);
+      return c.body(null, 204);
+    },
+  );
+
+function conflict(error: unknown, threadId: string): unknown {
+  return error instanceof ConflictError ? new ConflictError(`Thread "${threadId}" already exists`) : error;
+}

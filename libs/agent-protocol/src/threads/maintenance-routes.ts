@@ -1,0 +1,68 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { v4 as uuidv4 } from "uuid";
+import { ConflictError, jsonEqual, matchesAuthFilter, type Metadata } from "@agent-server/core";
+import { createRouter } from "../http/router.js";
+import { notFound } from "../http/errors.js";
+import { wire } from "../http/wire.js";
+import { stateService, stopThreadRuns, visibleThread } from "./access.js";
+import { body, errorResponses, json, Thread, ThreadParams, ThreadPrune } from "./schemas.js";
+
+const tags = ["Threads"];
+const { 404: notFoundResponse, 409: conflictResponse, 422: invalidResponse } = errorResponses;
+
+/** Copy a thread; prune threads (delete them, or keep only their latest checkpoints). */
+export const maintenanceRoutes = createRouter()
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/threads/{thread_id}/copy",
+      tags,
+      summary: "Copy a thread: its checkpoints, and its runs under new run ids",
+      description: "409 while a run of the source thread is pending or running (a copied in-flight run would execute again).",
+      request: { params: ThreadParams },
+      responses: { 200: json(Thread, "The new thread"), 404: notFoundResponse, 409: conflictResponse, 422: invalidResponse },
+    }),
+    async (c) => {
+      const { thread_id } = c.req.valid("param");
+      const { storage } = c.var.deps;
+      const { thread: source } = await visibleThread(c, "read", thread_id);
+      // The copy is a new thread: the create handler sees it (and may stamp its metadata), as in the official server.
+      const created = { thread_id: uuidv4(), metadata: { ...source.metadata }, if_exists: "raise" };
+      await c.var.auth.authorize("threads", "create", created);
+      if (await stateService(c).isBusy(thread_id)) {
+        throw new ConflictError(`Thread "${thread_id}" is busy: copy it once its runs have finished`);
+      }
+      let copy = await storage.threads.copy(thread_id, created.thread_id);
+      if (!copy) notFound(`Thread "${thread_id}"`);
+      if (!jsonEqual(created.metadata, source.metadata)) {
+        copy = (await storage.threads.update(copy.thread_id, { metadata: created.metadata as Metadata })) ?? copy;
+      }
+      return wire(c, copy);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/threads/prune",
+      tags,
+      summary: "Prune threads",
+      description:
+        "`delete` removes the threads entirely (cancelling their active runs); `keep_latest` keeps each thread, its runs and its latest checkpoint per namespace. Threads that do not exist or that the caller may not see are skipped.",
+      request: { body: body(ThreadPrune) },
+      responses: { 200: json(z.object({ pruned_count: z.number().int() }), "How many threads were pruned"), 422: invalidResponse },
+    }),
+    async (c) => {
+      const { thread_ids, strategy } = c.req.valid("json");
+      const { storage } = c.var.deps;
+      const action = strategy === "delete" ? "delete" : "update";
+      const allowed: string[] = [];
+      for (const threadId of new Set(thread_ids)) {
+        const filter = await c.var.auth.authorize("threads", action, { thread_id: threadId });
+        const thread = await storage.threads.get(threadId);
+        if (thread && matchesAuthFilter(thread.metadata, filter)) allowed.push(threadId);
+      }
+      if (strategy === "delete") for (const threadId of allowed) await stopThreadRuns(c, threadId);
+      const pruned = allowed.length > 0 ? await storage.threads.prune(allowed, strategy) : 0;
+      return wire(c, { pruned_count: pruned });
+    },
+  );

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "@langchain/langgraph-sdk";
+import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
+import { startTestServer, type TestServer } from "../testing/index.js";
+import { say, statusOf, threadDrivers } from "./test-kit.js";
+
+/**
+ * The documented "resource owner" auth (`@langchain/langgraph-sdk/auth`), served by the real app:
+ * creates stamp `metadata.owner`, every other thread action is filtered to the caller's own threads, and
+ * "mallory" may not delete. Bearer tokens are the user names.
+ */
+const ownerAuth = new Auth()
+  .authenticate((request: Request) => {
+    const token = request.headers.get("authorization")?.replace(/^Bearer /, "");
+    if (!token) throw new HTTPException(401, { message: "no token" });
+    return { identity: token, permissions: [] };
+  })
+  .on("threads:create", ({ value, user }) => {
+    value.metadata ??= {};
+    value.metadata.owner = user.identity;
+    return { owner: user.identity };
+  })
+  .on("threads:delete", ({ user }) => {
+    if (user.identity === "mallory") throw new HTTPException(403, { message: "Forbidden" });
+    return { owner: user.identity };
+  })
+  .on("threads", ({ user }) => ({ owner: user.identity }));
+
+describe.each(threadDrivers)("/threads authorization on $name", (driver) => {
+  let server: TestServer;
+  let dispose: () => Promise<void>;
+  const as = (user: string) => new Client({ apiUrl: server.url, defaultHeaders: { Authorization: `Bearer ${user}` } });
+
+  beforeAll(async () => {
+    const opened = await driver.open();
+    dispose = opened.dispose;
+    server = await startTestServer(opened.storage, { app: { auth: ownerAuth } });
+  });
+  afterAll(async () => {
+    await server.close();
+    await dispose();
+  });
+
+  it("stamps the owner on create and on copy, and hides other owners' threads as 404", async () => {
+    const ann = as("ann");
+    const bob = as("bob");
+    const thread = await ann.threads.create({ metadata: { topic: "x" } });
+    expect(thread.metadata).toEqual({ topic: "x", owner: "ann" });
+    const { end } = await server.engine.createRunAndWait({ assistant_id: "echo", input: say("secret") }, { threadId: thread.thread_id });
+    expect(end.status).toBe("success");
+
+    const id = thread.thread_id;
+    const attempts: Array<() => Promise<unknown>> = [
+      () => bob.threads.get(id),
+      () => bob.threads.update(id, { metadata: { owner: "bob" } }),
+      () => bob.threads.delete(id),
+      () => bob.threads.getState(id),
+      () => bob.threads.getHistory(id),
+      () => bob.threads.updateState(id, { values: { messages: [] }, asNode: "echo" }),
+      () => bob.threads.copy(id),
+    ];
+    for (const attempt of attempts) expect(await statusOf(attempt())).toBe(404);
+    expect(await statusOf(bob.threads.create({ threadId: id, ifExists: "do_nothing" }))).toBe(409);
+    expect(await bob.threads.search({ ids: [id] })).toEqual([]);
+    expect(await bob.threads.count({ metadata: { topic: "x" } })).toBe(0);
+    expect(await bob.threads.prune([id])).toEqual({ pruned_count: 0 });
+    expect(await bob.threads.prune([id], { strategy: "keep_latest" })).toEqual({ pruned_count: 0 });
+    expect((await ann.threads.getHistory(id, { limit: 100 })).length).toBeGreaterThan(1);
+
+    expect((await ann.threads.search({ ids: [id] })).map((t) => t.thread_id)).toEqual([id]);
+    expect(await ann.threads.count({ metadata: { topic: "x" } })).toBe(1);
+    const copy = await as("ann").threads.copy(id);
+    expect(copy.metadata).toEqual({ topic: "x", owner: "ann" });
+    expect(await ann.threads.prune([copy.thread_id])).toEqual({ pruned_count: 1 });
+  });
+
+  it("honours a handler's 403", async () => {
+    const mallory = as("mallory");
+    const { thread_id } = await mallory.threads.create();
+    expect(await statusOf(mallory.threads.delete(thread_id))).toBe(403);
+    expect(await statusOf(mallory.threads.prune([thread_id]))).toBe(403);
+    expect((await mallory.threads.get(thread_id)).thread_id).toBe(thread_id);
+  });
+});
