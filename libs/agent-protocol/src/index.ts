@@ -2,3 +2,5 @@ export { createApp } from "./app.js";
 export type { AppDeps, AppEnv } from "./app-env.js";
 export { listen, type RunningServer } from "./server.js";
 export type { RequestAuth, AuthUser, AuthResource, AuthAction } from "./auth/request-auth.js";
+export { loadAuth, authMiddleware } from "./auth/index.js";
+export { runAuthContext } from "./auth/request-auth.js";

@@ -67,7 +67,12 @@ export class Engine {
     );
     this.crons = new CronScheduler(
       this.storage,
-      (cron, request) => this.createRun(request, cron.thread_id ? { threadId: cron.thread_id } : {}),
+      (cron, request) =>
+        this.createRun(request, {
+          ...(cron.thread_id ? { threadId: cron.thread_id } : {}),
+          // A tick runs as the user who created the cron (identity only: their session is long gone).
+          ...(cron.user_id ? { auth: { user: { identity: cron.user_id }, permissions: [] } } : {}),
+        }),
       options.cronPollMs ?? 5000,
     );
   }

@@ -71,4 +71,26 @@ describe.each(drivers)("crons on $name", (driver) => {
     });
     expect((await engine.waitRun(runs[0].run_id)).status).toBe("success");
   });
+
+  it("runs a tick as the cron's creator, whatever identity its payload config names", async () => {
+    const threadId = await newThread(storage);
+    await storage.crons.create({
+      cron_id: crypto.randomUUID(),
+      assistant_id: engine.registry.resolveAssistantId("whoami"),
+      thread_id: threadId,
+      schedule: "0 0 * * *",
+      user_id: "bob",
+      payload: {
+        input: { messages: [] },
+        config: { configurable: { langgraph_auth_user: { identity: "alice" }, langgraph_auth_user_id: "alice" } },
+      },
+      next_run_date: new Date(Date.now() - 1000).toISOString(),
+    });
+    await engine.crons.tick();
+    const [run] = await storage.runs.search({ thread_id: threadId });
+    expect((await engine.waitRun(run.run_id)).status).toBe("success");
+    const values = (await storage.threads.get(threadId))?.values as { messages: Array<{ content: string }> };
+    expect(values.messages.at(-1)?.content).toBe("bob");
+    expect((run.kwargs.config as { configurable: Record<string, unknown> }).configurable.langgraph_auth_user_id).toBe("bob");
+  });
 });

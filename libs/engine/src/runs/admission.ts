@@ -109,6 +109,11 @@ export class Admission {
       ...thread.config?.configurable,
       ...request.config?.configurable,
     };
+    // Who the caller is comes only from authentication, never from stored or submitted config
+    // (a cron payload or a request could otherwise name another user to the graph).
+    for (const key of Object.keys(configurable)) {
+      if (key.startsWith("langgraph_auth_")) delete configurable[key];
+    }
     if (request.checkpoint_id) configurable.checkpoint_id = request.checkpoint_id;
     if (request.checkpoint) Object.assign(configurable, request.checkpoint);
     if (auth) {

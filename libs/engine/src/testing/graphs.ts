@@ -57,3 +57,12 @@ export const parentGraph = new StateGraph(MessagesAnnotation)
   .addNode("child", echoGraph)
   .addEdge("__start__", "child")
   .compile();
+
+/** Replies with the identity the server put in `configurable.langgraph_auth_user` ("anonymous" if none). */
+export const whoamiGraph = new StateGraph(MessagesAnnotation)
+  .addNode("whoami", async (_state, config: LangGraphRunnableConfig) => {
+    const user = config.configurable?.langgraph_auth_user as { identity?: string } | undefined;
+    return { messages: [new AIMessage({ content: user?.identity ?? "anonymous" })] };
+  })
+  .addEdge("__start__", "whoami")
+  .compile();

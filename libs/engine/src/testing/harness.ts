@@ -1,6 +1,6 @@
 import type { Storage } from "@agent-server/core";
 import { Engine, type EngineOptions } from "../engine.js";
-import { approvalGraph, echoGraph, failingGraph, parentGraph, slowGraph } from "./graphs.js";
+import { approvalGraph, echoGraph, failingGraph, parentGraph, slowGraph, whoamiGraph } from "./graphs.js";
 
 /** An engine over `storage` with the test graphs registered, tuned for quick tests. */
 export async function startEngine(storage: Storage, options: Partial<EngineOptions> = {}): Promise<Engine> {
@@ -18,6 +18,7 @@ export async function startEngine(storage: Storage, options: Partial<EngineOptio
   engine.registry.register("slow", slowGraph);
   engine.registry.register("failing", failingGraph);
   engine.registry.register("parent", parentGraph);
+  engine.registry.register("whoami", whoamiGraph);
   await engine.start();
   return engine;
 }
