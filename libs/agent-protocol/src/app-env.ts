@@ -1,6 +1,7 @@
 import type { Storage } from "@agent-server/core";
 import type { Engine } from "@agent-server/engine";
 import type { RequestAuth } from "./auth/request-auth.js";
+import type { UserHttpApp } from "./http/user-app.js";
 
 /** What the HTTP layer is built over. */
 export interface AppDeps {
@@ -12,6 +13,8 @@ export interface AppDeps {
   dev?: boolean;
   /** Custom auth from langgraph.json `auth.path` (an `Auth` instance); absent means open access. */
   auth?: unknown;
+  /** Custom routes from langgraph.json `http.app`, mounted behind auth and before the core routes. */
+  httpApp?: UserHttpApp;
 }
 
 /** Hono env of every route: the deps, and the authenticated caller of this request. */

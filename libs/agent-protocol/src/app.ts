@@ -2,6 +2,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppDeps, AppEnv } from "./app-env.js";
 import { authMiddleware } from "./auth/middleware.js";
 import { errorResponse } from "./http/errors.js";
+import { mountUserApp } from "./http/user-app.js";
 import { createRouter } from "./http/router.js";
 import { assistants } from "./assistants/index.js";
 import { crons } from "./crons/index.js";
@@ -24,6 +25,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     await next();
   });
   app.use(authMiddleware(deps.auth));
+  if (deps.httpApp) mountUserApp(app, deps.httpApp);
 
   app.route("/", meta);
   // Crons before runs: "/runs/crons" must not be read as a run id.

@@ -4,3 +4,4 @@ export { listen, type RunningServer } from "./server.js";
 export type { RequestAuth, AuthUser, AuthResource, AuthAction } from "./auth/request-auth.js";
 export { loadAuth, authMiddleware } from "./auth/index.js";
 export { runAuthContext } from "./auth/request-auth.js";
+export type { UserHttpApp } from "./http/user-app.js";

@@ -1,0 +1,133 @@
+import { parseArgs } from "node:util";
+
+export type Command = "dev" | "serve" | "migrate";
+export type StorageKind = "sqlite" | "memory" | "postgres";
+export type LogFormat = "pretty" | "json";
+
+/** Everything a command needs, with the command's defaults filled in. */
+export interface CliOptions {
+  command: Command;
+  /** langgraph.json as given (resolved against the process cwd when used). */
+  config: string;
+  /** Whether --config was given: `migrate` may then run without a langgraph.json. */
+  configGiven: boolean;
+  host: string;
+  port: number;
+  storage: StorageKind;
+  databaseUrl?: string;
+  databaseSchema: string;
+  /** Unset: `<folder of langgraph.json>/.agent-server`, where the official dev server keeps `.langgraph_api`. */
+  dataDir?: string;
+  workers: number;
+  logFormat: LogFormat;
+  /** How long running runs may keep going after SIGINT/SIGTERM before they are settled as interrupted. */
+  graceMs: number;
+  /** dev: restart the server when a project file changes (off with --no-reload; never for serve). */
+  reload: boolean;
+}
+
+export type Parsed = { kind: "help" } | { kind: "version" } | { kind: "run"; options: CliOptions };
+
+/** A command-line mistake: main prints it with the usage and exits 2. */
+export class UsageError extends Error {}
+
+export const USAGE = `Usage: agent-server <command> [options]
+
+Commands:
+  dev       Run the server for development (SQLite by default, pretty logs, dev-only routes)
+  serve     Run the server for production (JSON logs, binds 0.0.0.0:8123 like \`langgraph up\`)
+  migrate   Open the selected storage, apply pending schema migrations, and exit
+
+Options:
+  --config <path>          langgraph.json of the project (default: ./langgraph.json)
+  --host <host>            Address to bind (dev: 127.0.0.1, serve: 0.0.0.0)
+  --port <port>            Port to bind, 0 picks a free one (dev: 2024, serve: 8123)
+  --storage <kind>         sqlite | memory | postgres (default: sqlite)
+  --database-url <url>     PostgreSQL URL (default: $POSTGRES_URL, then $POSTGRES_URI)
+  --database-schema <name> PostgreSQL schema holding the tables (default: public)
+  --data-dir <dir>         Folder of the SQLite file (default: .agent-server beside langgraph.json)
+  --workers <n>            Runs executed concurrently by this process (default: 10)
+  --log-format <format>    pretty | json (dev: pretty, serve: json)
+  --grace-period <seconds> On SIGINT/SIGTERM, how long running runs may finish (default: 10)
+  --no-reload              dev: do not restart the server when a project file changes
+  -h, --help               Show this help
+  -v, --version            Show the version
+`;
+
+const OPTIONS = {
+  config: { type: "string" },
+  host: { type: "string" },
+  port: { type: "string" },
+  storage: { type: "string" },
+  "database-url": { type: "string" },
+  "database-schema": { type: "string" },
+  "data-dir": { type: "string" },
+  workers: { type: "string" },
+  "log-format": { type: "string" },
+  "grace-period": { type: "string" },
+  "no-reload": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
+} as const;
+
+const COMMANDS: readonly Command[] = ["dev", "serve", "migrate"];
+
+/** Parses argv (without node and the script); throws UsageError on anything it does not understand. */
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Parsed {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    // node's messages are precise ("Unknown option '--prot'"); keep them, without node's error code.
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { kind: "help" };
+  if (values.version) return { kind: "version" };
+  if (positionals.length === 0) throw new UsageError("missing command");
+  if (positionals.length > 1) throw new UsageError(`unexpected argument '${positionals[1]}'`);
+  const command = positionals[0] as Command;
+  if (!COMMANDS.includes(command)) throw new UsageError(`unknown command '${positionals[0]}'`);
+
+  const production = command === "serve";
+  const storage = oneOf("--storage", values.storage ?? "sqlite", ["sqlite", "memory", "postgres"] as const);
+  const options: CliOptions = {
+    command,
+    config: values.config ?? "langgraph.json",
+    configGiven: values.config !== undefined,
+    host: values.host ?? (production ? "0.0.0.0" : "127.0.0.1"),
+    port: integer("--port", values.port, production ? 8123 : 2024, 0, 65535),
+    storage,
+    databaseUrl: values["database-url"] ?? (env.POSTGRES_URL || env.POSTGRES_URI || undefined),
+    databaseSchema: values["database-schema"] ?? "public",
+    dataDir: values["data-dir"],
+    workers: integer("--workers", values.workers, 10, 1, 1000),
+    logFormat: oneOf("--log-format", values["log-format"] ?? (production ? "json" : "pretty"), ["pretty", "json"] as const),
+    graceMs: integer("--grace-period", values["grace-period"], 10, 0, 3600) * 1000,
+    reload: command === "dev" && !values["no-reload"],
+  };
+  if (command !== "dev" && values["no-reload"]) throw new UsageError("--no-reload is for dev (serve and migrate never reload)");
+  if (storage !== "postgres" && (values["database-url"] !== undefined || values["database-schema"] !== undefined)) {
+    throw new UsageError("--database-url and --database-schema need --storage postgres");
+  }
+  if (storage !== "sqlite" && values["data-dir"] !== undefined) {
+    throw new UsageError("--data-dir is for --storage sqlite");
+  }
+  return { kind: "run", options };
+}
+
+function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new UsageError(`${flag} must be one of ${allowed.join(", ")} (got '${value}')`);
+  }
+  return value as T;
+}
+
+function integer(flag: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) {
+    throw new UsageError(`${flag} must be an integer from ${min} to ${max} (got '${raw}')`);
+  }
+  return value;
+}

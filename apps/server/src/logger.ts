@@ -1,0 +1,45 @@
+import type { RunLogger } from "@agent-server/engine";
+import { pino, type Logger } from "pino";
+import pinoPretty from "pino-pretty";
+import type { LogFormat } from "./args.js";
+
+export type { Logger };
+
+/**
+ * The server's logger. Both formats write synchronously to stdout: a log line is never lost when the
+ * process exits right after it (shutdown, a failed start), and the volume is a few lines per run.
+ * `pretty` puts each record on one line, its fields as JSON after the message, so run ids stay greppable.
+ */
+export function createLogger(format: LogFormat, destination: NodeJS.WritableStream = process.stdout): Logger {
+  const options = { base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime };
+  if (format === "json") return pino(options, pino.destination({ dest: fdOf(destination), sync: true }));
+  return pino(
+    options,
+    pinoPretty({
+      destination: fdOf(destination),
+      sync: true,
+      singleLine: true,
+      translateTime: "SYS:HH:MM:ss.l",
+      ignore: "pid,hostname",
+      colorize: Boolean((destination as { isTTY?: boolean }).isTTY),
+    }),
+  );
+}
+
+function fdOf(stream: NodeJS.WritableStream): number {
+  const fd = (stream as { fd?: number }).fd;
+  return typeof fd === "number" ? fd : 1;
+}
+
+/** The engine's run hooks as log records: one when a run starts, one when it ends, with its duration. */
+export function runLogger(logger: Logger): RunLogger {
+  return {
+    runStarted(runId, threadId, attempt) {
+      logger.info({ run_id: runId, thread_id: threadId, attempt }, "run started");
+    },
+    runEnded(runId, threadId, status, durationMs) {
+      const level = status === "error" || status === "timeout" ? "warn" : "info";
+      logger[level]({ run_id: runId, thread_id: threadId, status, duration_ms: durationMs }, `run ended (${status}) in ${durationMs} ms`);
+    },
+  };
+}

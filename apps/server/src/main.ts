@@ -1,0 +1,114 @@
+import { resolve } from "node:path";
+import { parseCli, USAGE, UsageError, type CliOptions } from "./args.js";
+import type { Logger } from "./logger.js";
+import { SUPERVISED_ENV, type ChildMessage } from "./reload.js";
+import type { StartedServer } from "./start-server.js";
+import { VERSION } from "./version.js";
+
+// The server's modules (engine, drivers, LangChain) load only for a command that needs them, so
+// --help, --version and a wrong command line answer at once.
+
+/** Exit codes: 0 done (or stopped by a signal), 1 failed at run time, 2 wrong command line or project. */
+async function main(argv: string[]): Promise<number> {
+  let options: CliOptions;
+  try {
+    const parsed = parseCli(argv);
+    if (parsed.kind === "help") {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    if (parsed.kind === "version") {
+      process.stdout.write(`${VERSION}\n`);
+      return 0;
+    }
+    options = parsed.options;
+  } catch (error) {
+    return usageFailure(error);
+  }
+
+  if (options.command === "migrate") {
+    try {
+      const { migrate } = await import("./migrate.js");
+      await migrate(options, (line) => process.stdout.write(`${line}\n`));
+      return 0;
+    } catch (error) {
+      return failure(error, (message) => process.stderr.write(`agent-server migrate: ${message}\n`));
+    }
+  }
+
+  const { createLogger } = await import("./logger.js");
+  const logger = createLogger(options.logFormat);
+  if (options.reload && !process.env[SUPERVISED_ENV]) {
+    try {
+      const { superviseWithReload } = await import("./reload.js");
+      return await superviseWithReload(argv, resolve(options.config), (line) => logger.info(line));
+    } catch (error) {
+      return failure(error, (message) => logger.error(message));
+    }
+  }
+
+  let server: StartedServer;
+  try {
+    const { readProject, startServer } = await import("./start-server.js");
+    const project = await readProject(options);
+    server = await startServer(options, project!, logger);
+  } catch (error) {
+    return failure(error, (message) => logger.error(message));
+  }
+  handleSignals(server, options.graceMs, logger);
+  // Under `dev` with reload: tell the supervisor the port, so a restart keeps it.
+  process.send?.({ type: "ready", port: Number(new URL(server.url).port) } satisfies ChildMessage);
+  return -1; // keep running until a signal
+}
+
+function usageFailure(error: unknown): number {
+  if (!(error instanceof UsageError)) throw error;
+  process.stderr.write(`agent-server: ${error.message}\n\n${USAGE}`);
+  return 2;
+}
+
+/** A bad command line or project (config, graph files) is exit 2; anything else (a database down) is 1. */
+async function failure(error: unknown, report: (message: string) => void): Promise<number> {
+  if (error instanceof UsageError) return usageFailure(error);
+  const { InvalidInputError } = await import("@agent-server/core");
+  if (error instanceof InvalidInputError) {
+    report((error as Error).message);
+    return 2;
+  }
+  report((error as Error)?.stack ?? String(error));
+  return 1;
+}
+
+/**
+ * SIGINT/SIGTERM: stop accepting HTTP, let running runs finish within the grace period (the rest are
+ * settled as interrupted and their threads freed), close the storage, exit 0. A second signal while
+ * that is under way exits at once: the storage is crash-safe, and leftover runs are recovered later.
+ */
+function handleSignals(server: StartedServer, graceMs: number, logger: Logger): void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals, reason = `${signal} received`) => {
+    if (stopping) {
+      logger.warn({ signal }, `${reason} again: exiting now`);
+      process.exit(signal === "SIGINT" ? 130 : 143);
+    }
+    stopping = true;
+    logger.info({ signal, grace_ms: graceMs }, `${reason}: shutting down (running runs get ${graceMs / 1000} s to finish)`);
+    server.stop(graceMs).then(
+      () => {
+        logger.info("stopped");
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", (signal) => onSignal(signal));
+  process.on("SIGTERM", (signal) => onSignal(signal));
+  // Supervised by `dev`: its IPC channel closes when it dies (even by SIGKILL); stop with it.
+  process.once("disconnect", () => onSignal("SIGTERM", "dev supervisor gone"));
+}
+
+const code = await main(process.argv.slice(2));
+if (code >= 0) process.exit(code);

@@ -1,0 +1,107 @@
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { createApp, listen, loadAuth, type RunningServer, type UserHttpApp } from "@agent-server/agent-protocol";
+import { InvalidInputError, type Storage } from "@agent-server/core";
+import { applyEnv, Engine, loadLangGraphConfig, type LoadedConfig } from "@agent-server/engine";
+import { UsageError, type CliOptions } from "./args.js";
+import { loadHttpApp } from "./http-app.js";
+import { runLogger, type Logger } from "./logger.js";
+import { openStorage } from "./storage.js";
+import { VERSION } from "./version.js";
+
+export interface StartedServer {
+  url: string;
+  engine: Engine;
+  storage: Storage;
+  /**
+   * Stops accepting HTTP, lets running runs finish within `graceMs` (the rest are settled as
+   * interrupted), then closes the storage.
+   */
+  stop(graceMs: number): Promise<void>;
+}
+
+/** Reads langgraph.json and applies its `env` before anything reads the environment (POSTGRES_URL too). */
+export async function readProject(options: CliOptions): Promise<LoadedConfig | undefined> {
+  const path = resolve(options.config);
+  if (!existsSync(path)) {
+    if (options.command === "migrate" && !options.configGiven) return undefined;
+    throw new UsageError(`config file not found: ${path} (pass --config <path to langgraph.json>)`);
+  }
+  const loaded = await loadLangGraphConfig(path);
+  applyEnv(loaded.env);
+  return loaded;
+}
+
+/**
+ * `dev` and `serve`: storage, engine with the project's graphs, custom auth and routes, the HTTP API.
+ * Whatever was opened is closed again when a later step fails, so a failed start leaves nothing behind.
+ */
+export async function startServer(options: CliOptions, project: LoadedConfig, logger: Logger): Promise<StartedServer> {
+  const { config, cwd } = project;
+  const dev = options.command === "dev";
+  const opened = await openStorage(options, cwd);
+  const { storage } = opened;
+  let engine: Engine | undefined;
+  let server: RunningServer | undefined;
+  try {
+    logger.info({ storage: storage.kind, location: opened.description, migrations: opened.applied }, `Storage: ${opened.description}`);
+
+    engine = new Engine({ storage, workers: options.workers, logger: runLogger(logger) });
+    await engine.registry.load(config.graphs, cwd);
+    const graphs = engine.registry.ids();
+    logger.info({ graphs }, `Graphs: ${graphs.join(", ") || "(none)"}`);
+
+    const auth = await loadCustomAuth(config.auth?.path, cwd, logger);
+    let httpApp: UserHttpApp | undefined;
+    if (config.http?.app) {
+      logger.info({ http_app: config.http.app }, `Loading HTTP app from ${config.http.app}`);
+      httpApp = await loadHttpApp(config.http.app, cwd);
+    }
+    const api = createApp({ engine, storage, version: VERSION, dev, auth, httpApp });
+
+    await engine.start();
+    server = await listen((request) => api.fetch(request), { host: options.host, port: options.port });
+    logger.info(
+      { url: server.url, storage: storage.kind, graphs, mode: options.command, workers: options.workers },
+      `agent-server ${VERSION} (${options.command}) listening on ${server.url}`,
+    );
+    logger.info({ docs: `${server.url}/docs` }, `API reference: ${server.url}/docs`);
+  } catch (error) {
+    await server?.close().catch(() => undefined);
+    await engine?.stop(0).catch(() => undefined);
+    await storage.close().catch(() => undefined);
+    throw error;
+  }
+
+  const running = server;
+  const startedEngine = engine;
+  return {
+    url: running.url,
+    engine: startedEngine,
+    storage,
+    async stop(graceMs) {
+      await running.close();
+      await startedEngine.stop(graceMs);
+      await storage.close();
+    },
+  };
+}
+
+/**
+ * Custom auth from langgraph.json `auth.path` (an `Auth` instance of @langchain/langgraph-sdk/auth).
+ * A file that is missing or exports no usable Auth is a project error (exit 2): the server never
+ * starts without the auth the project asked for.
+ */
+async function loadCustomAuth(spec: string | undefined, cwd: string, logger: Logger): Promise<unknown> {
+  if (!spec) return undefined;
+  logger.info({ auth: spec }, `Loading auth from ${spec}`);
+  try {
+    return await loadAuth(spec, cwd);
+  } catch (error) {
+    throw new InvalidInputError((error as Error).message);
+  }
+}
+
+export function projectDirOf(configPath: string): string {
+  return dirname(resolve(configPath));
+}

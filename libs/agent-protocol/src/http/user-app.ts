@@ -1,0 +1,26 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../app-env.js";
+
+export type FetchHandler = (request: Request) => Response | Promise<Response>;
+
+/** langgraph.json `http.app`: a Hono app (its route table is merged) or any fetch handler. */
+export type UserHttpApp = { routes: unknown[]; fetch: FetchHandler } | { fetch: FetchHandler } | FetchHandler;
+
+/**
+ * Mounts the user's routes after authentication and before the core routers, as the official server
+ * does: a user route wins over a core route of the same path, and custom routes are authenticated like
+ * every other. A Hono app's routes join our router; a bare fetch handler is asked first and its 404 falls
+ * through to the API (with the body still unread: it gets a clone).
+ */
+export function mountUserApp(app: OpenAPIHono<AppEnv>, user: UserHttpApp): void {
+  if (typeof user === "object" && "routes" in user && Array.isArray(user.routes)) {
+    app.route("/", user as unknown as OpenAPIHono<AppEnv>);
+    return;
+  }
+  const userFetch: FetchHandler = typeof user === "function" ? user : (request) => user.fetch(request);
+  app.use(async (c, next) => {
+    const response = await userFetch(c.req.raw.clone());
+    if (response.status !== 404) return response;
+    await next();
+  });
+}
