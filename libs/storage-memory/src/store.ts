@@ -1,4 +1,4 @@
-import { matchesStoreFilter, nowIso, type Item, type NamespacePattern, type StoreRepo } from "@agent-server/core";
+import { matchesStoreFilter, nowIso, type Item, type ListNamespacesOptions, type NamespacePattern, type StoreRepo } from "@agent-server/core";
 import { compareValues, namespaceKey, page, wireObject, wireOut, type ItemRecord, type MemoryState } from "./state.js";
 
 export class MemoryStoreRepo implements StoreRepo {
@@ -48,13 +48,7 @@ export class MemoryStoreRepo implements StoreRepo {
   }
 
   /** O(namespaces). */
-  async listNamespaces(options?: {
-    prefix?: NamespacePattern;
-    suffix?: NamespacePattern;
-    maxDepth?: number;
-    limit?: number;
-    offset?: number;
-  }): Promise<string[][]> {
+  async listNamespaces(options?: ListNamespacesOptions): Promise<string[][]> {
     const seen = new Map<string, string[]>();
     for (const items of this.state.items.values()) {
       const first = items.values().next().value;

@@ -1,4 +1,4 @@
-import { nowIso, type Item, type NamespacePattern, type StoreRepo } from "@agent-server/core";
+import { nowIso, type Item, type ListNamespacesOptions, type StoreRepo } from "@agent-server/core";
 import type pg from "pg";
 import { limitOffset, Params, query, queryCount, toDbJson, whereClause, type Tables } from "./db.js";
 import { storeFilterSql } from "./filters-sql.js";
@@ -63,13 +63,7 @@ export class PostgresStoreRepo implements StoreRepo {
    * Prefix/suffix patterns ("*" = any label) compare array elements; truncation to `maxDepth` is
    * `namespace[1:maxDepth]`; labels sort by code point (`COLLATE "C"`), a namespace before its extensions.
    */
-  async listNamespaces(options?: {
-    prefix?: NamespacePattern;
-    suffix?: NamespacePattern;
-    maxDepth?: number;
-    limit?: number;
-    offset?: number;
-  }): Promise<string[][]> {
+  async listNamespaces(options?: ListNamespacesOptions): Promise<string[][]> {
     const params = new Params();
     const where: string[] = [];
     const prefix = options?.prefix ?? [];

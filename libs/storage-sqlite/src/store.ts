@@ -1,4 +1,4 @@
-import { nowIso, stringifyWire, type Item, type NamespacePattern, type StoreRepo } from "@agent-server/core";
+import { nowIso, stringifyWire, type Item, type ListNamespacesOptions, type StoreRepo } from "@agent-server/core";
 import { intOr, Statements, type Db } from "./db.js";
 
 interface ItemRow {
@@ -86,13 +86,7 @@ export class SqliteStoreRepo implements StoreRepo {
    * wildcard matching, maxDepth truncation, de-duplication and label-wise sorting in JS:
    * O(distinct namespaces under the literal prefix).
    */
-  async listNamespaces(options?: {
-    prefix?: NamespacePattern;
-    suffix?: NamespacePattern;
-    maxDepth?: number;
-    limit?: number;
-    offset?: number;
-  }): Promise<string[][]> {
+  async listNamespaces(options?: ListNamespacesOptions): Promise<string[][]> {
     const prefix = options?.prefix ?? [];
     const suffix = options?.suffix ?? [];
     const literal: string[] = [];

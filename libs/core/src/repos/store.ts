@@ -3,6 +3,14 @@ import type { Item } from "../model.js";
 /** A namespace path for `listNamespaces`; "*" matches any one label. */
 export type NamespacePattern = string[];
 
+export interface ListNamespacesOptions {
+  prefix?: NamespacePattern;
+  suffix?: NamespacePattern;
+  maxDepth?: number;
+  limit?: number;
+  offset?: number;
+}
+
 /**
  * The LangGraph store's items. `/store/items` and graphs (through `Storage.langgraphStore`) share it.
  * Namespace labels are non-empty and contain no ".", as LangGraph validates.
@@ -24,11 +32,5 @@ export interface StoreRepo {
    * Distinct namespaces matching prefix and suffix, each truncated to `maxDepth` labels when given
    * (then de-duplicated), sorted lexicographically by label. limit defaults to 100.
    */
-  listNamespaces(options?: {
-    prefix?: NamespacePattern;
-    suffix?: NamespacePattern;
-    maxDepth?: number;
-    limit?: number;
-    offset?: number;
-  }): Promise<string[][]>;
+  listNamespaces(options?: ListNamespacesOptions): Promise<string[][]>;
 }

@@ -1,8 +1,8 @@
 import { isBaseMessage, type BaseMessageChunk } from "@langchain/core/messages";
-import { Command, Send } from "@langchain/langgraph";
 import type { Run } from "@agent-server/core";
 import type { CompiledGraph } from "../graphs/types.js";
-import type { EngineRunKwargs, RunCommand, StreamMode } from "./run-request.js";
+import { toCommand } from "./command.js";
+import type { EngineRunKwargs, StreamMode } from "./run-request.js";
 
 export interface EmittedEvent {
   event: string;
@@ -105,16 +105,4 @@ function newMessages(chunk: unknown, completed: Set<string>): unknown[] {
     fresh.push(message);
   }
   return fresh;
-}
-
-function toCommand(command: RunCommand): Command {
-  const goto =
-    command.goto == null
-      ? undefined
-      : [command.goto].flat().map((g) => (typeof g === "string" ? g : new Send(g.node, g.input)));
-  return new Command({
-    resume: command.resume,
-    update: command.update ?? undefined,
-    goto: goto && goto.length === 1 ? goto[0] : goto,
-  } as never);
 }

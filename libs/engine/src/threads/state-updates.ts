@@ -1,4 +1,4 @@
-import { Command, Send } from "@langchain/langgraph";
+import { toCommand } from "../runs/command.js";
 import { AgentServerError, InvalidInputError } from "@agent-server/core";
 import type { RunCommand } from "../runs/run-request.js";
 
@@ -23,17 +23,6 @@ export function toLangGraphSupersteps(supersteps: Superstep[]): Array<{ updates:
   }));
 }
 
-function toCommand(command: RunCommand): Command {
-  const goto =
-    command.goto == null
-      ? undefined
-      : [command.goto].flat().map((g) => (typeof g === "string" ? g : new Send(g.node, g.input)));
-  return new Command({
-    resume: command.resume,
-    update: command.update ?? undefined,
-    goto: goto && goto.length === 1 ? goto[0] : goto,
-  } as never);
-}
 
 /** LangGraph's errors for updates that cannot apply (unknown node, ambiguous update, empty input). */
 const LANGGRAPH_INPUT_ERRORS = new Set(["InvalidUpdateError", "EmptyInputError", "EmptyChannelError"]);
