@@ -1,3 +1,4 @@
+import type { Hono } from "hono";
 import type { Storage } from "@agent-server/core";
 import type { Engine } from "@agent-server/engine";
 import type { RequestAuth } from "./auth/request-auth.js";
@@ -15,6 +16,12 @@ export interface AppDeps {
   auth?: unknown;
   /** Custom routes from langgraph.json `http.app`, mounted behind auth and before the core routes. */
   httpApp?: UserHttpApp;
+  /**
+   * Routers of sibling libs (the A2A adapter in `interop`), built from these deps and mounted behind
+   * auth after the core routes. A factory, not a router, because they need the engine this app is
+   * built over, and interop must not import this lib.
+   */
+  extraRoutes?: Array<(deps: AppDeps) => Hono<any, any, any>>;
 }
 
 /** Hono env of every route: the deps, and the authenticated caller of this request. */

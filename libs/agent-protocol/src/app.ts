@@ -35,6 +35,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route("/", runs);
   app.route("/", store);
   if (deps.dev) app.route("/", internal);
+  for (const build of deps.extraRoutes ?? []) app.route("/", build(deps));
 
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

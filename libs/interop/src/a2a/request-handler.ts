@@ -1,0 +1,136 @@
+import type {
+  AgentCard,
+  CancelTaskRequest,
+  DeleteTaskPushNotificationConfigRequest,
+  GetExtendedAgentCardRequest,
+  GetTaskPushNotificationConfigRequest,
+  GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  ListTasksRequest,
+  ListTasksResponse,
+  Message,
+  SendMessageRequest,
+  StreamResponse,
+  SubscribeToTaskRequest,
+  Task,
+  TaskPushNotificationConfig,
+} from "@a2a-js/sdk";
+import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
+import type { A2ARequestHandler } from "@a2a-js/sdk/server";
+import { v4 as uuidv4 } from "uuid";
+import type { Assistant, DefaultValues, Storage } from "@agent-server/core";
+import { ThreadStateService, type Engine, type RunAuthContext } from "@agent-server/engine";
+import { projectTask } from "./task-projection.js";
+
+export interface A2AHandlerDeps {
+  engine: Engine;
+  storage: Storage;
+}
+
+/**
+ * Our own `A2ARequestHandler` for one assistant, over the engine's existing records (no SDK TaskStore:
+ * that would be a second task authority with overwrite semantics). Task id = run id, contextId = thread
+ * id. Step 1 of the durable-results work: blocking SendMessage and GetTask, rendered by projection only.
+ */
+export class ProjectionRequestHandler implements A2ARequestHandler {
+  private readonly states: ThreadStateService;
+
+  constructor(
+    private readonly deps: A2AHandlerDeps,
+    private readonly assistant: Assistant,
+    private readonly card: AgentCard,
+    private readonly auth: RunAuthContext | undefined,
+  ) {
+    this.states = new ThreadStateService(deps.storage, deps.engine.registry);
+  }
+
+  async getAgentCard(): Promise<AgentCard> {
+    return this.card;
+  }
+
+  async sendMessage(params: SendMessageRequest): Promise<Message | Task> {
+    const message = params.message;
+    if (!message) throw new RequestMalformedError("params.message is required");
+    // Continuing a task (resume after INPUT_REQUIRED) needs the internal lineage of step 2.
+    if (message.taskId) throw new UnsupportedOperationError("continuing a task is not supported yet");
+    if (params.configuration?.returnImmediately) throw new UnsupportedOperationError("non-blocking SendMessage is not supported yet");
+    const text = message.parts.flatMap((part) => (part.content?.$case === "text" ? [part.content.value] : [])).join("\n");
+    if (!text) throw new RequestMalformedError("the message needs a text part");
+
+    const threadId = await this.context(message.contextId);
+    const { run } = await this.deps.engine.createRunAndWait(
+      { assistant_id: this.assistant.assistant_id, input: { messages: [{ role: "user", content: text }] } },
+      { threadId, ...(this.auth ? { auth: this.auth } : {}) },
+    );
+    return this.render(run.run_id);
+  }
+
+  async getTask(params: GetTaskRequest): Promise<Task> {
+    return this.render(params.id);
+  }
+
+  /** The thread a message runs on: its contextId's thread, or a new one when it has none. */
+  private async context(contextId: string): Promise<string> {
+    if (!contextId) {
+      const thread = await this.deps.storage.threads.create({ thread_id: uuidv4() });
+      return thread.thread_id;
+    }
+    const thread = await this.deps.storage.threads.get(contextId);
+    if (!thread) throw new RequestMalformedError(`unknown contextId "${contextId}"`);
+    return thread.thread_id;
+  }
+
+  /** Reads the run row and the thread's CURRENT state, and projects them (see task-projection.ts). */
+  private async render(taskId: string): Promise<Task> {
+    const run = taskId ? await this.deps.storage.runs.get(taskId) : null;
+    // A run of another assistant is not a task of this agent.
+    if (!run || run.assistant_id !== this.assistant.assistant_id) throw new TaskNotFoundError(`task "${taskId}" not found`);
+    const state = await this.states.getState(run.thread_id);
+    return projectTask({ run, values: (state.values ?? {}) as DefaultValues, interrupts: state.interrupts });
+  }
+
+  async getAuthenticatedExtendedAgentCard(_params: GetExtendedAgentCardRequest): Promise<AgentCard> {
+    throw unsupported("GetExtendedAgentCard");
+  }
+
+  // eslint-disable-next-line require-yield
+  async *sendMessageStream(_params: SendMessageRequest): AsyncGenerator<StreamResponse, void, undefined> {
+    throw unsupported("SendStreamingMessage");
+  }
+
+  async cancelTask(_params: CancelTaskRequest): Promise<Task> {
+    throw unsupported("CancelTask");
+  }
+
+  async listTasks(_params: ListTasksRequest): Promise<ListTasksResponse> {
+    throw unsupported("ListTasks");
+  }
+
+  async createTaskPushNotificationConfig(_params: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
+    throw unsupported("CreateTaskPushNotificationConfig");
+  }
+
+  async getTaskPushNotificationConfig(_params: GetTaskPushNotificationConfigRequest): Promise<TaskPushNotificationConfig> {
+    throw unsupported("GetTaskPushNotificationConfig");
+  }
+
+  async listTaskPushNotificationConfigs(
+    _params: ListTaskPushNotificationConfigsRequest,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    throw unsupported("ListTaskPushNotificationConfigs");
+  }
+
+  async deleteTaskPushNotificationConfig(_params: DeleteTaskPushNotificationConfigRequest): Promise<void> {
+    throw unsupported("DeleteTaskPushNotificationConfig");
+  }
+
+  // eslint-disable-next-line require-yield
+  async *resubscribe(_params: SubscribeToTaskRequest): AsyncGenerator<StreamResponse, void, undefined> {
+    throw unsupported("SubscribeToTask");
+  }
+}
+
+function unsupported(method: string): Error {
+  return new UnsupportedOperationError(`${method} is not supported by this server yet`);
+}
