@@ -19,8 +19,8 @@ import type {
 import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import { v4 as uuidv4 } from "uuid";
-import type { Assistant, DefaultValues, Storage } from "@agent-server/core";
-import { ThreadStateService, type Engine, type RunAuthContext } from "@agent-server/engine";
+import type { Assistant, Storage } from "@agent-server/core";
+import type { Engine, RunAuthContext } from "@agent-server/engine";
 import { projectTask } from "./task-projection.js";
 
 export interface A2AHandlerDeps {
@@ -31,19 +31,16 @@ export interface A2AHandlerDeps {
 /**
  * Our own `A2ARequestHandler` for one assistant, over the engine's existing records (no SDK TaskStore:
  * that would be a second task authority with overwrite semantics). Task id = run id, contextId = thread
- * id. Step 1 of the durable-results work: blocking SendMessage and GetTask, rendered by projection only.
+ * id. Every A2A run is server-marked for result capture, and a task renders from its run's recorded
+ * `RunResult` (the durable-results contract). Blocking SendMessage and GetTask so far.
  */
-export class ProjectionRequestHandler implements A2ARequestHandler {
-  private readonly states: ThreadStateService;
-
+export class TaskRequestHandler implements A2ARequestHandler {
   constructor(
     private readonly deps: A2AHandlerDeps,
     private readonly assistant: Assistant,
     private readonly card: AgentCard,
     private readonly auth: RunAuthContext | undefined,
-  ) {
-    this.states = new ThreadStateService(deps.storage, deps.engine.registry);
-  }
+  ) {}
 
   async getAgentCard(): Promise<AgentCard> {
     return this.card;
@@ -52,6 +49,11 @@ export class ProjectionRequestHandler implements A2ARequestHandler {
   async sendMessage(params: SendMessageRequest): Promise<Message | Task> {
     const message = params.message;
     if (!message) throw new RequestMalformedError("params.message is required");
+    // Checked before anything is created: without both result methods a task could not be read back.
+    const { recordResult, getResult } = this.deps.storage.runs;
+    if (!recordResult || !getResult) {
+      throw new UnsupportedOperationError("this server's storage driver cannot record run results, which A2A tasks need");
+    }
     // Continuing a task (resume after INPUT_REQUIRED) needs the internal lineage of step 2.
     if (message.taskId) throw new UnsupportedOperationError("continuing a task is not supported yet");
     if (params.configuration?.returnImmediately) throw new UnsupportedOperationError("non-blocking SendMessage is not supported yet");
@@ -61,7 +63,7 @@ export class ProjectionRequestHandler implements A2ARequestHandler {
     const threadId = await this.context(message.contextId);
     const { run } = await this.deps.engine.createRunAndWait(
       { assistant_id: this.assistant.assistant_id, input: { messages: [{ role: "user", content: text }] } },
-      { threadId, ...(this.auth ? { auth: this.auth } : {}) },
+      { threadId, internal: { captureResult: true }, ...(this.auth ? { auth: this.auth } : {}) },
     );
     return this.render(run.run_id);
   }
@@ -81,13 +83,13 @@ export class ProjectionRequestHandler implements A2ARequestHandler {
     return thread.thread_id;
   }
 
-  /** Reads the run row and the thread's CURRENT state, and projects them (see task-projection.ts). */
+  /** The run row (effective status) and the result recorded for it at settlement. */
   private async render(taskId: string): Promise<Task> {
     const run = taskId ? await this.deps.storage.runs.get(taskId) : null;
     // A run of another assistant is not a task of this agent.
     if (!run || run.assistant_id !== this.assistant.assistant_id) throw new TaskNotFoundError(`task "${taskId}" not found`);
-    const state = await this.states.getState(run.thread_id);
-    return projectTask({ run, values: (state.values ?? {}) as DefaultValues, interrupts: state.interrupts });
+    const result = (await this.deps.storage.runs.getResult?.(run.run_id)) ?? null;
+    return projectTask({ run, result });
   }
 
   async getAuthenticatedExtendedAgentCard(_params: GetExtendedAgentCardRequest): Promise<AgentCard> {

@@ -4,7 +4,7 @@ import { Hono, type Context } from "hono";
 import type { Assistant } from "@agent-server/core";
 import type { RunAuthContext } from "@agent-server/engine";
 import { agentCardFor } from "./agent-card.js";
-import { ProjectionRequestHandler, type A2AHandlerDeps } from "./request-handler.js";
+import { TaskRequestHandler, type A2AHandlerDeps } from "./request-handler.js";
 
 /**
  * A2A routes, one agent per assistant:
@@ -28,7 +28,7 @@ export function a2aRoutes(deps: A2AHandlerDeps): Hono {
     const assistant = await findAssistant(deps, c.req.param("assistant_id"));
     if (!assistant) return c.json({ detail: `Assistant "${c.req.param("assistant_id")}" not found` }, 404);
     const card = agentCardFor(assistant, endpoint(c, assistant));
-    const handler = new ProjectionRequestHandler(deps, assistant, card, runAuth(c));
+    const handler = new TaskRequestHandler(deps, assistant, card, runAuth(c));
     const context = new ServerCallContext({ requestedVersion: c.req.header(A2A_VERSION_HEADER) || undefined });
     const body = await c.req.text();
     try {

@@ -1,12 +1,14 @@
 import { Role, TaskState, type Artifact, type Message, type Part, type Task } from "@a2a-js/sdk";
-import { toWireObject, type DefaultValues, type Interrupt, type Run } from "@agent-server/core";
-import { defaultReply } from "@agent-server/engine";
+import { toWireObject, type Interrupt, type Run, type RunResult } from "@agent-server/core";
 
-/** What a task is rendered from: the run row and the thread state as it is NOW (step 1 has nothing else). */
+/**
+ * What a task is rendered from: its run row (the effective status) and the result recorded for that run
+ * at settlement (`RunRepo.getResult`) — never the thread's latest state, which later turns and pruning
+ * change (docs/decisions/0001-durable-a2a-results.md).
+ */
 export interface TaskSource {
   run: Run;
-  values: DefaultValues;
-  interrupts: Interrupt[];
+  result: RunResult | null;
 }
 
 /**
@@ -39,21 +41,19 @@ export function dataPart(value: unknown): Part {
 }
 
 /**
- * PROJECTION ONLY (the amendment's gate): the artifact is derived from the thread's current state, not
- * from anything recorded for this run. After a later turn or a prune it therefore shows whatever the
- * thread holds now — which is the behaviour the reproducer test documents.
+ * A task as the A2A client sees it. State follows the run's effective terminal status, so a run whose
+ * cancel won the race renders CANCELED without artifacts even if settlement had recorded a result; the
+ * artifact is the run's own recorded reply and values.
  */
 export function projectTask(source: TaskSource): Task {
-  const { run, values, interrupts } = source;
+  const { run, result } = source;
+  const interrupts = result?.interrupts ?? [];
   const state = taskState(run, interrupts);
   const artifacts: Artifact[] = [];
-  // Only a finished (or input-waiting) task has output; a pending/running one would show the previous turn's.
-  if (state === TaskState.TASK_STATE_COMPLETED || state === TaskState.TASK_STATE_INPUT_REQUIRED) {
-    const reply = defaultReply(values);
+  if (result && (state === TaskState.TASK_STATE_COMPLETED || state === TaskState.TASK_STATE_INPUT_REQUIRED)) {
     const parts: Part[] = [];
-    if (reply !== undefined) parts.push(textPart(typeof reply === "string" ? reply : JSON.stringify(reply)));
-    // Wire JSON: LangChain message instances become the plain dicts the HTTP API emits.
-    parts.push(dataPart(toWireObject(values)));
+    if (result.reply !== undefined) parts.push(textPart(typeof result.reply === "string" ? result.reply : JSON.stringify(result.reply)));
+    parts.push(dataPart(toWireObject(result.values)));
     artifacts.push({ artifactId: `${run.run_id}:result`, name: "result", description: "", parts, metadata: undefined, extensions: [] });
   }
   return {
