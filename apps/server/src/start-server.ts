@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import { createApp, listen, loadAuth, type RunningServer, type UserHttpApp } from "@agent-server/agent-protocol";
 import { InvalidInputError, type Storage } from "@agent-server/core";
 import { applyEnv, Engine, loadLangGraphConfig, type LoadedConfig } from "@agent-server/engine";
+import { a2aRoutes } from "@agent-server/interop";
 import { UsageError, type CliOptions } from "./args.js";
 import { loadHttpApp } from "./http-app.js";
 import { runLogger, type Logger } from "./logger.js";
@@ -57,7 +58,17 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       logger.info({ http_app: config.http.app }, `Loading HTTP app from ${config.http.app}`);
       httpApp = await loadHttpApp(config.http.app, cwd);
     }
-    const api = createApp({ engine, storage, version: VERSION, dev, auth, httpApp });
+    // A2A (cards, JSON-RPC v1.0 + v0.3, HTTP+JSON) behind the same auth middleware as the API.
+    const defaultAssistant = config.a2a?.default_assistant;
+    const api = createApp({
+      engine,
+      storage,
+      version: VERSION,
+      dev,
+      auth,
+      httpApp,
+      extraRoutes: [(deps) => a2aRoutes(deps, { defaultAssistant })],
+    });
 
     await engine.start();
     server = await listen((request) => api.fetch(request), { host: options.host, port: options.port });

@@ -255,6 +255,16 @@ export class Engine {
     return cancelled;
   }
 
+  /**
+   * Runs `fn` under the thread's execution lock (`withThreadExecution`): no run of this thread executes
+   * in this process meanwhile, and runs claimed later start only after `fn` settles. For checks that must
+   * see the thread at rest, such as A2A resume validation (current interrupted run and checkpoint) before
+   * admitting the run that resumes it. `fn` must not wait for a run of the same thread to end.
+   */
+  withThreadExecution<T>(threadId: string, fn: () => Promise<T>): Promise<T> {
+    return this.threadExecution.run(threadId, fn);
+  }
+
   /** A run left `running` by a worker that died (its lease ran out): it ends as error, never running forever. */
   private async settleAbandoned(runId: string): Promise<void> {
     const run = await this.storage.runs.transition(runId, "error", { from: ["running"] });

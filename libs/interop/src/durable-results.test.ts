@@ -137,7 +137,7 @@ describe("A2A adapter surface", () => {
     try {
       const client = await a2aClient(server);
       await expect(client.getTask({ tenant: "", id: "00000000-0000-0000-0000-000000000000" })).rejects.toThrow(/not found/i);
-      await expect(client.cancelTask({ tenant: "", id: "x", metadata: undefined })).rejects.toThrow(/not supported/i);
+      await expect(client.cancelTask({ tenant: "", id: "x", metadata: undefined })).rejects.toThrow(/not found/i);
       const missing = await fetch(`${server.url.replace(/\/$/, "")}/a2a/nope/.well-known/agent-card.json`);
       expect(missing.status).toBe(404);
     } finally {

@@ -1,4 +1,15 @@
-export { a2aRoutes } from "./a2a/routes.js";
-export { agentCardFor, A2A_PROTOCOL_VERSION } from "./a2a/agent-card.js";
+export { a2aRoutes, type A2ARoutesOptions } from "./a2a/routes.js";
+export { agentCardFor, agentCardJson, A2A_PROTOCOL_VERSION, A2A_LEGACY_PROTOCOL_VERSION } from "./a2a/agent-card.js";
 export { TaskRequestHandler, type A2AHandlerDeps } from "./a2a/request-handler.js";
 export { projectTask, taskState, type TaskSource } from "./a2a/task-projection.js";
+export {
+  requestScope,
+  requestScopeOf,
+  authorizeThread,
+  openScope,
+  A2A_REQUEST_SCOPE_KEY,
+  type A2ARequestScope,
+  type A2AThreadAction,
+  type A2AThreadRef,
+  type StructuralRequestAuth,
+} from "./a2a/request-scope.js";

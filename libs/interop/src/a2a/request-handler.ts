@@ -1,52 +1,160 @@
-import type {
-  AgentCard,
-  CancelTaskRequest,
-  DeleteTaskPushNotificationConfigRequest,
-  GetExtendedAgentCardRequest,
-  GetTaskPushNotificationConfigRequest,
-  GetTaskRequest,
-  ListTaskPushNotificationConfigsRequest,
-  ListTaskPushNotificationConfigsResponse,
-  ListTasksRequest,
-  ListTasksResponse,
-  Message,
-  SendMessageRequest,
-  StreamResponse,
-  SubscribeToTaskRequest,
-  Task,
-  TaskPushNotificationConfig,
+import {
+  TaskState,
+  type AgentCard,
+  type CancelTaskRequest,
+  type DeleteTaskPushNotificationConfigRequest,
+  type GetExtendedAgentCardRequest,
+  type GetTaskPushNotificationConfigRequest,
+  type GetTaskRequest,
+  type ListTaskPushNotificationConfigsRequest,
+  type ListTaskPushNotificationConfigsResponse,
+  type ListTasksRequest,
+  type ListTasksResponse,
+  type Message,
+  type SendMessageRequest,
+  type StreamResponse,
+  type SubscribeToTaskRequest,
+  type Task,
+  type TaskPushNotificationConfig,
 } from "@a2a-js/sdk";
-import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
-import type { A2ARequestHandler } from "@a2a-js/sdk/server";
+import { RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
+import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
 import { v4 as uuidv4 } from "uuid";
-import type { Assistant, Storage } from "@agent-server/core";
-import type { Engine, RunAuthContext } from "@agent-server/engine";
-import { projectTask } from "./task-projection.js";
+import type { Assistant, Run, Storage } from "@agent-server/core";
+import { ThreadStateService, type Engine, type RunAuthContext, type RunEnd } from "@agent-server/engine";
+import { openScope, requestScopeOf, type A2ARequestScope, type A2AThreadAction } from "./request-scope.js";
+import { projectTask, TERMINAL_TASK_STATES } from "./task-projection.js";
+import { messageContent, resumeValue, runInput, type MessageContent } from "./tasks/message-input.js";
+import { currentRun, listTaskRuns, taskRun } from "./tasks/task-lineage.js";
 
 export interface A2AHandlerDeps {
   engine: Engine;
   storage: Storage;
 }
 
+/** ListTasks page size when the request names none, and the most one page holds. */
+const DEFAULT_PAGE_SIZE = 50;
+const MAX_PAGE_SIZE = 100;
+
+/** A run just admitted for a task, and the promise of its end. */
+interface Admitted {
+  taskId: string;
+  run: Run;
+  end: Promise<RunEnd>;
+}
+
 /**
  * Our own `A2ARequestHandler` for one assistant, over the engine's existing records (no SDK TaskStore:
- * that would be a second task authority with overwrite semantics). Task id = run id, contextId = thread
- * id. Every A2A run is server-marked for result capture, and a task renders from its run's recorded
- * `RunResult` (the durable-results contract). Blocking SendMessage and GetTask so far.
+ * that would be a second task authority with overwrite semantics).
+ *
+ * - Task id = the FIRST run's id, contextId = thread id. Every A2A run is server-marked for result
+ *   capture; a continuation (a message with the `taskId` of an INPUT_REQUIRED task) is a new run admitted
+ *   through normal admission/queue with internal lineage `taskId` = the first run id and input
+ *   `command: { resume }`.
+ * - A task renders from its CURRENT run (the newest continuation, or the first run): the run row's
+ *   effective status and the `RunResult` recorded for it at settlement — never the thread's latest state.
+ * - Errors (JSON-RPC codes): unknown task -32001 (TaskNotFound); message to a COMPLETED/FAILED/CANCELED
+ *   task -32004 (UnsupportedOperation), also to a task still SUBMITTED/WORKING (it does not await input);
+ *   contextId/taskId mismatch, malformed parts and a stale resume -32602 (RequestMalformedError is the
+ *   SDK's InvalidParams); file parts -32005 (ContentTypeNotSupported); cancel of a task that is not
+ *   SUBMITTED/WORKING -32002 (TaskNotCancelable).
  */
 export class TaskRequestHandler implements A2ARequestHandler {
+  private readonly threadState: ThreadStateService;
+
   constructor(
     private readonly deps: A2AHandlerDeps,
     private readonly assistant: Assistant,
     private readonly card: AgentCard,
     private readonly auth: RunAuthContext | undefined,
-  ) {}
+  ) {
+    this.threadState = new ThreadStateService(deps.storage, deps.engine.registry);
+  }
 
   async getAgentCard(): Promise<AgentCard> {
     return this.card;
   }
 
-  async sendMessage(params: SendMessageRequest): Promise<Message | Task> {
+  async sendMessage(params: SendMessageRequest, context?: ServerCallContext): Promise<Message | Task> {
+    const length = historyLength(params.configuration?.historyLength);
+    const admitted = await this.admit(params, this.scope(context));
+    if (!params.configuration?.returnImmediately) await admitted.end;
+    return this.render(admitted.taskId, openScope, length);
+  }
+
+  /** The task at once, WORKING, then (after the run's end) its artifact and the final status. */
+  async *sendMessageStream(params: SendMessageRequest, context?: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    const admitted = await this.admit(params, this.scope(context));
+    yield* this.follow(admitted.taskId, admitted.run, admitted.end);
+  }
+
+  async getTask(params: GetTaskRequest, context?: ServerCallContext): Promise<Task> {
+    return this.render(params.id, this.scope(context), historyLength(params.historyLength));
+  }
+
+  /**
+   * Cancels the task's current run (engine.cancel: the normal cancellation path, a compare-and-set
+   * against settlement). Only a SUBMITTED/WORKING task can be cancelled; the returned task follows the
+   * effective status, so a completion that won the race renders COMPLETED (and a cancel that won never
+   * shows artifacts).
+   */
+  async cancelTask(params: CancelTaskRequest, context?: ServerCallContext): Promise<Task> {
+    const first = await this.requireTask(params.id, this.scope(context), "update");
+    const current = await currentRun(this.deps.storage, first);
+    if (current.status !== "pending" && current.status !== "running") {
+      const task = await this.renderRuns(first, current);
+      throw new TaskNotCancelableError(`task "${first.run_id}" is ${TaskState[task.status!.state]} and cannot be cancelled`);
+    }
+    await this.deps.engine.cancel([current.run_id], { threadId: current.thread_id });
+    return this.render(first.run_id, openScope);
+  }
+
+  /**
+   * Tasks of this assistant, newest first, by contextId and status (TASK_STATE_UNSPECIFIED, or
+   * UNRECOGNIZED as the SDK client sends an unset filter, means every status). pageToken is the offset.
+   */
+  async listTasks(params: ListTasksRequest, context?: ServerCallContext): Promise<ListTasksResponse> {
+    const scope = this.scope(context);
+    const pageSize = params.pageSize === undefined || params.pageSize <= 0 ? DEFAULT_PAGE_SIZE : Math.min(params.pageSize, MAX_PAGE_SIZE);
+    const offset = params.pageToken ? Number(params.pageToken) : 0;
+    if (!Number.isInteger(offset) || offset < 0) throw new RequestMalformedError(`invalid pageToken "${params.pageToken}"`);
+    const length = historyLength(params.historyLength);
+    const firsts = await listTaskRuns(this.deps.storage, this.assistant.assistant_id, params.contextId || undefined);
+    const tasks: Task[] = [];
+    for (const first of firsts) {
+      // Tasks on threads the caller may not read are left out (as if they did not exist).
+      if (!(await this.visible(first, scope, "read"))) continue;
+      const task = await this.renderRuns(first, await currentRun(this.deps.storage, first), length);
+      if (params.status > 0 && task.status?.state !== params.status) continue;
+      tasks.push(task);
+    }
+    const page = tasks.slice(offset, offset + pageSize);
+    const next = offset + pageSize < tasks.length ? String(offset + pageSize) : "";
+    return { tasks: page, nextPageToken: next, pageSize, totalSize: tasks.length };
+  }
+
+  /** The task now, then — while its current run is active — WORKING, its artifact and the final status. */
+  async *resubscribe(params: SubscribeToTaskRequest, context?: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    const first = await this.requireTask(params.id, this.scope(context), "read");
+    const current = await currentRun(this.deps.storage, first);
+    const task = await this.renderRuns(first, current);
+    if (TERMINAL_TASK_STATES.includes(task.status!.state)) {
+      throw new UnsupportedOperationError(`task "${first.run_id}" is ${TaskState[task.status!.state]}: nothing to subscribe to`);
+    }
+    if (current.status !== "pending" && current.status !== "running") {
+      // INPUT_REQUIRED: the stream shows where the task stands and ends (it waits for a message).
+      yield { payload: { $case: "task", value: task } };
+      return;
+    }
+    yield* this.follow(first.run_id, current, this.deps.engine.waitRun(current.run_id, current.thread_id));
+  }
+
+  /**
+   * Admits the run a message asks for, or throws before anything exists: the message is validated first,
+   * a thread made for a message without contextId is removed again when admission fails, and a
+   * continuation is validated and admitted in one step under the thread's execution lock.
+   */
+  private async admit(params: SendMessageRequest, scope: A2ARequestScope): Promise<Admitted> {
     const message = params.message;
     if (!message) throw new RequestMalformedError("params.message is required");
     // Checked before anything is created: without both result methods a task could not be read back.
@@ -54,59 +162,170 @@ export class TaskRequestHandler implements A2ARequestHandler {
     if (!recordResult || !getResult) {
       throw new UnsupportedOperationError("this server's storage driver cannot record run results, which A2A tasks need");
     }
-    // Continuing a task (resume after INPUT_REQUIRED) needs the internal lineage of step 2.
-    if (message.taskId) throw new UnsupportedOperationError("continuing a task is not supported yet");
-    if (params.configuration?.returnImmediately) throw new UnsupportedOperationError("non-blocking SendMessage is not supported yet");
-    const text = message.parts.flatMap((part) => (part.content?.$case === "text" ? [part.content.value] : [])).join("\n");
-    if (!text) throw new RequestMalformedError("the message needs a text part");
+    const content = messageContent(message);
+    if (message.taskId) return this.continueTask(message.taskId, message.contextId, content, scope);
+    const auth = scope.auth ?? this.auth;
 
-    const threadId = await this.context(message.contextId);
-    const { run } = await this.deps.engine.createRunAndWait(
-      { assistant_id: this.assistant.assistant_id, input: { messages: [{ role: "user", content: text }] } },
-      { threadId, internal: { captureResult: true }, ...(this.auth ? { auth: this.auth } : {}) },
-    );
-    return this.render(run.run_id);
-  }
-
-  async getTask(params: GetTaskRequest): Promise<Task> {
-    return this.render(params.id);
-  }
-
-  /** The thread a message runs on: its contextId's thread, or a new one when it has none. */
-  private async context(contextId: string): Promise<string> {
-    if (!contextId) {
-      const thread = await this.deps.storage.threads.create({ thread_id: uuidv4() });
-      return thread.thread_id;
+    let threadId: string;
+    let created = false;
+    if (message.contextId) {
+      const thread = await this.deps.storage.threads.get(message.contextId);
+      // A context the caller may not see answers like an unknown one.
+      if (!thread || !(await this.visibleThread(thread, scope, "create_run"))) {
+        throw new RequestMalformedError(`unknown contextId "${message.contextId}"`);
+      }
+      threadId = thread.thread_id;
+    } else {
+      // threads:create handlers may change the metadata (e.g. add an owner) the thread is created with.
+      const ref = { thread_id: uuidv4(), metadata: {} as Record<string, unknown> };
+      await scope.authorize("create", ref);
+      threadId = (await this.deps.storage.threads.create({ thread_id: ref.thread_id, metadata: ref.metadata ?? {} })).thread_id;
+      created = true;
     }
-    const thread = await this.deps.storage.threads.get(contextId);
-    if (!thread) throw new RequestMalformedError(`unknown contextId "${contextId}"`);
-    return thread.thread_id;
+    try {
+      const { run, end } = await this.deps.engine.createRunWatched(
+        { assistant_id: this.assistant.assistant_id, input: runInput(content) },
+        { threadId, internal: { captureResult: true }, ...(auth ? { auth } : {}) },
+      );
+      return { taskId: run.run_id, run, end: quiet(end) };
+    } catch (error) {
+      if (created) await this.deps.storage.threads.delete(threadId).catch(() => undefined);
+      throw error;
+    }
   }
 
-  /** The run row (effective status) and the result recorded for it at settlement. */
-  private async render(taskId: string): Promise<Task> {
-    const run = taskId ? await this.deps.storage.runs.get(taskId) : null;
-    // A run of another assistant is not a task of this agent.
-    if (!run || run.assistant_id !== this.assistant.assistant_id) throw new TaskNotFoundError(`task "${taskId}" not found`);
-    const result = (await this.deps.storage.runs.getResult?.(run.run_id)) ?? null;
-    return projectTask({ run, result });
+  /**
+   * A continuation of an INPUT_REQUIRED task. Under `withThreadExecution` (no run of the thread executes
+   * meanwhile; admission's reject strategy keeps others out until ours ends) it checks that the task's
+   * current run is the interrupted one — status success with recorded interrupts — and that the
+   * checkpoint recorded in its RunResult is exactly the thread's current checkpoint (read from the
+   * checkpointer). A later turn, a state update or a prune that moved the thread on makes the resume
+   * stale: -32602. Recorded result values are never used to rebuild a checkpoint.
+   */
+  private async continueTask(taskId: string, contextId: string, content: MessageContent, scope: A2ARequestScope): Promise<Admitted> {
+    const first = await this.requireTask(taskId, scope, "create_run");
+    const auth = scope.auth ?? this.auth;
+    if (contextId && contextId !== first.thread_id) {
+      throw new RequestMalformedError(`task "${taskId}" belongs to context "${first.thread_id}", not "${contextId}"`);
+    }
+    // Checked once without the lock, so a message to a task at work fails at once instead of waiting
+    // for its run (which holds the lock) to end; then again under the lock, where it counts.
+    await this.validateResume(first);
+    return this.deps.engine.withThreadExecution(first.thread_id, async () => {
+      await this.validateResume(first);
+      const { run, end } = await this.deps.engine.createRunWatched(
+        { assistant_id: this.assistant.assistant_id, command: { resume: resumeValue(content) } },
+        {
+          threadId: first.thread_id,
+          internal: { captureResult: true, taskId: first.run_id },
+          ...(auth ? { auth } : {}),
+        },
+      );
+      return { taskId: first.run_id, run, end: quiet(end) };
+    });
+  }
+
+  /**
+   * The resume precondition: the task is INPUT_REQUIRED (else -32004), i.e. its current run ended
+   * `success` with recorded interrupts, and the checkpoint recorded in that run's RunResult is exactly
+   * the thread's current checkpoint (else -32602, stale).
+   */
+  private async validateResume(first: Run): Promise<void> {
+    const taskId = first.run_id;
+    const current = await currentRun(this.deps.storage, first);
+    const result = (await this.deps.storage.runs.getResult?.(current.run_id)) ?? null;
+    const state = projectTask({ run: current, result, taskId }).status!.state;
+    if (state !== TaskState.TASK_STATE_INPUT_REQUIRED) {
+      throw new UnsupportedOperationError(
+        TERMINAL_TASK_STATES.includes(state)
+          ? `task "${taskId}" is ${TaskState[state]} and takes no further messages`
+          : `task "${taskId}" is ${TaskState[state]}: it does not await input`,
+      );
+    }
+    const recorded = result?.checkpoint;
+    const now = await this.threadState.currentCheckpoint(first.thread_id);
+    if (
+      current.status !== "success" ||
+      !result?.interrupts?.length ||
+      !recorded ||
+      !now ||
+      recorded.thread_id !== now.thread_id ||
+      (recorded.checkpoint_ns ?? "") !== now.checkpoint_ns ||
+      recorded.checkpoint_id !== now.checkpoint_id
+    ) {
+      throw new RequestMalformedError(
+        `stale checkpoint: task "${taskId}" waits at a checkpoint that is no longer the thread's current one (a later turn, update or prune moved the thread on)`,
+      );
+    }
+  }
+
+  /** Stream events of one run of a task: the task, WORKING, then (at its end) artifacts and the final status. */
+  private async *follow(taskId: string, run: Run, end: Promise<unknown>): AsyncGenerator<StreamResponse, void, undefined> {
+    const first = (await this.deps.storage.runs.get(taskId)) ?? run;
+    const initial = await this.renderRuns(first, (await this.deps.storage.runs.get(run.run_id)) ?? run);
+    yield { payload: { $case: "task", value: initial } };
+    if (TERMINAL_TASK_STATES.includes(initial.status!.state) || initial.status!.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
+      yield statusUpdate(initial);
+      return;
+    }
+    yield statusUpdate({ ...initial, status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() } });
+    await end.catch(() => undefined);
+    const final = await this.render(taskId, openScope);
+    for (const artifact of final.artifacts) {
+      yield {
+        payload: {
+          $case: "artifactUpdate",
+          value: { taskId, contextId: final.contextId, artifact, append: false, lastChunk: true, metadata: undefined },
+        },
+      };
+    }
+    yield statusUpdate(final);
+  }
+
+  /** The caller's scope the routes put into the call context (everything allowed outside the routes). */
+  private scope(context: ServerCallContext | undefined): A2ARequestScope {
+    return requestScopeOf(context) ?? openScope;
+  }
+
+  /**
+   * The task (its first run) if it is a task of this agent and the caller may `action` its thread
+   * (scoped like every other run operation, through the thread); TaskNotFoundError otherwise — a
+   * foreign task is indistinguishable from a missing one. Handler denials (403) propagate.
+   */
+  private async requireTask(taskId: string, scope: A2ARequestScope, action: A2AThreadAction): Promise<Run> {
+    const first = await taskRun(this.deps.storage, taskId, this.assistant.assistant_id);
+    if (!first || !(await this.visible(first, scope, action))) throw new TaskNotFoundError(`task "${taskId}" not found`);
+    return first;
+  }
+
+  private async visible(first: Run, scope: A2ARequestScope, action: A2AThreadAction): Promise<boolean> {
+    const thread = await this.deps.storage.threads.get(first.thread_id);
+    return thread ? this.visibleThread(thread, scope, action) : false;
+  }
+
+  private async visibleThread(thread: { thread_id: string; metadata?: Record<string, unknown> | null }, scope: A2ARequestScope, action: A2AThreadAction): Promise<boolean> {
+    try {
+      await scope.authorize(action, { thread_id: thread.thread_id, metadata: thread.metadata ?? {} });
+      return true;
+    } catch (error) {
+      if (error instanceof TaskNotFoundError) return false;
+      throw error;
+    }
+  }
+
+  /** The task: its current run row (effective status) and the result recorded for that run. */
+  private async render(taskId: string, scope: A2ARequestScope, _historyLength?: number): Promise<Task> {
+    const first = await this.requireTask(taskId, scope, "read");
+    return this.renderRuns(first, await currentRun(this.deps.storage, first));
+  }
+
+  private async renderRuns(first: Run, current: Run, _historyLength?: number): Promise<Task> {
+    const result = (await this.deps.storage.runs.getResult?.(current.run_id)) ?? null;
+    return projectTask({ run: current, result, taskId: first.run_id });
   }
 
   async getAuthenticatedExtendedAgentCard(_params: GetExtendedAgentCardRequest): Promise<AgentCard> {
     throw unsupported("GetExtendedAgentCard");
-  }
-
-  // eslint-disable-next-line require-yield
-  async *sendMessageStream(_params: SendMessageRequest): AsyncGenerator<StreamResponse, void, undefined> {
-    throw unsupported("SendStreamingMessage");
-  }
-
-  async cancelTask(_params: CancelTaskRequest): Promise<Task> {
-    throw unsupported("CancelTask");
-  }
-
-  async listTasks(_params: ListTasksRequest): Promise<ListTasksResponse> {
-    throw unsupported("ListTasks");
   }
 
   async createTaskPushNotificationConfig(_params: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
@@ -126,11 +345,26 @@ export class TaskRequestHandler implements A2ARequestHandler {
   async deleteTaskPushNotificationConfig(_params: DeleteTaskPushNotificationConfigRequest): Promise<void> {
     throw unsupported("DeleteTaskPushNotificationConfig");
   }
+}
 
-  // eslint-disable-next-line require-yield
-  async *resubscribe(_params: SubscribeToTaskRequest): AsyncGenerator<StreamResponse, void, undefined> {
-    throw unsupported("SubscribeToTask");
-  }
+function statusUpdate(task: Task): StreamResponse {
+  return { payload: { $case: "statusUpdate", value: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined } } };
+}
+
+/**
+ * `historyLength` as requested: unset, or a non-negative count. No message history is recorded, so every
+ * task's `history` is the empty list whatever the count.
+ */
+function historyLength(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 0) throw new RequestMalformedError("historyLength must be a non-negative integer");
+  return value;
+}
+
+/** An end promise nobody may await (a stream whose client left) must not become an unhandled rejection. */
+function quiet<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
 }
 
 function unsupported(method: string): Error {

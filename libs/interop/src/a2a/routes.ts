@@ -1,88 +1,104 @@
-import { A2A_VERSION_HEADER, AgentCard } from "@a2a-js/sdk";
-import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from "@a2a-js/sdk/server";
+import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import { Hono, type Context } from "hono";
 import type { Assistant } from "@agent-server/core";
-import type { RunAuthContext } from "@agent-server/engine";
-import { agentCardFor } from "./agent-card.js";
+import { agentCardFor, agentCardJson } from "./agent-card.js";
 import { TaskRequestHandler, type A2AHandlerDeps } from "./request-handler.js";
+import { requestScope, type A2ARequestScope, type StructuralRequestAuth } from "./request-scope.js";
+import { handleHttpJson } from "./transports/http-json.js";
+import { handleJsonRpc } from "./transports/json-rpc.js";
+
+export interface A2ARoutesOptions {
+  /**
+   * langgraph.json `a2a.default_assistant` (assistant id or graph name): the agent the domain-root card
+   * `/.well-known/agent-card.json` describes. Without it, the only graph when there is exactly one.
+   */
+  defaultAssistant?: string | undefined;
+}
 
 /**
- * A2A routes, one agent per assistant:
+ * A2A routes, one agent per assistant (a graph name works wherever an assistant id does):
  * - GET  /a2a/{assistant_id}/.well-known/agent-card.json — the card. Clients resolve the card path
- *   relative to the base URL, so they must use `createFromUrl("http://host/a2a/<id>/")` (trailing slash).
- * - POST /a2a/{assistant_id} — JSON-RPC through the SDK's transport handler and our own request handler.
+ *   relative to the base URL, so they use `createFromUrl("http://host/a2a/<id>/")` (trailing slash).
+ * - GET  /.well-known/agent-card.json?assistant_id=<id> — the same card (LangGraph's path); without
+ *   `assistant_id` the default assistant's card, or 404 when there is none.
+ * - POST /a2a/{assistant_id} — JSON-RPC: v1.0 (`A2A-Version: 1.0`) and legacy v0.3 (no header).
+ * - /a2a/{assistant_id}/message:send, /tasks/{id}, ... — HTTP+JSON v1.0.
  *
- * Built from the deps of the app it is mounted in (agent-protocol's `AppDeps.extraRoutes`), which it
- * reads structurally: interop sits beside agent-protocol over the engine and must not import it.
+ * Every route runs behind agent-protocol's auth middleware; the caller (`c.var.auth`, read structurally:
+ * interop must not import agent-protocol) becomes the request's `A2ARequestScope`, handed to the request
+ * handler and put into the SDK's `ServerCallContext.state` (see request-scope.ts).
  */
-export function a2aRoutes(deps: A2AHandlerDeps): Hono {
+export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}): Hono {
   const app = new Hono();
 
+  app.get("/.well-known/agent-card.json", async (c) => {
+    const requested = c.req.query("assistant_id") || options.defaultAssistant || onlyGraph(deps);
+    if (!requested) {
+      return c.json(
+        {
+          detail:
+            "No default A2A assistant: pass ?assistant_id=<assistant id or graph name>, or set a2a.default_assistant in langgraph.json",
+        },
+        404,
+      );
+    }
+    const assistant = await findAssistant(deps, requested);
+    if (!assistant) return c.json({ detail: `Assistant "${requested}" not found` }, 404);
+    return c.json(agentCardJson(agentCardFor(assistant, endpoint(c, requested))));
+  });
+
   app.get("/a2a/:assistant_id/.well-known/agent-card.json", async (c) => {
-    const assistant = await findAssistant(deps, c.req.param("assistant_id"));
-    if (!assistant) return c.json({ detail: `Assistant "${c.req.param("assistant_id")}" not found` }, 404);
-    return c.json(AgentCard.toJSON(agentCardFor(assistant, endpoint(c, assistant))) as object);
+    const id = c.req.param("assistant_id");
+    const assistant = await findAssistant(deps, id);
+    if (!assistant) return c.json({ detail: `Assistant "${id}" not found` }, 404);
+    return c.json(agentCardJson(agentCardFor(assistant, endpoint(c, id))));
   });
 
   app.post("/a2a/:assistant_id", async (c) => {
-    const assistant = await findAssistant(deps, c.req.param("assistant_id"));
-    if (!assistant) return c.json({ detail: `Assistant "${c.req.param("assistant_id")}" not found` }, 404);
-    const card = agentCardFor(assistant, endpoint(c, assistant));
-    const handler = new TaskRequestHandler(deps, assistant, card, runAuth(c));
-    const context = new ServerCallContext({ requestedVersion: c.req.header(A2A_VERSION_HEADER) || undefined });
-    const body = await c.req.text();
-    try {
-      // A missing header means 0.3, which step 1 does not speak yet: the SDK's check answers that.
-      validateVersion(context.requestedVersion, card, "JSONRPC");
-    } catch (error) {
-      return c.json({ jsonrpc: "2.0", id: requestId(body), error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
-    }
-    const response = await new JsonRpcTransportHandler(handler).handle(body, context);
-    if (Symbol.asyncIterator in response) {
-      // Streaming methods are unsupported in step 1: their generators fail on the first pull, and that
-      // error is answered as a plain JSON-RPC error (as the SDK's express handler does before a stream starts).
-      try {
-        const first = await response[Symbol.asyncIterator]().next();
-        if (!first.done) return c.json({ jsonrpc: "2.0", id: requestId(body), error: { code: -32004, message: "streaming is not supported" } });
-        return c.json({ jsonrpc: "2.0", id: requestId(body), result: null });
-      } catch (error) {
-        return c.json({ jsonrpc: "2.0", id: requestId(body), error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
-      }
-    }
-    return c.json(response);
+    const resolved = await resolve(deps, c);
+    if (resolved instanceof Response) return resolved;
+    return handleJsonRpc(c.req.raw, resolved.handler, resolved.card, resolved.scope);
+  });
+
+  app.on(["GET", "POST", "DELETE"], "/a2a/:assistant_id/*", async (c) => {
+    const id = c.req.param("assistant_id");
+    const prefix = `/a2a/${encodeURIComponent(id)}`;
+    const path = c.req.path;
+    const subpath = path.startsWith(prefix) ? path.slice(prefix.length) : path.slice(path.indexOf("/", "/a2a/".length));
+    const resolved = await resolve(deps, c);
+    if (resolved instanceof Response) return resolved;
+    return handleHttpJson(c.req.raw, subpath, resolved.handler, resolved.card, resolved.scope);
   });
 
   return app;
+}
+
+/** The assistant, its card, the caller's scope and a request handler for this one request. */
+async function resolve(
+  deps: A2AHandlerDeps,
+  c: Context,
+): Promise<Response | { handler: A2ARequestHandler; card: ReturnType<typeof agentCardFor>; scope: A2ARequestScope }> {
+  const id = c.req.param("assistant_id") ?? "";
+  const assistant = await findAssistant(deps, id);
+  if (!assistant) return c.json({ detail: `Assistant "${id}" not found` }, 404);
+  const card = agentCardFor(assistant, endpoint(c, id));
+  const scope = requestScope((c.var as Record<string, unknown>).auth as StructuralRequestAuth | undefined);
+  // The scope also travels in every call's ServerCallContext.state (requestScopeOf(context)).
+  const handler = new TaskRequestHandler(deps, assistant, card, scope.auth);
+  return { handler, card, scope };
 }
 
 async function findAssistant(deps: A2AHandlerDeps, idOrGraph: string): Promise<Assistant | null> {
   return deps.storage.assistants.get(deps.engine.registry.resolveAssistantId(idOrGraph));
 }
 
-/** The JSON-RPC URL as this request reached us (the path keeps the id the client used: a graph name works too). */
-function endpoint(c: Context, assistant: Assistant): string {
+function onlyGraph(deps: A2AHandlerDeps): string | undefined {
+  const ids = deps.engine.registry.ids();
+  return ids.length === 1 ? ids[0] : undefined;
+}
+
+/** The agent's URL as this request reached us (keeping the id the client used: a graph name works too). */
+function endpoint(c: Context, id: string): string {
   const url = new URL(c.req.url);
-  return `${url.origin}/a2a/${encodeURIComponent(c.req.param("assistant_id") ?? assistant.assistant_id)}`;
-}
-
-/**
- * The caller as agent-protocol's auth middleware left it in `c.var.auth` (read structurally). Only the
- * identity is carried into the run, as the runs routes do; per-resource `authorize()` scoping of A2A
- * tasks is not applied in step 1.
- */
-function runAuth(c: Context): RunAuthContext | undefined {
-  const auth = (c.var as Record<string, unknown>).auth as { user?: { identity?: unknown; permissions?: unknown } } | undefined;
-  const user = auth?.user;
-  if (!user || typeof user.identity !== "string") return undefined;
-  const permissions = Array.isArray(user.permissions) ? user.permissions.map(String) : [];
-  return { user: user as RunAuthContext["user"], permissions };
-}
-
-function requestId(body: string): string | number | null {
-  try {
-    const id = (JSON.parse(body) as { id?: unknown }).id;
-    return typeof id === "string" || typeof id === "number" ? id : null;
-  } catch {
-    return null;
-  }
+  return `${url.origin}/a2a/${encodeURIComponent(id)}`;
 }

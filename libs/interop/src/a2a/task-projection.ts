@@ -7,8 +7,11 @@ import { toWireObject, type Interrupt, type Run, type RunResult } from "@agent-s
  * change (docs/decisions/0001-durable-a2a-results.md).
  */
 export interface TaskSource {
+  /** The task's current run (the first run, or its newest continuation). */
   run: Run;
   result: RunResult | null;
+  /** The task id: the first run's id (defaults to `run.run_id`). */
+  taskId?: string;
 }
 
 /**
@@ -16,6 +19,13 @@ export interface TaskSource {
  * is a task that needs input; a cancelled run ("interrupted" is how the engine records a cancel) is
  * CANCELED, not input-required.
  */
+/** States after which a task takes no further message (and cannot be cancelled). */
+export const TERMINAL_TASK_STATES: readonly TaskState[] = [
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+];
+
 export function taskState(run: Run, interrupts: Interrupt[]): TaskState {
   switch (run.status) {
     case "pending":
@@ -47,6 +57,7 @@ export function dataPart(value: unknown): Part {
  */
 export function projectTask(source: TaskSource): Task {
   const { run, result } = source;
+  const taskId = source.taskId ?? run.run_id;
   const interrupts = result?.interrupts ?? [];
   const state = taskState(run, interrupts);
   const artifacts: Artifact[] = [];
@@ -57,22 +68,23 @@ export function projectTask(source: TaskSource): Task {
     artifacts.push({ artifactId: `${run.run_id}:result`, name: "result", description: "", parts, metadata: undefined, extensions: [] });
   }
   return {
-    id: run.run_id,
+    id: taskId,
     contextId: run.thread_id,
-    status: { state, message: statusMessage(run, state, interrupts), timestamp: run.updated_at },
+    status: { state, message: statusMessage(run, taskId, state, interrupts), timestamp: run.updated_at },
     artifacts,
+    // No message history is recorded; any historyLength (0, n or unset) yields the empty list.
     history: [],
     metadata: { assistant_id: run.assistant_id },
   };
 }
 
 /** Input-required tasks carry the pending interrupts so a client can see what is asked. */
-function statusMessage(run: Run, state: TaskState, interrupts: Interrupt[]): Message | undefined {
+function statusMessage(run: Run, taskId: string, state: TaskState, interrupts: Interrupt[]): Message | undefined {
   if (state !== TaskState.TASK_STATE_INPUT_REQUIRED) return undefined;
   return {
     messageId: `${run.run_id}:interrupts`,
     contextId: run.thread_id,
-    taskId: run.run_id,
+    taskId,
     role: Role.ROLE_AGENT,
     parts: [dataPart(toWireObject({ interrupts }))],
     metadata: undefined,

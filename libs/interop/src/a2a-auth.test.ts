@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AgentCard, SendMessageRequest, TaskState, type Task } from "@a2a-js/sdk";
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client as A2AClient } from "@a2a-js/sdk/client";
+import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
+import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
+import { drivers } from "@agent-server/engine/testing";
+import { a2aRoutes } from "./index.js";
+
+/**
+ * A2A behind custom auth (the documented "resource owner" setup of auth-e2e.test.ts in agent-protocol):
+ * tasks are scoped through their thread, so a second user cannot read another user's task.
+ */
+const ownerAuth = new Auth()
+  .authenticate((request: Request) => {
+    const token = request.headers.get("authorization")?.replace(/^Bearer /, "");
+    if (!token || !["alice", "bob"].includes(token)) throw new HTTPException(401, { message: "Invalid token" });
+    return { identity: token, permissions: [`role:${token}`] };
+  })
+  .on("threads:create", ({ value, user }) => {
+    value.metadata ??= {};
+    value.metadata.owner = user.identity;
+    return { owner: user.identity };
+  })
+  .on("threads", ({ user }) => ({ owner: user.identity }));
+
+let server: TestServer;
+let dispose: () => Promise<void>;
+let base: string;
+
+beforeAll(async () => {
+  const opened = await drivers.find((d) => d.name === "sqlite")!.open();
+  dispose = opened.dispose;
+  server = await startTestServer(opened.storage, { app: { auth: ownerAuth, extraRoutes: [a2aRoutes] } });
+  base = server.url.replace(/\/$/, "");
+});
+
+afterAll(async () => {
+  await server?.close();
+  await dispose?.();
+});
+
+async function clientFor(token: string, binding: "JSONRPC" | "HTTP+JSON"): Promise<A2AClient> {
+  const fetchImpl: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set("Authorization", `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+      preferredTransports: [binding],
+    }),
+  );
+  const card = await (await fetchImpl(`${base}/a2a/echo/.well-known/agent-card.json`)).json();
+  return factory.createFromAgentCard(AgentCard.fromJSON(card));
+}
+
+describe("A2A with custom auth", () => {
+  it("requires authentication on the card and the endpoints", async () => {
+    expect((await fetch(`${base}/a2a/echo/.well-known/agent-card.json`)).status).toBe(401);
+    expect((await fetch(`${base}/a2a/echo`, { method: "POST", body: "{}" })).status).toBe(401);
+  });
+
+  it.each(["JSONRPC", "HTTP+JSON"] as const)("a second user cannot GetTask another user's task (%s)", async (binding) => {
+    const alice = await clientFor("alice", binding);
+    const bob = await clientFor("bob", binding);
+    const task = (await alice.sendMessage(
+      SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: "mine" }] } }),
+    )) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect((await alice.getTask({ tenant: "", id: task.id })).id).toBe(task.id);
+    await expect(bob.getTask({ tenant: "", id: task.id })).rejects.toThrow(/not found/i);
+    // Nor list it, cancel it, or post into alice's context.
+    const listed = await bob.listTasks({ tenant: "", contextId: "", status: 0, pageToken: "", includeArtifacts: false } as never);
+    expect(listed.tasks.map((t) => t.id)).not.toContain(task.id);
+    await expect(bob.cancelTask({ tenant: "", id: task.id, metadata: undefined })).rejects.toThrow(/not found/i);
+    await expect(
+      bob.sendMessage(
+        SendMessageRequest.fromJSON({
+          message: { messageId: crypto.randomUUID(), role: "ROLE_USER", contextId: task.contextId, parts: [{ text: "intrude" }] },
+        }),
+      ),
+    ).rejects.toThrow();
+    expect((await alice.getTask({ tenant: "", id: task.id })).artifacts).toEqual(task.artifacts);
+  });
+
+  it("scopes v0.3 JSON-RPC the same way", async () => {
+    const rpc = async (token: string, body: unknown) =>
+      (await fetch(`${base}/a2a/echo`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+      })).json() as Promise<{ result?: { id: string }; error?: { code: number } }>;
+    const sent = await rpc("alice", {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "message/send",
+      params: { message: { kind: "message", messageId: crypto.randomUUID(), role: "user", parts: [{ kind: "text", text: "v03" }] } },
+    });
+    expect(sent.result?.id).toBeTruthy();
+    expect((await rpc("alice", { jsonrpc: "2.0", id: 2, method: "tasks/get", params: { id: sent.result!.id } })).result?.id).toBe(sent.result!.id);
+    expect((await rpc("bob", { jsonrpc: "2.0", id: 3, method: "tasks/get", params: { id: sent.result!.id } })).error?.code).toBe(-32001);
+  });
+});

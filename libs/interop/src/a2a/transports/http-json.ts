@@ -1,0 +1,265 @@
+import {
+  A2A_VERSION_HEADER,
+  AgentCard,
+  ListTasksResponse,
+  ListTaskPushNotificationConfigsResponse,
+  SendMessageRequest,
+  SendMessageResponse,
+  StreamResponse,
+  Task,
+  TaskPushNotificationConfig,
+  taskStateFromJSON,
+  type ListTasksRequest,
+  type Message,
+} from "@a2a-js/sdk";
+import {
+  ContentTypeNotSupportedError,
+  PushNotificationNotSupportedError,
+  RequestMalformedError,
+  restStatusFor,
+  toRestErrorBody,
+  UnsupportedOperationError,
+} from "@a2a-js/sdk/errors";
+import { validateVersion, type A2ARequestHandler, type ServerCallContext } from "@a2a-js/sdk/server";
+import type { A2ARequestScope } from "../request-scope.js";
+import { callContext } from "./json-rpc.js";
+import { sseResponse } from "./sse.js";
+
+const A2A_CONTENT_TYPE = "application/a2a+json";
+const JSON_CONTENT_TYPE = "application/json";
+
+/**
+ * The HTTP+JSON (REST) binding under `/a2a/{assistant_id}`, mapped onto the same `A2ARequestHandler` as
+ * JSON-RPC, with the paths, status codes and JSON shapes of the SDK's express `restHandler` (and of its
+ * `RestTransport` client):
+ *
+ * | method      | path (after `/a2a/{assistant_id}`)                  | handler                            |
+ * |-------------|-----------------------------------------------------|------------------------------------|
+ * | POST        | `/message:send`                                     | sendMessage → `SendMessageResponse` |
+ * | POST        | `/message:stream`                                   | sendMessageStream → SSE of `StreamResponse` |
+ * | GET         | `/tasks/{id}?historyLength=`                        | getTask → `Task`                   |
+ * | POST        | `/tasks/{id}:cancel`                                | cancelTask → `Task`                |
+ * | GET or POST | `/tasks/{id}:subscribe`                             | resubscribe → SSE                  |
+ * | GET         | `/tasks?contextId=&status=&pageSize=&pageToken=...` | listTasks → `ListTasksResponse`    |
+ * | POST/GET    | `/tasks/{id}/pushNotificationConfigs`               | push configs (card says unsupported) |
+ * | GET/DELETE  | `/tasks/{id}/pushNotificationConfigs/{configId}`    | push configs                       |
+ * | GET         | `/extendedAgentCard`                                | getAuthenticatedExtendedAgentCard  |
+ *
+ * Errors answer the binding's own shape, `{ error: { code, status, message, details } }` with the SDK's
+ * HTTP status (`toRestErrorBody`/`restStatusFor`: task not found 404, malformed 400, ...). Only v1.0: a
+ * request without `A2A-Version: 1.0` is refused with `VersionNotSupportedError` (v0.3 is served on
+ * JSON-RPC only). Tenant-prefixed paths are not served (the card's interfaces have no tenant).
+ *
+ * `subpath` is the request path after `/a2a/{assistant_id}` (starting with "/").
+ */
+export async function handleHttpJson(
+  request: Request,
+  subpath: string,
+  handler: A2ARequestHandler,
+  card: AgentCard,
+  scope: A2ARequestScope,
+): Promise<Response> {
+  try {
+    const route = matchRoute(request.method, subpath);
+    if (!route) return notFound(request.method, subpath);
+    const contentType = request.headers.get("content-type");
+    if (contentType) {
+      const mediaType = contentType.split(";", 1)[0]!.trim().toLowerCase();
+      if (mediaType !== JSON_CONTENT_TYPE && mediaType !== A2A_CONTENT_TYPE) {
+        throw new ContentTypeNotSupportedError(`Unsupported Content-Type "${contentType}"; expected application/json or application/a2a+json.`);
+      }
+    }
+    const body = await readBody(request);
+    const context = callContext(request.headers.get(A2A_VERSION_HEADER) || undefined, scope);
+    validateVersion(context.requestedVersion, card, "HTTP+JSON");
+    const query = new URL(request.url).searchParams;
+    return await route(body, query, handler, context);
+  } catch (error) {
+    return restError(error);
+  }
+}
+
+type RouteHandler = (body: unknown, query: URLSearchParams, handler: A2ARequestHandler, context: ServerCallContext) => Promise<Response>;
+
+function matchRoute(method: string, subpath: string): RouteHandler | undefined {
+  if (method === "POST" && subpath === "/message:send") return sendMessage;
+  if (method === "POST" && subpath === "/message:stream") return sendMessageStream;
+  if (method === "GET" && subpath === "/tasks") return listTasks;
+  if (method === "GET" && subpath === "/extendedAgentCard") return extendedAgentCard;
+  const task = /^\/tasks\/([^/:]+)(?::(cancel|subscribe))?(\/pushNotificationConfigs(?:\/([^/]+))?)?$/.exec(subpath);
+  if (!task) return undefined;
+  const taskId = decodeURIComponent(task[1]!);
+  const verb = task[2];
+  const push = task[3];
+  const configId = task[4] !== undefined ? decodeURIComponent(task[4]) : undefined;
+  if (push) {
+    if (verb) return undefined;
+    if (configId === undefined && method === "POST") return createPushConfig(taskId);
+    if (configId === undefined && method === "GET") return listPushConfigs(taskId);
+    if (configId !== undefined && method === "GET") return getPushConfig(taskId, configId);
+    if (configId !== undefined && method === "DELETE") return deletePushConfig(taskId, configId);
+    return undefined;
+  }
+  if (verb === "cancel" && method === "POST") return cancelTask(taskId);
+  if (verb === "subscribe" && (method === "GET" || method === "POST")) return subscribe(taskId);
+  if (!verb && method === "GET") return getTask(taskId);
+  return undefined;
+}
+
+const sendMessage: RouteHandler = async (body, _query, handler, context) => {
+  const params = sendMessageRequest(body);
+  const result = await handler.sendMessage(params, context);
+  const payload = isMessage(result) ? { $case: "message" as const, value: result } : { $case: "task" as const, value: result };
+  return json(200, SendMessageResponse.toJSON({ payload }));
+};
+
+const sendMessageStream: RouteHandler = async (body, _query, handler, context) => {
+  const params = sendMessageRequest(body);
+  return stream(handler.sendMessageStream(params, context));
+};
+
+const listTasks: RouteHandler = async (_body, query, handler, context) => {
+  const includeArtifacts = query.get("includeArtifacts") === "true";
+  const status = query.get("status");
+  const pageSize = query.get("pageSize");
+  const historyLength = query.get("historyLength");
+  const params: ListTasksRequest = {
+    tenant: query.get("tenant") ?? "",
+    contextId: query.get("contextId") ?? "",
+    status: status ? taskStateFromJSON(Number.isNaN(Number(status)) ? status : Number(status)) : 0,
+    pageSize: pageSize ? parsePageSize(pageSize) : undefined,
+    pageToken: query.get("pageToken") ?? "",
+    historyLength: historyLength ? parseHistoryLength(historyLength) : undefined,
+    statusTimestampAfter: query.get("statusTimestampAfter") || undefined,
+    includeArtifacts,
+  };
+  const result = await handler.listTasks(params, context);
+  const serialized = ListTasksResponse.toJSON(result) as Record<string, unknown>;
+  const tasks = (serialized.tasks as Array<Record<string, unknown>> | undefined) ?? [];
+  return json(200, {
+    ...serialized,
+    tasks: includeArtifacts ? tasks.map((task) => ({ artifacts: [], ...task })) : tasks,
+    nextPageToken: serialized.nextPageToken ?? "",
+    pageSize: serialized.pageSize ?? 0,
+    totalSize: serialized.totalSize ?? 0,
+  });
+};
+
+const extendedAgentCard: RouteHandler = async (_body, query, handler, context) => {
+  const card = await handler.getAuthenticatedExtendedAgentCard({ tenant: query.get("tenant") ?? "" }, context);
+  return json(200, AgentCard.toJSON(card));
+};
+
+function getTask(taskId: string): RouteHandler {
+  return async (_body, query, handler, context) => {
+    const historyLength = query.get("historyLength") ?? query.get("history_length");
+    const task = await handler.getTask(
+      { id: taskId, tenant: "", ...(historyLength !== null ? { historyLength: parseHistoryLength(historyLength) } : {}) },
+      context,
+    );
+    return json(200, Task.toJSON(task));
+  };
+}
+
+function cancelTask(taskId: string): RouteHandler {
+  return async (_body, _query, handler, context) => json(200, Task.toJSON(await handler.cancelTask({ id: taskId, tenant: "", metadata: {} }, context)));
+}
+
+function subscribe(taskId: string): RouteHandler {
+  return async (_body, _query, handler, context) => stream(handler.resubscribe({ id: taskId, tenant: "" }, context));
+}
+
+function createPushConfig(taskId: string): RouteHandler {
+  return async (body, _query, handler, context) => {
+    const card = await handler.getAgentCard();
+    if (!card.capabilities?.pushNotifications) throw new PushNotificationNotSupportedError();
+    const params = TaskPushNotificationConfig.fromJSON({ ...(isObject(body) ? body : {}), taskId });
+    return json(201, TaskPushNotificationConfig.toJSON(await handler.createTaskPushNotificationConfig(params, context)));
+  };
+}
+
+function listPushConfigs(taskId: string): RouteHandler {
+  return async (_body, _query, handler, context) => {
+    const result = await handler.listTaskPushNotificationConfigs({ taskId, pageSize: 0, pageToken: "", tenant: "" }, context);
+    return json(200, ListTaskPushNotificationConfigsResponse.toJSON(result));
+  };
+}
+
+function getPushConfig(taskId: string, id: string): RouteHandler {
+  return async (_body, _query, handler, context) =>
+    json(200, TaskPushNotificationConfig.toJSON(await handler.getTaskPushNotificationConfig({ taskId, id, tenant: "" }, context)));
+}
+
+function deletePushConfig(taskId: string, id: string): RouteHandler {
+  return async (_body, _query, handler, context) => {
+    await handler.deleteTaskPushNotificationConfig({ taskId, id, tenant: "" }, context);
+    return new Response(null, { status: 204 });
+  };
+}
+
+function sendMessageRequest(body: unknown): SendMessageRequest {
+  const params = SendMessageRequest.fromJSON(isObject(body) ? body : {});
+  if (!params.message) throw new RequestMalformedError("message is required");
+  if (!params.message.messageId) throw new RequestMalformedError("message.messageId is required");
+  return params;
+}
+
+/** An SSE stream of `StreamResponse` JSON; an error before the first event is a plain REST error. */
+async function stream(events: AsyncGenerator<StreamResponse, void, undefined>): Promise<Response> {
+  const iterator = events[Symbol.asyncIterator]();
+  let first: IteratorResult<StreamResponse, unknown>;
+  try {
+    first = await iterator.next();
+  } catch (error) {
+    return restError(error);
+  }
+  return sseResponse(first, iterator, (event) => StreamResponse.toJSON(event), (error) => toRestErrorBody(error, restStatusFor(error)));
+}
+
+async function readBody(request: Request): Promise<unknown> {
+  if (request.method === "GET" || request.method === "DELETE") return undefined;
+  const text = await request.text();
+  if (!text.trim()) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new RequestMalformedError("Invalid JSON payload.");
+  }
+}
+
+function parseHistoryLength(value: string): number {
+  const parsed = Number.parseInt(value, 10);
+  if (Number.isNaN(parsed)) throw new RequestMalformedError("historyLength must be a valid integer");
+  if (parsed < 0) throw new RequestMalformedError("historyLength must be non-negative");
+  return parsed;
+}
+
+function parsePageSize(value: string): number {
+  const parsed = Number.parseInt(value, 10);
+  if (Number.isNaN(parsed) || String(parsed) !== value.trim()) throw new RequestMalformedError("pageSize must be a valid integer");
+  if (parsed < 1 || parsed > 100) throw new RequestMalformedError("pageSize must be between 1 and 100");
+  return parsed;
+}
+
+function isMessage(result: Message | Task): result is Message {
+  return "messageId" in result;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": A2A_CONTENT_TYPE } });
+}
+
+/** An error in the binding's shape: `{ error: { code, status, message, details } }` with the SDK's status. */
+export function restError(error: unknown): Response {
+  const status = restStatusFor(error);
+  return json(status, toRestErrorBody(error, status));
+}
+
+function notFound(method: string, subpath: string): Response {
+  const error = new UnsupportedOperationError(`no HTTP+JSON route for ${method} ${subpath}`);
+  return json(404, { error: { ...toRestErrorBody(error, 404).error, code: 404, status: "NOT_FOUND" } });
+}

@@ -1,0 +1,86 @@
+import { A2A_VERSION_HEADER, type AgentCard } from "@a2a-js/sdk";
+import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
+import { JsonRpcTransportHandler, ServerCallContext, validateVersion, type A2ARequestHandler } from "@a2a-js/sdk/server";
+import { A2A_LEGACY_PROTOCOL_VERSION } from "../agent-card.js";
+import { A2A_REQUEST_SCOPE_KEY, type A2ARequestScope } from "../request-scope.js";
+import { SSE_HEADERS, sseErrorEvent, sseResponse } from "./sse.js";
+
+const PARSE_ERROR = -32700;
+
+type JsonRpcId = string | number | null;
+
+/**
+ * One JSON-RPC request at `/a2a/{assistant_id}`, answered as the SDK's express `jsonRpcHandler` (with
+ * `legacyCompat` enabled) does, behind Hono:
+ * - `A2A-Version: 1.0` → the SDK's `JsonRpcTransportHandler` (methods `SendMessage`, `GetTask`, ...);
+ * - no header (or `0.3`) → the SDK's v0.3 `LegacyJsonRpcTransportHandler` (`message/send`, `tasks/get`,
+ *   ...), which converts v0.3 params to v1.0, calls the same `A2ARequestHandler` and converts back;
+ * - any other version → `VersionNotSupportedError` (the card's JSONRPC interfaces list 1.0 and 0.3).
+ * Malformed JSON answers -32700 (the SDK's handlers would report it as an invalid request); unknown
+ * methods -32601 from the SDK's handlers. Streaming methods answer SSE; an error before the first
+ * event is a plain JSON-RPC error response.
+ */
+export async function handleJsonRpc(request: Request, handler: A2ARequestHandler, card: AgentCard, scope: A2ARequestScope): Promise<Response> {
+  const header = request.headers.get(A2A_VERSION_HEADER) || undefined;
+  const legacy = (header ?? A2A_LEGACY_PROTOCOL_VERSION) === A2A_LEGACY_PROTOCOL_VERSION;
+  const mapError = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
+
+  const text = await request.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    return Response.json({ jsonrpc: "2.0", id: null, error: { code: PARSE_ERROR, message: `Parse error: ${(error as Error).message}` } });
+  }
+  const id = requestId(body);
+  const context = callContext(header, scope);
+  try {
+    validateVersion(context.requestedVersion, card, "JSONRPC");
+  } catch (error) {
+    return Response.json({ jsonrpc: "2.0", id, error: mapError(error) });
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    // Batches and primitives are not A2A requests; the SDK's handlers answer them as invalid requests.
+    body = { jsonrpc: "2.0", method: "", id };
+  }
+  const transport = legacy ? new LegacyJsonRpcTransportHandler(handler) : new JsonRpcTransportHandler(handler);
+  let response: unknown;
+  try {
+    response = await transport.handle(body as Record<string, unknown>, context);
+  } catch (error) {
+    return Response.json({ jsonrpc: "2.0", id, error: mapError(error) });
+  }
+  if (!isAsyncIterable(response)) return Response.json(response);
+
+  const iterator = response[Symbol.asyncIterator]();
+  let first: IteratorResult<unknown, unknown>;
+  try {
+    first = await iterator.next();
+  } catch (error) {
+    const envelope = { jsonrpc: "2.0", id, error: mapError(error) };
+    // v0.3 `tasks/resubscribe` always answers SSE, even an error before the first event (as the SDK does).
+    if (legacy && (body as { method?: unknown }).method === "tasks/resubscribe") {
+      return new Response(sseErrorEvent(envelope), { status: 200, headers: SSE_HEADERS });
+    }
+    return Response.json(envelope);
+  }
+  return sseResponse(first, iterator, (event) => event, (error) => ({ jsonrpc: "2.0", id, error: mapError(error) }));
+}
+
+/** The call context of one A2A request: requested version, and the caller's scope in `state`. */
+export function callContext(header: string | undefined, scope: A2ARequestScope): ServerCallContext {
+  const state = new Map<string, unknown>([[A2A_REQUEST_SCOPE_KEY, scope]]);
+  const identity = scope.auth?.user.identity;
+  const user = identity ? { isAuthenticated: true, userName: identity } : undefined;
+  return new ServerCallContext({ requestedVersion: header, state, ...(user ? { user } : {}) });
+}
+
+function requestId(body: unknown): JsonRpcId {
+  if (typeof body !== "object" || body === null) return null;
+  const id = (body as { id?: unknown }).id;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
+}
