@@ -174,14 +174,8 @@ export class Engine {
    * stateless run whose temporary thread (and so the run itself) is deleted at the end is seen ending.
    */
   async createRunAndWait(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<{ run: Run; end: RunEnd }> {
-    const runId = options.runId ?? uuidv4();
-    const waiter = this.waiters.wait(runId);
-    try {
-      const run = await this.createRun(request, { ...options, runId });
-      return { run, end: await this.awaitEnd(runId, run.thread_id, waiter.promise) };
-    } finally {
-      waiter.cancel();
-    }
+    const { run, end } = await this.createRunWatched(request, options);
+    return { run, end: await end };
   }
 
   /**
