@@ -146,7 +146,11 @@ describe.each(httpDrivers)("crons API on $name", (driver) => {
     const kept = await eventually(async () => {
       const threads = await storage.threads.search({ metadata: { assistant_id: assistant.assistant_id } });
       const others = threads.filter((t) => t.thread_id !== threadId);
-      return others.length === 1 && others[0]!.status === "idle" ? others[0] : undefined;
+      if (others.length !== 1) return undefined;
+      // A new thread is idle before its run is claimed, so wait for the run itself to succeed.
+      const [done] = await storage.runs.search({ thread_id: others[0]!.thread_id, status: "success" });
+      const thread = done ? await storage.threads.get(others[0]!.thread_id) : null;
+      return thread?.status === "idle" ? thread : undefined;
     });
     expect((kept.values as { messages: unknown[] }).messages).toHaveLength(2);
 
