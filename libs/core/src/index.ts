@@ -11,5 +11,6 @@ export type * from "./repos/store.js";
 export type * from "./repos/crons.js";
 export type * from "./repos/deliveries.js";
 export type * from "./repos/events.js";
+export type * from "./repos/push-configs.js";
 export type { Storage, TruncateFlags } from "./storage.js";
 export { RepoBackedStore } from "./langgraph-store.js";

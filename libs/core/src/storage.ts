@@ -3,6 +3,7 @@ import type { AssistantRepo } from "./repos/assistants.js";
 import type { CronRepo } from "./repos/crons.js";
 import type { DeliveryRepo } from "./repos/deliveries.js";
 import type { EventRepo } from "./repos/events.js";
+import type { PushConfigRepo } from "./repos/push-configs.js";
 import type { RunRepo } from "./repos/runs.js";
 import type { StoreRepo } from "./repos/store.js";
 import type { ThreadRepo } from "./repos/threads.js";
@@ -30,6 +31,8 @@ export interface Storage {
   readonly crons: CronRepo;
   readonly deliveries: DeliveryRepo;
   readonly events: EventRepo;
+  /** A2A push notification configs; optional, like the result methods (no push without it). */
+  readonly pushConfigs?: PushConfigRepo;
   /** The backend's LangGraph checkpointer (MemorySaver, SqliteSaver, PostgresSaver). */
   readonly checkpointer: BaseCheckpointSaver;
   /** A LangGraph `BaseStore` over `store` (see `RepoBackedStore`). */

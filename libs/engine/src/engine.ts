@@ -6,7 +6,7 @@ import { GraphRegistry } from "./graphs/registry.js";
 import { Admission, type AdmissionOptions } from "./runs/admission.js";
 import { RunExecutor, type RunLogger } from "./runs/run-executor.js";
 import type { RunCreateRequest } from "./runs/run-request.js";
-import { Settlement } from "./runs/settlement.js";
+import { Settlement, type RunSettledListener } from "./runs/settlement.js";
 import { ThreadExecution } from "./runs/thread-execution.js";
 import { RunWaiters, type RunEnd } from "./runs/waiters.js";
 import { WorkerPool } from "./runs/worker-pool.js";
@@ -51,7 +51,7 @@ export class Engine {
     this.registry = new GraphRegistry(this.storage);
     this.hub = new StreamHub(this.storage.events, options.eventTtlMs ?? 60 * 60_000);
     this.outbox = new WebhookOutbox(this.storage, { ...DEFAULT_OUTBOX_OPTIONS, ...options.outbox });
-    this.settlement = new Settlement(this.storage, this.hub, this.outbox, this.waiters);
+    this.settlement = new Settlement(this.storage, this.hub, this.outbox, this.waiters, options.logger);
     this.admission = new Admission(this.storage, this.registry, (ids, action) => this.cancel(ids, { action }));
     const executor = new RunExecutor(this.storage, this.registry, this.hub, this.settlement, this.threadExecution, options.logger);
     this.pool = new WorkerPool(
@@ -250,6 +250,18 @@ export class Engine {
   }
 
   /**
+   * Registers `listener` for runs of this process that reach a terminal status (success, error,
+   * timeout, interrupted — including runs cancelled while pending and runs whose worker was lost), once
+   * per run. It is called after the terminal status is written and the thread is updated, before
+   * waiters are woken (so whatever it writes exists when `waitRun` resolves). A rolled-back run is
+   * erased and not reported. A listener that throws is logged; settlement goes on. Returns a function
+   * that removes the listener.
+   */
+  onRunSettled(listener: RunSettledListener): () => void {
+    return this.settlement.onRunSettled(listener);
+  }
+
+  /**
    * Runs `fn` under the thread's execution lock (`withThreadExecution`): no run of this thread executes
    * in this process meanwhile, and runs claimed later start only after `fn` settles. For checks that must
    * see the thread at rest, such as A2A resume validation (current interrupted run and checkpoint) before
@@ -267,6 +279,7 @@ export class Engine {
       status: "error",
       error: { error: "WorkerLost", message: "the worker executing this run stopped before it finished" },
     });
+    await this.settlement.notifySettled(run);
     this.hub.end(runId);
     this.waiters.resolve(runId, { status: "error", values: null, error: { error: "WorkerLost", message: "worker lost" } });
     this.pool.notify();

@@ -6,6 +6,7 @@ export { loadLangGraphConfig, applyEnv, LangGraphConfigSchema, type LangGraphCon
 export { REJECT_MESSAGE, type AdmissionOptions } from "./runs/admission.js";
 export type { RunCreateRequest, RunCommand, StreamMode, EngineRunKwargs, RunAuthContext } from "./runs/run-request.js";
 export type { RunEnd } from "./runs/waiters.js";
+export type { RunSettledEvent, RunSettledListener } from "./runs/settlement.js";
 export type { RunLogger } from "./runs/run-executor.js";
 export { defaultReply } from "./runs/outcome.js";
 export { nextRunDate } from "./crons/scheduler.js";

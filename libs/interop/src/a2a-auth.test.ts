@@ -39,7 +39,7 @@ afterAll(async () => {
   await dispose?.();
 });
 
-async function clientFor(token: string, binding: "JSONRPC" | "HTTP+JSON"): Promise<A2AClient> {
+async function clientFor(token: string, binding: "JSONRPC" | "HTTP+JSON", assistant = "echo"): Promise<A2AClient> {
   const fetchImpl: typeof fetch = (input, init) => {
     const headers = new Headers(init?.headers);
     headers.set("Authorization", `Bearer ${token}`);
@@ -51,7 +51,7 @@ async function clientFor(token: string, binding: "JSONRPC" | "HTTP+JSON"): Promi
       preferredTransports: [binding],
     }),
   );
-  const card = await (await fetchImpl(`${base}/a2a/echo/.well-known/agent-card.json`)).json();
+  const card = await (await fetchImpl(`${base}/a2a/${assistant}/.well-known/agent-card.json`)).json();
   return factory.createFromAgentCard(AgentCard.fromJSON(card));
 }
 
@@ -83,6 +83,36 @@ describe("A2A with custom auth", () => {
     ).rejects.toThrow();
     expect((await alice.getTask({ tenant: "", id: task.id })).artifacts).toEqual(task.artifacts);
   });
+
+  it.each(["JSONRPC", "HTTP+JSON"] as const)(
+    "knowing another user's input-required task id grants nothing: no read, continue, cancel or subscribe (%s)",
+    async (binding) => {
+      const alice = await clientFor("alice", binding, "approval");
+      const bob = await clientFor("bob", binding, "approval");
+      const message = (parts: unknown[], ids: { taskId?: string; contextId?: string } = {}) =>
+        SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts, ...ids } });
+      const asked = (await alice.sendMessage(message([{ data: { request: "deploy" } }]))) as Task;
+      expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+
+      await expect(bob.getTask({ tenant: "", id: asked.id })).rejects.toThrow(/not found/i);
+      // Lineage is private: naming the task (with or without its context) does not let bob resume it.
+      await expect(bob.sendMessage(message([{ text: "yes" }], { taskId: asked.id }))).rejects.toThrow(/not found/i);
+      await expect(bob.sendMessage(message([{ text: "yes" }], { taskId: asked.id, contextId: asked.contextId }))).rejects.toThrow();
+      await expect(bob.cancelTask({ tenant: "", id: asked.id, metadata: undefined })).rejects.toThrow(/not found/i);
+      const subscribe = async () => {
+        for await (const _event of bob.resubscribeTask({ tenant: "", id: asked.id })) void _event;
+      };
+      await expect(subscribe()).rejects.toThrow(/not found/i);
+
+      // None of that touched alice's task: it still waits for her, and her answer completes it.
+      const thread = await server.storage.runs.search({ thread_id: asked.contextId, limit: 100 });
+      expect(thread).toHaveLength(1);
+      expect((await alice.getTask({ tenant: "", id: asked.id })).status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      const done = (await alice.sendMessage(message([{ text: "yes" }], { taskId: asked.id, contextId: asked.contextId }))) as Task;
+      expect(done.id).toBe(asked.id);
+      expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    },
+  );
 
   it("scopes v0.3 JSON-RPC the same way", async () => {
     const rpc = async (token: string, body: unknown) =>

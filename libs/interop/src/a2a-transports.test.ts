@@ -71,7 +71,8 @@ describe("A2A agent cards", () => {
         { url: `${base}/a2a/echo`, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
       ]);
       expect(body.capabilities).toMatchObject({ streaming: true });
-      expect(body.capabilities.pushNotifications ?? false).toBe(false);
+      // The memory driver keeps push notification configs.
+      expect(body.capabilities.pushNotifications).toBe(true);
       expect(body.skills[0]).toMatchObject({ id: "echo" });
       // v0.3 fields beside the v1.0 ones.
       expect(body).toMatchObject({

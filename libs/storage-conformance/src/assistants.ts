@@ -26,6 +26,27 @@ export function describeAssistants(h: Harness): void {
       expect(versions[0]).toMatchObject({ assistant_id: id, version: 1, graph_id: "agent", name: "Untitled" });
     });
 
+    it("create honours a given created_at (snapshot restore) for the assistant and its version 1", async () => {
+      const s = await h.open();
+      const restoredAt = "2021-03-04T05:06:07.089Z";
+      const id = uid();
+      const restored = await s.assistants.create({ assistant_id: id, graph_id: "agent", name: "old", created_at: restoredAt });
+      expect(restored.created_at).toBe(restoredAt);
+      expect(restored.updated_at).toMatch(ISO_MS);
+      expect(restored.updated_at >= restoredAt).toBe(true);
+      expect(await s.assistants.get(id)).toEqual(restored);
+      expect((await s.assistants.listVersions(id))[0].created_at).toBe(restoredAt);
+      const fresh = await s.assistants.create({ assistant_id: uid(), graph_id: "agent" });
+      expect(fresh.created_at > restoredAt).toBe(true);
+      const updated = await s.assistants.update(id, { name: "new" });
+      expect(updated!.created_at).toBe(restoredAt);
+      expect(updated!.updated_at > restoredAt).toBe(true);
+      const versions = await s.assistants.listVersions(id);
+      expect(versions.map((v) => v.version)).toEqual([2, 1]);
+      expect(versions[1].created_at).toBe(restoredAt);
+      expect(versions[0].created_at > restoredAt).toBe(true);
+    });
+
     it("create with an existing id: raise throws ConflictError, do_nothing returns the existing one unchanged", async () => {
       const s = await h.open();
       const id = uid();

@@ -5,12 +5,14 @@ import { describeCrons } from "./crons.js";
 import { describeDeliveries } from "./deliveries.js";
 import { describeEvents } from "./events.js";
 import { createHarness, type ConformanceFactory } from "./harness.js";
+import { describePushConfigs } from "./push-configs.js";
 import { describeQueue } from "./queue.js";
 import { describeReopen } from "./reopen.js";
 import { describeResults } from "./results.js";
 import { describeRuns } from "./runs.js";
 import { describeStorage } from "./storage.js";
 import { describeStore } from "./store.js";
+import { describeTasks } from "./tasks.js";
 import { describeThreads } from "./threads.js";
 import { describeWireJson } from "./wire-json.js";
 
@@ -34,6 +36,8 @@ export function describeStorageConformance(name: string, factory: ConformanceFac
     describeRuns(h);
     describeQueue(h);
     describeResults(h);
+    describeTasks(h);
+    describePushConfigs(h);
     describeStore(h);
     describeCrons(h);
     describeDeliveries(h);

@@ -25,6 +25,23 @@ export function describeThreads(h: Harness): void {
       expect(busy).toMatchObject({ status: "busy", metadata: { a: 1 }, config: { tags: ["t"] } });
     });
 
+    it("create honours a given created_at (snapshot restore): kept on reads, updates and in created_at order", async () => {
+      const s = await h.open();
+      const tag = uid();
+      const restoredAt = "2021-03-04T05:06:07.089Z";
+      const fresh = await s.threads.create({ thread_id: uid(), metadata: { tag } });
+      const restored = await s.threads.create({ thread_id: uid(), metadata: { tag }, created_at: restoredAt });
+      expect(restored.created_at).toBe(restoredAt);
+      expect(restored.updated_at).toMatch(ISO_MS);
+      expect(restored.updated_at >= restoredAt).toBe(true);
+      expect(await s.threads.get(restored.thread_id)).toEqual(restored);
+      expect((await s.threads.search({ metadata: { tag } })).map((t) => t.thread_id)).toEqual([fresh.thread_id, restored.thread_id]);
+      const updated = await s.threads.update(restored.thread_id, { metadata: { touched: true } });
+      expect(updated!.created_at).toBe(restoredAt);
+      expect(updated!.updated_at > restoredAt).toBe(true);
+      expect(fresh.created_at > restoredAt).toBe(true);
+    });
+
     it("create with an existing id: raise (default) throws ConflictError, do_nothing returns the existing one", async () => {
       const s = await h.open();
       const id = uid();

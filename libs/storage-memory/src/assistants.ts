@@ -18,7 +18,7 @@ export class MemoryAssistantRepo implements AssistantRepo {
 
   async create(input: NewAssistant, options?: { ifExists?: "raise" | "do_nothing" }): Promise<Assistant> {
     // Normalize before checking, so a bad value throws without side effects.
-    const now = nowIso();
+    const now = input.created_at ?? nowIso();
     const version: AssistantVersion = {
       assistant_id: input.assistant_id,
       version: 1,

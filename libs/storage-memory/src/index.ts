@@ -8,3 +8,4 @@ export { MemoryStoreRepo } from "./store.js";
 export { MemoryCronRepo } from "./crons.js";
 export { MemoryDeliveryRepo } from "./deliveries.js";
 export { MemoryEventRepo } from "./events.js";
+export { MemoryPushConfigRepo } from "./push-configs.js";

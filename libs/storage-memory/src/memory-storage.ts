@@ -4,6 +4,7 @@ import { MemoryAssistantRepo } from "./assistants.js";
 import { MemoryCronRepo } from "./crons.js";
 import { MemoryDeliveryRepo } from "./deliveries.js";
 import { MemoryEventRepo } from "./events.js";
+import { MemoryPushConfigRepo } from "./push-configs.js";
 import { MemoryRunRepo } from "./runs.js";
 import { MemoryState } from "./state.js";
 import { MemoryStoreRepo } from "./store.js";
@@ -22,6 +23,7 @@ export class MemoryStorage implements Storage {
   readonly crons: MemoryCronRepo;
   readonly deliveries: MemoryDeliveryRepo;
   readonly events: MemoryEventRepo;
+  readonly pushConfigs: MemoryPushConfigRepo;
   readonly checkpointer: BaseCheckpointSaver;
   readonly langgraphStore: BaseStore;
   private closed = false;
@@ -34,6 +36,7 @@ export class MemoryStorage implements Storage {
     this.crons = new MemoryCronRepo(state);
     this.deliveries = new MemoryDeliveryRepo(state);
     this.events = new MemoryEventRepo(state);
+    this.pushConfigs = new MemoryPushConfigRepo(state);
     this.checkpointer = state.checkpointer;
     this.langgraphStore = new RepoBackedStore(this.store);
   }
@@ -45,7 +48,8 @@ export class MemoryStorage implements Storage {
   async truncate(flags: TruncateFlags): Promise<void> {
     const s = this.state;
     if (flags.runs || flags.threads) {
-      // Runs belong to threads: truncating threads takes their runs along (no orphans).
+      // Runs belong to threads: truncating threads takes their runs along (no orphans). removeRun also
+      // drops the runs' push configs and task-lineage index entries.
       for (const runId of [...s.runs.keys()]) s.removeRun(runId);
       s.events.clear();
     }

@@ -139,6 +139,35 @@ export class MemoryRunRepo implements RunRepo {
     const result = this.state.runs.get(runId)?.result;
     return result ? wireOut(result) : null;
   }
+
+  /**
+   * Reads only `taskRootsByAssistant` (or the thread's runs, when that set is smaller):
+   * O(k log k) for the k candidates, never a scan of the other runs.
+   */
+  async searchTaskRoots(query: { assistant_id: string; thread_id?: string; limit?: number; offset?: number }): Promise<Run[]> {
+    const roots = this.state.taskRootsByAssistant.get(query.assistant_id);
+    if (!roots) return [];
+    let candidates: RunRecord[];
+    if (query.thread_id === undefined) {
+      candidates = [...roots].map((id) => this.state.runs.get(id)!);
+    } else {
+      const ofThread = this.state.runsByThread.get(query.thread_id);
+      if (!ofThread) return [];
+      const [small, large] = ofThread.size < roots.size ? [ofThread, roots] : [roots, ofThread];
+      candidates = [...small].filter((id) => large.has(id)).map((id) => this.state.runs.get(id)!);
+    }
+    return page(candidates.sort(newestFirst), query.offset, query.limit, 10).map((r) => wireOut(r.run));
+  }
+
+  /** O(runs continuing the task), from `continuationsByTask`. */
+  async latestContinuation(taskId: string): Promise<Run | null> {
+    let latest: RunRecord | null = null;
+    for (const id of this.state.continuationsByTask.get(taskId) ?? []) {
+      const record = this.state.runs.get(id)!;
+      if (latest === null || newestFirst(record, latest) < 0) latest = record;
+    }
+    return latest ? wireOut(latest.run) : null;
+  }
 }
 
 function newestFirst(a: RunRecord, b: RunRecord): number {

@@ -7,6 +7,7 @@ import {
   type Delivery,
   type Item,
   type JsonValue,
+  type PushConfig,
   type Run,
   type RunInternal,
   type RunResult,
@@ -34,6 +35,16 @@ export class MemoryState {
   readonly runsByThread = new Map<string, Set<string>>();
   /** assistant_id -> run ids, for the assistant-delete cascade. */
   readonly runsByAssistant = new Map<string, Set<string>>();
+  /**
+   * A2A task lineage, derived from each run's internal at insert (internals never change afterwards):
+   * assistant_id -> ids of its task roots (`captureResult` set, no `taskId`), and
+   * taskId -> ids of the runs continuing that task. `searchTaskRoots` and `latestContinuation` read
+   * only these, never the other runs; `removeRun` keeps them in step.
+   */
+  readonly taskRootsByAssistant = new Map<string, Set<string>>();
+  readonly continuationsByTask = new Map<string, Set<string>>();
+  /** run_id -> config_id -> A2A push config; removed with the run. */
+  readonly pushConfigs = new Map<string, Map<string, PushConfig>>();
   /** Run ids by status, for the queue (`claimNext`) and lease scans. */
   readonly pendingRuns = new Set<string>();
   readonly runningRuns = new Set<string>();
@@ -58,6 +69,9 @@ export class MemoryState {
     this.runs.set(run_id, record);
     addToIndex(this.runsByThread, thread_id, run_id);
     addToIndex(this.runsByAssistant, assistant_id, run_id);
+    const taskId = continuedTask(record.internal);
+    if (taskId !== null) addToIndex(this.continuationsByTask, taskId, run_id);
+    else if (record.internal.captureResult === true) addToIndex(this.taskRootsByAssistant, assistant_id, run_id);
     this.indexStatus(run_id, record.run.status);
   }
 
@@ -71,16 +85,23 @@ export class MemoryState {
     this.indexStatus(record.run.run_id, status);
   }
 
-  /** Removes a run with its result, internals and events. Synchronous, so the cascade is atomic. */
+  /**
+   * Removes a run with its result, internals, events, push configs and lineage index entries.
+   * Synchronous, so the cascade is atomic.
+   */
   removeRun(runId: string): boolean {
     const record = this.runs.get(runId);
     if (!record) return false;
     this.runs.delete(runId);
     removeFromIndex(this.runsByThread, record.run.thread_id, runId);
     removeFromIndex(this.runsByAssistant, record.run.assistant_id, runId);
+    removeFromIndex(this.taskRootsByAssistant, record.run.assistant_id, runId);
+    const taskId = continuedTask(record.internal);
+    if (taskId !== null) removeFromIndex(this.continuationsByTask, taskId, runId);
     this.pendingRuns.delete(runId);
     this.runningRuns.delete(runId);
     this.events.delete(runId);
+    this.pushConfigs.delete(runId);
     return true;
   }
 
@@ -201,6 +222,11 @@ export function compareValues(a: unknown, b: unknown): number {
 export function page<T>(rows: T[], offset: number | undefined, limit: number | undefined, defaultLimit: number): T[] {
   const start = Math.max(0, offset ?? 0);
   return rows.slice(start, start + Math.max(0, limit ?? defaultLimit));
+}
+
+/** The task a run continues (its internal `taskId`), or null for a task root or an ordinary run. */
+export function continuedTask(internal: RunInternal): string | null {
+  return typeof internal.taskId === "string" ? internal.taskId : null;
 }
 
 function addToIndex(index: Map<string, Set<string>>, key: string, id: string): void {

@@ -17,11 +17,11 @@ export class MemoryThreadRepo implements ThreadRepo {
   constructor(private readonly state: MemoryState) {}
 
   async create(input: NewThread, options?: { ifExists?: "raise" | "do_nothing" }): Promise<Thread> {
-    const now = nowIso();
+    const createdAt = input.created_at ?? nowIso();
     const thread: Thread = {
       thread_id: input.thread_id,
-      created_at: now,
-      updated_at: now,
+      created_at: createdAt,
+      updated_at: createdAt,
       metadata: wireObject(input.metadata, {}),
       config: wireObject(input.config, {}),
       status: input.status ?? "idle",
@@ -85,6 +85,8 @@ export class MemoryThreadRepo implements ThreadRepo {
     const now = nowIso();
     const thread: Thread = { ...wireOut(source.thread), thread_id: newThreadId, created_at: now, updated_at: now };
     // Runs (oldest first, so insertion order is preserved), their internals and results, all synchronously.
+    // addRun indexes the remapped internals: copied roots are roots of the copy, copied continuations point
+    // at the copied root. Push configs are not copied: they were registered for the original task.
     const runs = this.state.runsOfThread(sourceThreadId).sort((a, b) => a.seq - b.seq);
     const runIds = new Map(runs.map((r) => [r.run.run_id, randomUUID()]));
     this.state.threads.set(newThreadId, { thread, seq: this.state.nextSeq() });

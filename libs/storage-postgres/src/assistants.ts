@@ -36,7 +36,7 @@ export class PostgresAssistantRepo implements AssistantRepo {
 
   async create(input: NewAssistant, options?: { ifExists?: "raise" | "do_nothing" }): Promise<Assistant> {
     // Serialize before any query: a bad value throws and writes nothing.
-    const now = nowIso();
+    const now = input.created_at ?? nowIso();
     const values = [
       input.assistant_id,
       input.graph_id,

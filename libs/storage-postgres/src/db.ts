@@ -112,6 +112,7 @@ export class Tables {
   readonly threads: string;
   readonly runs: string;
   readonly runResults: string;
+  readonly pushConfigs: string;
   readonly runEvents: string;
   readonly runEventCounters: string;
   readonly storeItems: string;
@@ -128,6 +129,7 @@ export class Tables {
     this.threads = `${s}.threads`;
     this.runs = `${s}.runs`;
     this.runResults = `${s}.run_results`;
+    this.pushConfigs = `${s}.push_configs`;
     this.runEvents = `${s}.run_events`;
     this.runEventCounters = `${s}.run_event_counters`;
     this.storeItems = `${s}.store_items`;

@@ -15,6 +15,7 @@ import {
 import type pg from "pg";
 import { checkpointSql } from "./checkpointer.js";
 import {
+  encodeString,
   FOREIGN_KEY_VIOLATION,
   limitOffset,
   Params,
@@ -38,8 +39,23 @@ const prefixed = (alias: string) => RUN_COLUMNS.split(", ").map((c) => `${alias}
 const CLAIM_CANDIDATES = 32;
 
 /**
+ * A2A task lineage queries over the columns generated from `internal` (migration 0002) and their partial
+ * indexes runs_task_roots_idx (assistant_id, created_at DESC, seq DESC), runs_task_roots_thread_idx
+ * (assistant_id, thread_id, created_at DESC, seq DESC) and runs_task_continuations_idx (task_id, created_at
+ * DESC, seq DESC): an index range read in order, stopped at offset + limit. `t` is the runs table.
+ * Exported for the query-plan test.
+ */
+export const taskSql = (runs: string) => ({
+  roots: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_root AND assistant_id = $1
+          ORDER BY created_at DESC, seq DESC LIMIT $2 OFFSET $3`,
+  rootsOfThread: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_root AND assistant_id = $1 AND thread_id = $4
+          ORDER BY created_at DESC, seq DESC LIMIT $2 OFFSET $3`,
+  latestContinuation: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 1`,
+});
+
+/**
  * Deletes the runs matching `condition` (over the runs table, parameters `values`) with their events and
- * event counters; results go by ON DELETE CASCADE. Returns the deleted run ids.
+ * event counters; results and push configs go by ON DELETE CASCADE. Returns the deleted run ids.
  */
 export async function deleteRunsWhere(db: Queryable, t: Tables, condition: string, values: unknown[]): Promise<string[]> {
   const rows = await query<{ run_id: string }>(db, `DELETE FROM ${t.runs} WHERE ${condition} RETURNING run_id`, values);
@@ -53,12 +69,14 @@ export async function deleteRunsWhere(db: Queryable, t: Tables, condition: strin
 
 export class PostgresRunRepo implements RunRepo {
   private readonly checkpoints: ReturnType<typeof checkpointSql>;
+  private readonly tasks: ReturnType<typeof taskSql>;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly t: Tables,
   ) {
     this.checkpoints = checkpointSql(t.schema);
+    this.tasks = taskSql(t.runs);
   }
 
   async create(input: NewRun, options?: { internal?: RunInternal; rejectIfThreadActive?: boolean }): Promise<Run> {
@@ -250,5 +268,18 @@ export class PostgresRunRepo implements RunRepo {
   async getResult(runId: string): Promise<RunResult | null> {
     const [row] = await query<{ result: RunResult }>(this.pool, `SELECT result FROM ${this.t.runResults} WHERE run_id = $1`, [runId]);
     return row ? row.result : null;
+  }
+
+  async searchTaskRoots(q: { assistant_id: string; thread_id?: string; limit?: number; offset?: number }): Promise<Run[]> {
+    const page = [Math.max(0, Math.floor(q.limit ?? 10)), Math.max(0, Math.floor(q.offset ?? 0))];
+    return q.thread_id === undefined
+      ? query<Run>(this.pool, this.tasks.roots, [q.assistant_id, ...page])
+      : query<Run>(this.pool, this.tasks.rootsOfThread, [q.assistant_id, ...page, q.thread_id]);
+  }
+
+  async latestContinuation(taskId: string): Promise<Run | null> {
+    // task_id holds the taskId as stored in the jsonb (NUL-encoded): compare in that form.
+    const [run] = await query<Run>(this.pool, this.tasks.latestContinuation, [encodeString(taskId)]);
+    return run ?? null;
   }
 }

@@ -8,6 +8,7 @@ import { Tables, transaction } from "./db.js";
 import { PostgresDeliveryRepo } from "./deliveries.js";
 import { PostgresEventRepo } from "./events.js";
 import { applyMigrations, setupCheckpointer } from "./migrate.js";
+import { PostgresPushConfigRepo } from "./push-configs.js";
 import { PostgresRunRepo } from "./runs.js";
 import { PostgresStoreRepo } from "./store.js";
 import { PostgresThreadRepo } from "./threads.js";
@@ -30,6 +31,7 @@ export class PostgresStorage implements Storage {
   readonly crons: PostgresCronRepo;
   readonly deliveries: PostgresDeliveryRepo;
   readonly events: PostgresEventRepo;
+  readonly pushConfigs: PostgresPushConfigRepo;
   readonly checkpointer: RunAwarePostgresSaver;
   readonly langgraphStore: BaseStore;
   readonly schema: string;
@@ -51,6 +53,7 @@ export class PostgresStorage implements Storage {
     this.crons = new PostgresCronRepo(pool, this.tables);
     this.deliveries = new PostgresDeliveryRepo(pool, this.tables);
     this.events = new PostgresEventRepo(pool, this.tables);
+    this.pushConfigs = new PostgresPushConfigRepo(pool, this.tables);
     this.checkpointer = new RunAwarePostgresSaver(pool, schema);
     this.langgraphStore = new RepoBackedStore(this.store);
   }
@@ -65,8 +68,10 @@ export class PostgresStorage implements Storage {
   async truncate(flags: TruncateFlags): Promise<void> {
     const t = this.tables;
     const statements: string[] = [];
-    // Runs (results cascade), their events and webhook outbox.
-    if (flags.runs || flags.threads) statements.push(`TRUNCATE ${t.runResults}, ${t.runs}, ${t.runEvents}, ${t.runEventCounters}, ${t.deliveries}`);
+    // Runs with their results and push configs (both reference runs), their events and webhook outbox.
+    if (flags.runs || flags.threads) {
+      statements.push(`TRUNCATE ${t.runResults}, ${t.pushConfigs}, ${t.runs}, ${t.runEvents}, ${t.runEventCounters}, ${t.deliveries}`);
+    }
     if (flags.threads) statements.push(`TRUNCATE ${t.threads} CASCADE`);
     if (flags.assistants) statements.push(`TRUNCATE ${t.assistantVersions}, ${t.assistants}, ${t.crons}`);
     if (flags.store) statements.push(`TRUNCATE ${t.storeItems}`);

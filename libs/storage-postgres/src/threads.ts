@@ -33,7 +33,7 @@ export class PostgresThreadRepo implements ThreadRepo {
   }
 
   async create(input: NewThread, options?: { ifExists?: "raise" | "do_nothing" }): Promise<Thread> {
-    const now = nowIso();
+    const now = input.created_at ?? nowIso();
     const values = [input.thread_id, now, toDbJson(input.metadata ?? {}), toDbJson(input.config ?? {}), input.status ?? "idle"];
     const [row] = await query<Thread>(
       this.pool,
@@ -103,7 +103,9 @@ export class PostgresThreadRepo implements ThreadRepo {
    * One transaction: the thread row (new created_at/updated_at), its runs under new ids in insertion order
    * (internals with `taskId` remapped, results with `checkpoint.thread_id` remapped; no worker holds a lease
    * on a copy, so lease columns start empty, as in the memory driver), then every checkpoint,
-   * blob and pending write, with checkpoint metadata `run_id`/`thread_id` remapped.
+   * blob and pending write, with checkpoint metadata `run_id`/`thread_id` remapped. task_root/task_id are
+   * generated from the remapped internal: copied roots are roots of the copy, copied continuations point
+   * at the copied root. Push configs are not copied: they were registered for the original task.
    */
   async copy(sourceThreadId: string, newThreadId: string): Promise<Thread | null> {
     try {
@@ -175,7 +177,7 @@ export class PostgresThreadRepo implements ThreadRepo {
     return pruned;
   }
 
-  /** Thread row, runs (results cascade), their events, and checkpoints, in the caller's transaction. */
+  /** Thread row, runs (results and push configs cascade), their events, and checkpoints, in the caller's transaction. */
   private async deleteIn(client: Queryable, threadId: string): Promise<boolean> {
     const [row] = await query(client, `SELECT 1 FROM ${this.t.threads} WHERE thread_id = $1 FOR UPDATE`, [threadId]);
     if (!row) return false;

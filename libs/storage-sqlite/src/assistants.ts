@@ -59,7 +59,7 @@ export class SqliteAssistantRepo implements AssistantRepo {
   }
 
   async create(input: NewAssistant, options?: { ifExists?: "raise" | "do_nothing" }): Promise<Assistant> {
-    const now = nowIso();
+    const now = input.created_at ?? nowIso();
     const row: AssistantRow = {
       assistant_id: input.assistant_id,
       graph_id: input.graph_id,
@@ -121,7 +121,7 @@ export class SqliteAssistantRepo implements AssistantRepo {
   async delete(assistantId: string): Promise<boolean> {
     const tx = this.db.transaction(() => {
       this.s.get("DELETE FROM events WHERE run_id IN (SELECT run_id FROM runs WHERE assistant_id = ?)").run(assistantId);
-      this.s.get("DELETE FROM runs WHERE assistant_id = ?").run(assistantId); // results cascade
+      this.s.get("DELETE FROM runs WHERE assistant_id = ?").run(assistantId); // results and push configs cascade
       this.s.get("DELETE FROM crons WHERE assistant_id = ?").run(assistantId);
       return this.s.get("DELETE FROM assistants WHERE assistant_id = ?").run(assistantId).changes > 0; // versions cascade
     });

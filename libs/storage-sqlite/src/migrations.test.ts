@@ -62,6 +62,36 @@ describe("migrations", () => {
     await s.close();
   });
 
+  it("a database from before the task lineage columns is upgraded: its existing runs are indexed from their internals", async () => {
+    const path = tmp.file();
+    const db = openDatabase(path);
+    expect(applyMigrations(db, MIGRATIONS.filter((m) => m.version <= 3))).toEqual([1, 2, 3]);
+    db.prepare(
+      `INSERT INTO threads (thread_id, created_at, updated_at, metadata, config, status, interrupts)
+       VALUES ('t-old', '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z', '{}', '{}', 'idle', '{}')`,
+    ).run();
+    const insertRun = db.prepare(
+      `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, internal)
+       VALUES (?, 't-old', 'a', ?, ?, 'success', '{}', '{}', 'reject', ?)`,
+    );
+    const at = (s: number) => `2024-01-01T00:00:0${s}.000Z`;
+    insertRun.run("root-1", at(1), at(1), '{"captureResult":true}');
+    insertRun.run("cont-1", at(2), at(2), '{"captureResult":true,"taskId":"root-1"}');
+    insertRun.run("cont-2", at(3), at(3), '{"taskId":"root-1"}');
+    insertRun.run("root-2", at(4), at(4), '{"captureResult":true}');
+    insertRun.run("plain", at(5), at(5), null);
+    insertRun.run("uncaptured", at(6), at(6), "{}");
+    db.close();
+
+    const s = await openSqliteStorage({ path });
+    expect(versions(path).map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+    expect((await s.runs.searchTaskRoots({ assistant_id: "a" })).map((r) => r.run_id)).toEqual(["root-2", "root-1"]);
+    expect((await s.runs.latestContinuation("root-1"))?.run_id).toBe("cont-2");
+    expect(await s.runs.latestContinuation("root-2")).toBeNull();
+    expect(await s.pushConfigs.put({ run_id: "root-1", config_id: "c", url: "http://x", token: null, authentication: null })).not.toBeNull();
+    await s.close();
+  });
+
   it("sets the connection PRAGMAs", async () => {
     const s = await openSqliteStorage({ path: tmp.file() });
     expect(s.db.pragma("journal_mode", { simple: true })).toBe("wal");

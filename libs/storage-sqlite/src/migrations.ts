@@ -195,6 +195,43 @@ CREATE INDEX IF NOT EXISTS checkpoints_run_id ON checkpoints (
 );
 `,
   },
+  {
+    version: 4,
+    name: "run_task_lineage",
+    // A2A task lineage as generated columns derived from `internal`, so every writer (run create, thread
+    // copy with its remapped taskId, an older process that knows nothing of these columns) keeps them
+    // right and rows written before this migration are covered without a backfill. VIRTUAL: computed on
+    // read, stored only in the indexes below. The partial indexes hold task roots / continuations only,
+    // so `searchTaskRoots` and `latestContinuation` never touch unrelated runs (see runs.ts).
+    sql: `
+ALTER TABLE runs ADD COLUMN task_id TEXT GENERATED ALWAYS AS (
+  CASE WHEN json_valid(internal) AND json_type(internal, '$.taskId') = 'text' THEN json_extract(internal, '$.taskId') END
+) VIRTUAL;
+ALTER TABLE runs ADD COLUMN task_root INTEGER GENERATED ALWAYS AS (
+  CASE WHEN json_valid(internal) AND json_type(internal, '$.captureResult') = 'true'
+         AND json_type(internal, '$.taskId') IS NOT 'text' THEN 1 ELSE 0 END
+) VIRTUAL;
+CREATE INDEX runs_task_roots ON runs (assistant_id, created_at, seq) WHERE task_root = 1;
+CREATE INDEX runs_task_roots_thread ON runs (assistant_id, thread_id, created_at, seq) WHERE task_root = 1;
+CREATE INDEX runs_task_continuations ON runs (task_id, created_at, seq) WHERE task_id IS NOT NULL;
+`,
+  },
+  {
+    version: 5,
+    name: "push_configs",
+    // A2A push notification configs; they go with their run (ON DELETE CASCADE, like run_results).
+    sql: `
+CREATE TABLE push_configs (
+  run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+  config_id TEXT NOT NULL,
+  url TEXT NOT NULL,
+  token TEXT,
+  authentication TEXT,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (run_id, config_id)
+);
+`,
+  },
 ];
 
 /** The exact expression indexed by `checkpoints_run_id`; queries must repeat it verbatim to use the index. */

@@ -32,6 +32,20 @@ interface RunRow {
 /** The columns a `Run` is built from: never `internal`, never a result. */
 const COLUMNS = "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, attempt";
 
+/**
+ * A2A task lineage queries. `task_root` / `task_id` are generated from `internal` (migration 4) and the
+ * partial indexes runs_task_roots (assistant_id, created_at, seq), runs_task_roots_thread (assistant_id,
+ * thread_id, created_at, seq) and runs_task_continuations (task_id, created_at, seq) hold only the matching
+ * runs: each query walks its index backwards and stops after offset + limit rows (no sort, no scan of
+ * other runs). Exported for the query-plan test.
+ */
+export const TASK_ROOTS_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY runs_task_roots
+  WHERE task_root = 1 AND assistant_id = ? ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`;
+export const TASK_ROOTS_OF_THREAD_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY runs_task_roots_thread
+  WHERE task_root = 1 AND assistant_id = ? AND thread_id = ? ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`;
+export const LATEST_CONTINUATION_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY runs_task_continuations
+  WHERE task_id = ? ORDER BY created_at DESC, seq DESC LIMIT 1`;
+
 export class SqliteRunRepo implements RunRepo {
   private readonly s: Statements;
   private readonly byId;
@@ -216,6 +230,21 @@ export class SqliteRunRepo implements RunRepo {
   async getResult(runId: string): Promise<RunResult | null> {
     const row = this.selectResult.get(runId) as { result: string } | undefined;
     return row ? (JSON.parse(row.result) as RunResult) : null;
+  }
+
+  async searchTaskRoots(query: { assistant_id: string; thread_id?: string; limit?: number; offset?: number }): Promise<Run[]> {
+    const page = [intOr(query.limit, 10), intOr(query.offset, 0)];
+    const rows = (
+      query.thread_id === undefined
+        ? this.s.get(TASK_ROOTS_SQL).all(query.assistant_id, ...page)
+        : this.s.get(TASK_ROOTS_OF_THREAD_SQL).all(query.assistant_id, query.thread_id, ...page)
+    ) as RunRow[];
+    return rows.map(toRun);
+  }
+
+  async latestContinuation(taskId: string): Promise<Run | null> {
+    const row = this.s.get(LATEST_CONTINUATION_SQL).get(taskId) as RunRow | undefined;
+    return row ? toRun(row) : null;
   }
 }
 

@@ -8,6 +8,7 @@ import { openDatabase, type Db } from "./db.js";
 import { SqliteDeliveryRepo } from "./deliveries.js";
 import { SqliteEventRepo } from "./events.js";
 import { applyMigrations } from "./migrations.js";
+import { SqlitePushConfigRepo } from "./push-configs.js";
 import { SqliteRunRepo } from "./runs.js";
 import { SqliteStoreRepo } from "./store.js";
 import { SqliteThreadRepo } from "./threads.js";
@@ -26,6 +27,7 @@ export class SqliteStorage implements Storage {
   readonly crons: SqliteCronRepo;
   readonly deliveries: SqliteDeliveryRepo;
   readonly events: SqliteEventRepo;
+  readonly pushConfigs: SqlitePushConfigRepo;
   readonly checkpointer: AgentSqliteSaver;
   readonly langgraphStore: RepoBackedStore;
   private closed = false;
@@ -43,6 +45,7 @@ export class SqliteStorage implements Storage {
     this.crons = new SqliteCronRepo(db);
     this.deliveries = new SqliteDeliveryRepo(db);
     this.events = new SqliteEventRepo(db);
+    this.pushConfigs = new SqlitePushConfigRepo(db);
     this.checkpointer = new AgentSqliteSaver(db);
     this.langgraphStore = new RepoBackedStore(this.store);
   }
@@ -52,7 +55,7 @@ export class SqliteStorage implements Storage {
     db.transaction(() => {
       if (flags.runs || flags.threads) {
         db.exec("DELETE FROM events");
-        db.exec("DELETE FROM runs"); // run_results cascade
+        db.exec("DELETE FROM runs"); // run_results and push_configs cascade
       }
       if (flags.threads) db.exec("DELETE FROM threads");
       if (flags.assistants) {

@@ -58,11 +58,11 @@ export class SqliteThreadRepo implements ThreadRepo {
   }
 
   async create(input: NewThread, options?: { ifExists?: "raise" | "do_nothing" }): Promise<Thread> {
-    const now = nowIso();
+    const createdAt = input.created_at ?? nowIso();
     const row: ThreadRow = {
       thread_id: input.thread_id,
-      created_at: now,
-      updated_at: now,
+      created_at: createdAt,
+      updated_at: createdAt,
       metadata: stringifyWire(input.metadata ?? {}),
       config: stringifyWire(input.config ?? {}),
       status: input.status ?? "idle",
@@ -118,7 +118,7 @@ export class SqliteThreadRepo implements ThreadRepo {
     return this.db.transaction(() => this.deleteInTx(threadId)).immediate();
   }
 
-  /** Thread row, runs (results cascade), events of its runs, checkpoints and writes. */
+  /** Thread row, runs (results and push configs cascade), events of its runs, checkpoints and writes. */
   private deleteInTx(threadId: string): boolean {
     this.s.get("DELETE FROM events WHERE run_id IN (SELECT run_id FROM runs WHERE thread_id = ?)").run(threadId);
     const deleted = this.s.get("DELETE FROM threads WHERE thread_id = ?").run(threadId).changes > 0;
@@ -149,6 +149,9 @@ export class SqliteThreadRepo implements ThreadRepo {
       const row: ThreadRow = { ...source, thread_id: newThreadId, created_at: now, updated_at: now };
       this.insertRow.run(row);
 
+      // task_root / task_id are generated from the remapped internal: copied roots are roots of the copy,
+      // copied continuations point at the copied root. Push configs are not copied: they were registered
+      // for the original task's notifications.
       const runs = this.s
         .get("SELECT seq, run_id, internal FROM runs WHERE thread_id = ? ORDER BY seq")
         .all(sourceThreadId) as RunCopyRow[];

@@ -9,6 +9,8 @@ export interface NewAssistant {
   config?: RunnableConfig;
   context?: unknown;
   metadata?: Metadata;
+  /** Defaults to now; set when restoring a snapshot. */
+  created_at?: string;
 }
 
 export interface AssistantPatch {

@@ -75,4 +75,12 @@ export interface RunRepo {
   recordResult?(runId: string, result: RunResult): Promise<void>;
   /** The stored result as a fresh copy, or null when there is none. Optional, like `recordResult`. */
   getResult?(runId: string): Promise<RunResult | null>;
+  /**
+   * A2A tasks: first runs of `assistant_id` whose internal `captureResult` is set and `taskId` is not,
+   * newest first (created_at desc, then insertion order desc), optionally of one thread. Served by an
+   * index, never a scan of unrelated runs. limit defaults to 10.
+   */
+  searchTaskRoots(query: { assistant_id: string; thread_id?: string; limit?: number; offset?: number }): Promise<Run[]>;
+  /** The newest run whose internal `taskId` is `taskId` (the task's latest continuation), or null. Indexed. */
+  latestContinuation(taskId: string): Promise<Run | null>;
 }

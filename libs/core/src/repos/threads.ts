@@ -6,6 +6,8 @@ export interface NewThread {
   metadata?: Metadata;
   config?: RunnableConfig;
   status?: ThreadStatus;
+  /** Defaults to now; set when restoring a snapshot. */
+  created_at?: string;
 }
 
 export interface ThreadPatch {

@@ -12,6 +12,8 @@ import type { ActiveExecution } from "./worker-pool.js";
 export interface RunLogger {
   runStarted(runId: string, threadId: string, attempt: number): void;
   runEnded(runId: string, threadId: string, status: string, durationMs: number): void;
+  /** An `onRunSettled` listener threw (settlement went on); console.error when absent. */
+  settledListenerFailed?(runId: string, error: unknown): void;
 }
 
 /** Executes a claimed run under `withThreadExecution`, publishing its events, then settles it. */
@@ -53,6 +55,7 @@ export class RunExecutor {
       const final = await this.settlement.settle(run, outcome, snapshot, {
         captureResult: internal?.captureResult === true,
         rollback: execution.rollback,
+        internal,
       });
       this.logger?.runEnded(run.run_id, run.thread_id, final?.status ?? "erased", Date.now() - started);
     });

@@ -2,6 +2,7 @@ import {
   toWireJson,
   WireSerializationError,
   type Run,
+  type RunInternal,
   type RunResult,
   type RunStatus,
   type Storage,
@@ -10,8 +11,26 @@ import {
 import type { StreamHub } from "../streaming/stream-hub.js";
 import type { WebhookOutbox } from "../webhooks/outbox.js";
 import type { ThreadSnapshot } from "./outcome.js";
+import type { RunLogger } from "./run-executor.js";
 import type { EngineRunKwargs } from "./run-request.js";
 import type { RunWaiters } from "./waiters.js";
+
+/** A run that reached a terminal status, as settlement hands it to `Engine.onRunSettled` listeners. */
+export interface RunSettledEvent {
+  /** The stored run row after its terminal write (status, updated_at). */
+  run: Run;
+  /** The run's terminal status (the one that won: a cancel beats a completion). */
+  status: RunStatus;
+  /** Server-private facts of the run (A2A marker and lineage), null when it has none. */
+  internal: RunInternal | null;
+}
+
+/**
+ * Called once per run that reached a terminal status and still exists (a rolled-back run is erased:
+ * no event). Awaited before waiters are woken; a listener that throws is logged and ignored, it never
+ * makes settlement fail.
+ */
+export type RunSettledListener = (event: RunSettledEvent) => void | Promise<void>;
 
 export type ExecutionOutcome =
   | { kind: "success"; result: RunResult }
@@ -22,22 +41,59 @@ export type ExecutionOutcome =
 /**
  * The one place a run ends. Order: (execution has stopped) → record the result for server-marked runs
  * → write the terminal status once (compare-and-set from running) → update the thread → enqueue the
- * webhook → close streams and wake waiters. When another path (a cancel) already wrote the terminal
- * status, its status stands: this path only does the follow-up work for the status that won.
+ * webhook → `onRunSettled` listeners → close streams and wake waiters. When another path (a cancel)
+ * already wrote the terminal status, its status stands: this path only does the follow-up work for the
+ * status that won.
  */
 export class Settlement {
+  private readonly listeners = new Set<RunSettledListener>();
+
   constructor(
     private readonly storage: Storage,
     private readonly hub: StreamHub,
     private readonly outbox: WebhookOutbox,
     private readonly waiters: RunWaiters,
+    private readonly logger?: RunLogger,
   ) {}
+
+  /** Adds a listener for settled runs; returns a function that removes it. */
+  onRunSettled(listener: RunSettledListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Tells the listeners that `run` (its stored row, terminal status written, thread updated) has ended.
+   * `internal` is read from storage when the caller does not have it. Never throws.
+   */
+  async notifySettled(run: Run, internal?: RunInternal | null): Promise<void> {
+    if (this.listeners.size === 0) return;
+    let event: RunSettledEvent;
+    try {
+      event = { run, status: run.status, internal: internal === undefined ? await this.storage.runs.getInternal(run.run_id) : internal };
+    } catch (error) {
+      this.listenerFailed(run.run_id, error);
+      return;
+    }
+    for (const listener of [...this.listeners]) {
+      try {
+        await listener(event);
+      } catch (error) {
+        this.listenerFailed(run.run_id, error);
+      }
+    }
+  }
+
+  private listenerFailed(runId: string, error: unknown): void {
+    if (this.logger?.settledListenerFailed) this.logger.settledListenerFailed(runId, error);
+    else console.error(`run ${runId}: an onRunSettled listener failed (settlement continues):`, error);
+  }
 
   async settle(
     run: Run,
     outcome: ExecutionOutcome,
     snapshot: ThreadSnapshot | undefined,
-    options: { captureResult: boolean; rollback: boolean },
+    options: { captureResult: boolean; rollback: boolean; internal?: RunInternal | null },
   ): Promise<Run | null> {
     let status: RunStatus = outcome.kind === "success" ? "success" : outcome.kind === "error" ? "error" : "interrupted";
     let error = outcome.kind === "error" ? outcome.error : undefined;
@@ -64,6 +120,9 @@ export class Settlement {
     if (won && kwargsOf(run).webhook) {
       await this.outbox.enqueueRunWebhook(kwargsOf(run).webhook!, final, snapshot?.values ?? null, error);
     }
+    // This path reports the end when its own write won, or when a cancel won (engine.cancel leaves an
+    // executing run's follow-up work to its executor). A run that settleAbandoned ended was reported there.
+    if (won || final.status === "interrupted") await this.notifySettled(final, options.internal);
     if (kwargsOf(run).temporary) await this.storage.threads.delete(run.thread_id);
     this.finish(run.run_id, {
       status: final.status,
@@ -81,6 +140,7 @@ export class Settlement {
       const thread = await this.storage.threads.get(run.thread_id);
       if (thread?.status === "busy") await this.storage.threads.update(run.thread_id, { status: "idle" });
       if (kwargsOf(run).webhook) await this.outbox.enqueueRunWebhook(kwargsOf(run).webhook!, run, thread?.values ?? null);
+      await this.notifySettled(run);
     }
     if (kwargsOf(run).temporary) await this.storage.threads.delete(run.thread_id);
     this.finish(run.run_id, { status: "interrupted", values: null, erased: options.rollback });

@@ -26,6 +26,11 @@ export const DEFAULT_OUTBOX_OPTIONS: OutboxOptions = {
  * Webhooks (and A2A push notifications) go through the `DeliveryRepo` outbox: written first, then
  * POSTed with retry and backoff, so a restart or a receiver that is down loses nothing. A payload is
  * cleared once delivered or given up.
+ *
+ * Bodies by kind: `webhook` posts the payload object plus `webhook_sent_at` (as the official server
+ * does); `a2a_push` posts the payload exactly as given — a string payload is the body verbatim (so a
+ * serialized body survives drivers that store JSON re-ordered, e.g. jsonb), anything else its JSON.
+ * Delivery headers are set over the default `content-type: application/json` (case-insensitively).
  */
 export class WebhookOutbox {
   private timer: NodeJS.Timeout | undefined;
@@ -53,9 +58,20 @@ export class WebhookOutbox {
     await this.enqueue({ kind: "webhook", url, payload, runId: run.run_id });
   }
 
-  async enqueue(input: { kind: Delivery["kind"]; url: string; payload: unknown; runId?: string; headers?: Record<string, string> }): Promise<void> {
+  /**
+   * Writes a delivery and starts sending it. `deliveryId` (default a random one) makes enqueueing
+   * idempotent: the driver refuses a second delivery with the same id (ConflictError).
+   */
+  async enqueue(input: {
+    kind: Delivery["kind"];
+    url: string;
+    payload: unknown;
+    runId?: string;
+    headers?: Record<string, string>;
+    deliveryId?: string;
+  }): Promise<void> {
     await this.storage.deliveries.enqueue({
-      delivery_id: uuidv4(),
+      delivery_id: input.deliveryId ?? uuidv4(),
       kind: input.kind,
       url: input.url,
       headers: input.headers,
@@ -82,10 +98,12 @@ export class WebhookOutbox {
   private async send(delivery: Delivery): Promise<void> {
     let failure: string;
     try {
+      const headers = new Headers({ "content-type": "application/json" });
+      for (const [name, value] of Object.entries(delivery.headers ?? {})) headers.set(name, value);
       const response = await fetch(delivery.url, {
         method: "POST",
-        headers: { "content-type": "application/json", ...delivery.headers },
-        body: JSON.stringify({ ...(delivery.payload as object), webhook_sent_at: nowIso() }),
+        headers,
+        body: deliveryBody(delivery),
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
       await response.body?.cancel();
@@ -104,4 +122,10 @@ export class WebhookOutbox {
     const delay = Math.min(this.options.backoffMs * 2 ** (delivery.attempts - 1), this.options.maxBackoffMs);
     await this.storage.deliveries.markRetry(delivery.delivery_id, { nextAttemptAt: addMs(nowIso(), delay), error: failure });
   }
+}
+
+/** The request body of a delivery (see WebhookOutbox). */
+function deliveryBody(delivery: Delivery): string {
+  if (delivery.kind === "webhook") return JSON.stringify({ ...(delivery.payload as object), webhook_sent_at: nowIso() });
+  return typeof delivery.payload === "string" ? delivery.payload : JSON.stringify(delivery.payload);
 }

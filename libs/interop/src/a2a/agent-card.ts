@@ -13,8 +13,11 @@ export const A2A_LEGACY_PROTOCOL_VERSION = "0.3";
  * - HTTP+JSON v1.0 under `endpoint` (`/message:send`, `/tasks/{id}`, ...),
  * - legacy JSON-RPC v0.3 at `endpoint` (requests without `A2A-Version: 1.0`); the SDK's server-side
  *   `validateVersion` needs that interface declared to accept "0.3".
+ *
+ * `pushNotifications` is true when the storage driver keeps push notification configs
+ * (`Storage.pushConfigs`); the routes pass it.
  */
-export function agentCardFor(assistant: Assistant, endpoint: string): AgentCard {
+export function agentCardFor(assistant: Assistant, endpoint: string, options: { pushNotifications?: boolean } = {}): AgentCard {
   const name = assistant.name || assistant.graph_id;
   return {
     name,
@@ -26,7 +29,7 @@ export function agentCardFor(assistant: Assistant, endpoint: string): AgentCard 
     ],
     provider: undefined,
     version: String(assistant.version ?? 1),
-    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: options.pushNotifications ?? false, extensions: [], extendedAgentCard: false },
     securitySchemes: {},
     securityRequirements: [],
     defaultInputModes: ["text/plain"],

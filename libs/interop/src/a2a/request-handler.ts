@@ -23,9 +23,10 @@ import { v4 as uuidv4 } from "uuid";
 import type { Assistant, Run, Storage } from "@agent-server/core";
 import { ThreadStateService, type Engine, type RunAuthContext, type RunEnd } from "@agent-server/engine";
 import { openScope, requestScopeOf, type A2ARequestScope, type A2AThreadAction } from "./request-scope.js";
+import { TaskPushConfigs, type RequestedPushConfig, type TaskLookup } from "./push/push-configs.js";
 import { projectTask, TERMINAL_TASK_STATES } from "./task-projection.js";
 import { messageContent, resumeValue, runInput, type MessageContent } from "./tasks/message-input.js";
-import { currentRun, listTaskRuns, taskRun } from "./tasks/task-lineage.js";
+import { currentRun, taskRun, taskRuns } from "./tasks/task-lineage.js";
 
 export interface A2AHandlerDeps {
   engine: Engine;
@@ -58,9 +59,11 @@ interface Admitted {
  *   contextId/taskId mismatch, malformed parts and a stale resume -32602 (RequestMalformedError is the
  *   SDK's InvalidParams); file parts -32005 (ContentTypeNotSupported); cancel of a task that is not
  *   SUBMITTED/WORKING -32002 (TaskNotCancelable).
+ * - Push notification configs (CRUD and SendMessage's `taskPushNotificationConfig`): push/push-configs.ts.
  */
 export class TaskRequestHandler implements A2ARequestHandler {
   private readonly threadState: ThreadStateService;
+  private readonly push: TaskPushConfigs;
 
   constructor(
     private readonly deps: A2AHandlerDeps,
@@ -69,6 +72,7 @@ export class TaskRequestHandler implements A2ARequestHandler {
     private readonly auth: RunAuthContext | undefined,
   ) {
     this.threadState = new ThreadStateService(deps.storage, deps.engine.registry);
+    this.push = new TaskPushConfigs(deps);
   }
 
   async getAgentCard(): Promise<AgentCard> {
@@ -119,18 +123,25 @@ export class TaskRequestHandler implements A2ARequestHandler {
     const offset = params.pageToken ? Number(params.pageToken) : 0;
     if (!Number.isInteger(offset) || offset < 0) throw new RequestMalformedError(`invalid pageToken "${params.pageToken}"`);
     const length = historyLength(params.historyLength);
-    const firsts = await listTaskRuns(this.deps.storage, this.assistant.assistant_id, params.contextId || undefined);
-    const tasks: Task[] = [];
-    for (const first of firsts) {
+    // Time O(tasks of this assistant, or of the context), as totalSize counts every visible match;
+    // memory O(pageSize): only tasks on the page are kept, and only they (or, with a status filter,
+    // the candidates) are rendered.
+    const page: Task[] = [];
+    let total = 0;
+    for await (const first of taskRuns(this.deps.storage, this.assistant.assistant_id, params.contextId || undefined)) {
       // Tasks on threads the caller may not read are left out (as if they did not exist).
       if (!(await this.visible(first, scope, "read"))) continue;
-      const task = await this.renderRuns(first, await currentRun(this.deps.storage, first), length);
-      if (params.status > 0 && task.status?.state !== params.status) continue;
-      tasks.push(task);
+      const current = await currentRun(this.deps.storage, first);
+      let task: Task | undefined;
+      if (params.status > 0) {
+        task = await this.renderRuns(first, current, length);
+        if (task.status?.state !== params.status) continue;
+      }
+      if (total >= offset && total < offset + pageSize) page.push(task ?? (await this.renderRuns(first, current, length)));
+      total++;
     }
-    const page = tasks.slice(offset, offset + pageSize);
-    const next = offset + pageSize < tasks.length ? String(offset + pageSize) : "";
-    return { tasks: page, nextPageToken: next, pageSize, totalSize: tasks.length };
+    const next = offset + pageSize < total ? String(offset + pageSize) : "";
+    return { tasks: page, nextPageToken: next, pageSize, totalSize: total };
   }
 
   /** The task now, then — while its current run is active — WORKING, its artifact and the final status. */
@@ -163,15 +174,18 @@ export class TaskRequestHandler implements A2ARequestHandler {
       throw new UnsupportedOperationError("this server's storage driver cannot record run results, which A2A tasks need");
     }
     const content = messageContent(message);
-    if (message.taskId) return this.continueTask(message.taskId, message.contextId, content, scope);
+    // A push config is checked before anything is created too (-32003 without support, -32602 invalid).
+    const push = this.push.requested(params);
+    if (message.taskId) return this.continueTask(message.taskId, message.contextId, content, scope, push);
     const auth = scope.auth ?? this.auth;
 
     let threadId: string;
     let created = false;
     if (message.contextId) {
       const thread = await this.deps.storage.threads.get(message.contextId);
-      // A context the caller may not see answers like an unknown one.
-      if (!thread || !(await this.visibleThread(thread, scope, "create_run"))) {
+      // A context the caller may not see answers like an unknown one; a push config needs update too.
+      const allowed = thread && (await this.visibleThread(thread, scope, "create_run")) && (!push || (await this.visibleThread(thread, scope, "update")));
+      if (!thread || !allowed) {
         throw new RequestMalformedError(`unknown contextId "${message.contextId}"`);
       }
       threadId = thread.thread_id;
@@ -181,12 +195,18 @@ export class TaskRequestHandler implements A2ARequestHandler {
       await scope.authorize("create", ref);
       threadId = (await this.deps.storage.threads.create({ thread_id: ref.thread_id, metadata: ref.metadata ?? {} })).thread_id;
       created = true;
+      if (push && !(await this.visibleThread(ref, scope, "update"))) {
+        await this.deps.storage.threads.delete(threadId).catch(() => undefined);
+        throw new TaskNotFoundError("not allowed to register push notifications on the new task");
+      }
     }
     try {
       const { run, end } = await this.deps.engine.createRunWatched(
         { assistant_id: this.assistant.assistant_id, input: runInput(content) },
         { threadId, internal: { captureResult: true }, ...(auth ? { auth } : {}) },
       );
+      // Registered once the task (its first run) exists; see TaskPushConfigs.register for a fast run.
+      if (push) await this.push.register(run.run_id, push, run);
       return { taskId: run.run_id, run, end: quiet(end) };
     } catch (error) {
       if (created) await this.deps.storage.threads.delete(threadId).catch(() => undefined);
@@ -202,8 +222,9 @@ export class TaskRequestHandler implements A2ARequestHandler {
    * checkpointer). A later turn, a state update or a prune that moved the thread on makes the resume
    * stale: -32602. Recorded result values are never used to rebuild a checkpoint.
    */
-  private async continueTask(taskId: string, contextId: string, content: MessageContent, scope: A2ARequestScope): Promise<Admitted> {
+  private async continueTask(taskId: string, contextId: string, content: MessageContent, scope: A2ARequestScope, push?: RequestedPushConfig): Promise<Admitted> {
     const first = await this.requireTask(taskId, scope, "create_run");
+    if (push) await this.requireTask(taskId, scope, "update");
     const auth = scope.auth ?? this.auth;
     if (contextId && contextId !== first.thread_id) {
       throw new RequestMalformedError(`task "${taskId}" belongs to context "${first.thread_id}", not "${contextId}"`);
@@ -221,6 +242,8 @@ export class TaskRequestHandler implements A2ARequestHandler {
           ...(auth ? { auth } : {}),
         },
       );
+      // Stored under the lock, so the continuation cannot execute here before its task has the config.
+      if (push) await this.push.register(first.run_id, push, run);
       return { taskId: first.run_id, run, end: quiet(end) };
     });
   }
@@ -328,22 +351,26 @@ export class TaskRequestHandler implements A2ARequestHandler {
     throw unsupported("GetExtendedAgentCard");
   }
 
-  async createTaskPushNotificationConfig(_params: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
-    throw unsupported("CreateTaskPushNotificationConfig");
+  /** Push notification configs (push/push-configs.ts): read needs `read` on the task, create/delete `update`. */
+  async createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context?: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    return this.push.create(params, this.taskLookup(context));
   }
 
-  async getTaskPushNotificationConfig(_params: GetTaskPushNotificationConfigRequest): Promise<TaskPushNotificationConfig> {
-    throw unsupported("GetTaskPushNotificationConfig");
+  async getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context?: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    return this.push.get(params, this.taskLookup(context));
   }
 
-  async listTaskPushNotificationConfigs(
-    _params: ListTaskPushNotificationConfigsRequest,
-  ): Promise<ListTaskPushNotificationConfigsResponse> {
-    throw unsupported("ListTaskPushNotificationConfigs");
+  async listTaskPushNotificationConfigs(params: ListTaskPushNotificationConfigsRequest, context?: ServerCallContext): Promise<ListTaskPushNotificationConfigsResponse> {
+    return this.push.list(params, this.taskLookup(context));
   }
 
-  async deleteTaskPushNotificationConfig(_params: DeleteTaskPushNotificationConfigRequest): Promise<void> {
-    throw unsupported("DeleteTaskPushNotificationConfig");
+  async deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context?: ServerCallContext): Promise<void> {
+    return this.push.delete(params, this.taskLookup(context));
+  }
+
+  private taskLookup(context: ServerCallContext | undefined): TaskLookup {
+    const scope = this.scope(context);
+    return (taskId, action) => this.requireTask(taskId, scope, action);
   }
 }
 

@@ -1,7 +1,9 @@
+import type { AgentCard } from "@a2a-js/sdk";
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import { Hono, type Context } from "hono";
 import type { Assistant } from "@agent-server/core";
 import { agentCardFor, agentCardJson } from "./agent-card.js";
+import { registerPushDelivery } from "./push/push-delivery.js";
 import { TaskRequestHandler, type A2AHandlerDeps } from "./request-handler.js";
 import { requestScope, type A2ARequestScope, type StructuralRequestAuth } from "./request-scope.js";
 import { handleHttpJson } from "./transports/http-json.js";
@@ -27,9 +29,13 @@ export interface A2ARoutesOptions {
  * Every route runs behind agent-protocol's auth middleware; the caller (`c.var.auth`, read structurally:
  * interop must not import agent-protocol) becomes the request's `A2ARequestScope`, handed to the request
  * handler and put into the SDK's `ServerCallContext.state` (see request-scope.ts).
+ *
+ * With a driver that keeps push notification configs, building the routes also registers push delivery
+ * on the engine (once per engine): settled runs of A2A tasks enqueue their notifications.
  */
 export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}): Hono {
   const app = new Hono();
+  registerPushDelivery(deps);
 
   app.get("/.well-known/agent-card.json", async (c) => {
     const requested = c.req.query("assistant_id") || options.defaultAssistant || onlyGraph(deps);
@@ -44,14 +50,14 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
     }
     const assistant = await findAssistant(deps, requested);
     if (!assistant) return c.json({ detail: `Assistant "${requested}" not found` }, 404);
-    return c.json(agentCardJson(agentCardFor(assistant, endpoint(c, requested))));
+    return c.json(agentCardJson(cardFor(deps, assistant, endpoint(c, requested))));
   });
 
   app.get("/a2a/:assistant_id/.well-known/agent-card.json", async (c) => {
     const id = c.req.param("assistant_id");
     const assistant = await findAssistant(deps, id);
     if (!assistant) return c.json({ detail: `Assistant "${id}" not found` }, 404);
-    return c.json(agentCardJson(agentCardFor(assistant, endpoint(c, id))));
+    return c.json(agentCardJson(cardFor(deps, assistant, endpoint(c, id))));
   });
 
   app.post("/a2a/:assistant_id", async (c) => {
@@ -77,15 +83,19 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
 async function resolve(
   deps: A2AHandlerDeps,
   c: Context,
-): Promise<Response | { handler: A2ARequestHandler; card: ReturnType<typeof agentCardFor>; scope: A2ARequestScope }> {
+): Promise<Response | { handler: A2ARequestHandler; card: AgentCard; scope: A2ARequestScope }> {
   const id = c.req.param("assistant_id") ?? "";
   const assistant = await findAssistant(deps, id);
   if (!assistant) return c.json({ detail: `Assistant "${id}" not found` }, 404);
-  const card = agentCardFor(assistant, endpoint(c, id));
+  const card = cardFor(deps, assistant, endpoint(c, id));
   const scope = requestScope((c.var as Record<string, unknown>).auth as StructuralRequestAuth | undefined);
   // The scope also travels in every call's ServerCallContext.state (requestScopeOf(context)).
   const handler = new TaskRequestHandler(deps, assistant, card, scope.auth);
   return { handler, card, scope };
+}
+
+function cardFor(deps: A2AHandlerDeps, assistant: Assistant, url: string): AgentCard {
+  return agentCardFor(assistant, url, { pushNotifications: deps.storage.pushConfigs !== undefined });
 }
 
 async function findAssistant(deps: A2AHandlerDeps, idOrGraph: string): Promise<Assistant | null> {

@@ -3,11 +3,12 @@ import type { Run, Storage } from "@agent-server/core";
 /**
  * Task lineage over existing run records. A task is the first run of an A2A exchange (internal
  * `captureResult`, no `taskId`); each continuation is a later run on the same thread whose internal
- * `taskId` names that first run. The lineage is server-private (RunInternal), never read from requests.
+ * `taskId` names that first run. The lineage is server-private (RunInternal), never read from requests;
+ * the drivers index it (`searchTaskRoots`, `latestContinuation`), so no lookup scans unrelated runs.
  */
 
-/** How many runs of one thread (or, for ListTasks, of the store) a lookup reads at most. */
-export const LINEAGE_SCAN_LIMIT = 10_000;
+/** How many task roots one `searchTaskRoots` call reads while listing. */
+const TASK_PAGE = 500;
 
 /** The run as a task of `assistantId`: the first run of an A2A task, or null when it is none. */
 export async function taskRun(storage: Storage, taskId: string, assistantId: string): Promise<Run | null> {
@@ -20,36 +21,25 @@ export async function taskRun(storage: Storage, taskId: string, assistantId: str
   return run;
 }
 
-/**
- * The task's CURRENT run: the newest run with internal `taskId` == the task id, or the first run itself.
- *
- * Cost: RunRepo cannot search by internal lineage, so this reads the runs of the task's thread (newest
- * first) and calls `getInternal` for each run newer than the first one until a continuation of this task
- * turns up — O(runs of the thread) reads in the worst case. Only runs created after the first run can
- * continue it, so the scan stops at the first run.
- */
+/** The task's CURRENT run: its newest continuation, or the first run itself. One indexed read. */
 export async function currentRun(storage: Storage, first: Run): Promise<Run> {
-  const runs = await storage.runs.search({ thread_id: first.thread_id, limit: LINEAGE_SCAN_LIMIT });
-  for (const run of runs) {
-    if (run.run_id === first.run_id) break;
-    const internal = await storage.runs.getInternal(run.run_id);
-    if (internal?.taskId === first.run_id) return run;
-  }
-  return first;
+  return (await storage.runs.latestContinuation(first.run_id)) ?? first;
 }
 
 /**
  * Tasks of an assistant (first runs with internal `captureResult`), newest first, optionally in one
- * context. Cost: O(runs searched) `getInternal` reads — all runs of the context, or of the store when no
- * context is given (bounded by LINEAGE_SCAN_LIMIT).
+ * context, read in pages from the index. Cost: O(tasks of the assistant, or of the context) — ordinary
+ * runs in the store cost nothing.
  */
-export async function listTaskRuns(storage: Storage, assistantId: string, contextId: string | undefined): Promise<Run[]> {
-  const runs = await storage.runs.search({ ...(contextId ? { thread_id: contextId } : {}), limit: LINEAGE_SCAN_LIMIT });
-  const tasks: Run[] = [];
-  for (const run of runs) {
-    if (run.assistant_id !== assistantId) continue;
-    const internal = await storage.runs.getInternal(run.run_id);
-    if (internal?.captureResult && !internal.taskId) tasks.push(run);
+export async function* taskRuns(storage: Storage, assistantId: string, contextId: string | undefined): AsyncGenerator<Run> {
+  for (let offset = 0; ; offset += TASK_PAGE) {
+    const page = await storage.runs.searchTaskRoots({
+      assistant_id: assistantId,
+      ...(contextId ? { thread_id: contextId } : {}),
+      limit: TASK_PAGE,
+      offset,
+    });
+    yield* page;
+    if (page.length < TASK_PAGE) return;
   }
-  return tasks;
 }

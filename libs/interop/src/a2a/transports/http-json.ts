@@ -41,8 +41,10 @@ const JSON_CONTENT_TYPE = "application/json";
  * | POST        | `/tasks/{id}:cancel`                                | cancelTask → `Task`                |
  * | GET or POST | `/tasks/{id}:subscribe`                             | resubscribe → SSE                  |
  * | GET         | `/tasks?contextId=&status=&pageSize=&pageToken=...` | listTasks → `ListTasksResponse`    |
- * | POST/GET    | `/tasks/{id}/pushNotificationConfigs`               | push configs (card says unsupported) |
- * | GET/DELETE  | `/tasks/{id}/pushNotificationConfigs/{configId}`    | push configs                       |
+ * | POST        | `/tasks/{id}/pushNotificationConfigs`               | create push config → 201 config    |
+ * | GET         | `/tasks/{id}/pushNotificationConfigs?pageSize=&pageToken=` | list → `ListTaskPushNotificationConfigsResponse` |
+ * | GET         | `/tasks/{id}/pushNotificationConfigs/{configId}`    | get push config → config           |
+ * | DELETE      | `/tasks/{id}/pushNotificationConfigs/{configId}`    | delete push config → 204           |
  * | GET         | `/extendedAgentCard`                                | getAuthenticatedExtendedAgentCard  |
  *
  * Errors answer the binding's own shape, `{ error: { code, status, message, details } }` with the SDK's
@@ -179,8 +181,10 @@ function createPushConfig(taskId: string): RouteHandler {
 }
 
 function listPushConfigs(taskId: string): RouteHandler {
-  return async (_body, _query, handler, context) => {
-    const result = await handler.listTaskPushNotificationConfigs({ taskId, pageSize: 0, pageToken: "", tenant: "" }, context);
+  return async (_body, query, handler, context) => {
+    const pageSize = query.get("pageSize");
+    const params = { taskId, pageSize: pageSize ? parsePageSize(pageSize) : 0, pageToken: query.get("pageToken") ?? "", tenant: "" };
+    const result = await handler.listTaskPushNotificationConfigs(params, context);
     return json(200, ListTaskPushNotificationConfigsResponse.toJSON(result));
   };
 }

@@ -1,0 +1,152 @@
+import type {
+  DeleteTaskPushNotificationConfigRequest,
+  GetTaskPushNotificationConfigRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  SendMessageRequest,
+  TaskPushNotificationConfig,
+} from "@a2a-js/sdk";
+import { PushNotificationNotSupportedError, RequestMalformedError, TaskNotFoundError } from "@a2a-js/sdk/errors";
+import { v4 as uuidv4 } from "uuid";
+import type { PushConfig, PushConfigRepo, Run } from "@agent-server/core";
+import type { A2AHandlerDeps } from "../request-handler.js";
+import { enqueueTaskNotifications } from "./push-delivery.js";
+
+/** A validated config without its task: what `PushConfigRepo.put` stores besides `run_id`. */
+export type RequestedPushConfig = Omit<PushConfig, "run_id" | "created_at">;
+
+/**
+ * The task (its first run) the caller may `action`, or TaskNotFoundError (-32001) — the request
+ * handler's `requireTask`, so push configs are scoped exactly like every other task operation.
+ */
+export type TaskLookup = (taskId: string, action: "read" | "update") => Promise<Run>;
+
+/** What a config's `authentication.scheme` may be (an HTTP auth-scheme token, RFC 9110). */
+const SCHEME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Header values (token, credentials) must not smuggle further header lines. */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * A2A push notification configs of tasks, stored in `Storage.pushConfigs` keyed by (task id = first
+ * run id, config id). Without that repo every method answers PushNotificationNotSupported (-32003) and
+ * the card says `pushNotifications: false`. Reading configs needs `read` on the task, creating and
+ * deleting `update`; an unknown or invisible task is TaskNotFound (-32001), as is an unknown config id
+ * on Get (as the SDK's DefaultRequestHandler does). Delete of an unknown config id succeeds.
+ */
+export class TaskPushConfigs {
+  constructor(private readonly deps: A2AHandlerDeps) {}
+
+  async create(params: TaskPushNotificationConfig, task: TaskLookup): Promise<TaskPushNotificationConfig> {
+    const repo = this.repo();
+    const config = parsePushConfig(params);
+    const first = await task(params.taskId, "update");
+    const stored = await repo.put({ run_id: first.run_id, ...config });
+    if (!stored) throw new TaskNotFoundError(`task "${params.taskId}" not found`);
+    return toTaskPushNotificationConfig(stored);
+  }
+
+  async get(params: GetTaskPushNotificationConfigRequest, task: TaskLookup): Promise<TaskPushNotificationConfig> {
+    const repo = this.repo();
+    const first = await task(params.taskId, "read");
+    const stored = params.id ? await repo.get(first.run_id, params.id) : null;
+    if (!stored) throw new TaskNotFoundError(`push notification config "${params.id}" not found for task "${params.taskId}"`);
+    return toTaskPushNotificationConfig(stored);
+  }
+
+  /** Oldest first; `pageSize` 0 (unset) means all, `pageToken` is the offset. */
+  async list(params: ListTaskPushNotificationConfigsRequest, task: TaskLookup): Promise<ListTaskPushNotificationConfigsResponse> {
+    const repo = this.repo();
+    const offset = params.pageToken ? Number(params.pageToken) : 0;
+    if (!Number.isInteger(offset) || offset < 0) throw new RequestMalformedError(`invalid pageToken "${params.pageToken}"`);
+    if (!Number.isInteger(params.pageSize) || params.pageSize < 0) throw new RequestMalformedError("pageSize must be a non-negative integer");
+    const first = await task(params.taskId, "read");
+    const all = await repo.list(first.run_id);
+    const end = params.pageSize > 0 ? offset + params.pageSize : all.length;
+    return {
+      configs: all.slice(offset, end).map(toTaskPushNotificationConfig),
+      nextPageToken: end < all.length ? String(end) : "",
+    };
+  }
+
+  async delete(params: DeleteTaskPushNotificationConfigRequest, task: TaskLookup): Promise<void> {
+    const repo = this.repo();
+    const first = await task(params.taskId, "update");
+    if (params.id) await repo.delete(first.run_id, params.id);
+  }
+
+  /**
+   * The config a SendMessage carries (`configuration.taskPushNotificationConfig`), validated before
+   * anything is created; undefined when it carries none. Its `taskId` is ignored: the config belongs
+   * to the task the message creates or continues.
+   */
+  requested(params: SendMessageRequest): RequestedPushConfig | undefined {
+    const config = params.configuration?.taskPushNotificationConfig;
+    if (!config) return undefined;
+    this.repo();
+    return parsePushConfig(config);
+  }
+
+  /**
+   * Registers a SendMessage's config on task `taskId` once `run` (its new first run or continuation)
+   * exists. The run may have ended before the config was stored (it executes as soon as it is
+   * admitted), so settlement's notification may have missed it: if the run has ended by now, its
+   * notification is enqueued here. Delivery ids are derived from (run, config), so the two paths
+   * never enqueue one notification twice.
+   */
+  async register(taskId: string, config: RequestedPushConfig, run: Run): Promise<void> {
+    const stored = await this.repo().put({ run_id: taskId, ...config });
+    if (!stored) return; // the task is gone again (rolled back): nothing to notify about
+    const now = await this.deps.storage.runs.get(run.run_id);
+    if (now && now.status !== "pending" && now.status !== "running") {
+      await enqueueTaskNotifications(this.deps, now, taskId);
+    }
+  }
+
+  private repo(): PushConfigRepo {
+    const repo = this.deps.storage.pushConfigs;
+    if (!repo) throw new PushNotificationNotSupportedError("push notifications are not supported by this server's storage driver");
+    return repo;
+  }
+}
+
+/**
+ * A client's config, checked: the URL must be an absolute http(s) URL; a token and credentials are
+ * header values (no control characters); an authentication scheme is an HTTP auth-scheme token and is
+ * required when credentials are given. Invalid -> InvalidParams (-32602). An id is generated when
+ * none is given.
+ */
+export function parsePushConfig(config: TaskPushNotificationConfig): RequestedPushConfig {
+  let url: URL;
+  try {
+    url = new URL(config.url);
+  } catch {
+    throw new RequestMalformedError(`push notification url must be an absolute http(s) URL, got "${config.url}"`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new RequestMalformedError(`push notification url must be an absolute http(s) URL, got "${config.url}"`);
+  }
+  if (CONTROL.test(config.id)) throw new RequestMalformedError("push notification config id must not contain control characters");
+  if (CONTROL.test(config.token)) throw new RequestMalformedError("push notification token must not contain control characters");
+  const scheme = config.authentication?.scheme ?? "";
+  const credentials = config.authentication?.credentials ?? "";
+  if (scheme && !SCHEME.test(scheme)) throw new RequestMalformedError(`invalid authentication scheme "${scheme}"`);
+  if (credentials && !scheme) throw new RequestMalformedError("authentication.scheme is required with credentials");
+  if (CONTROL.test(credentials)) throw new RequestMalformedError("authentication credentials must not contain control characters");
+  return {
+    config_id: config.id || uuidv4(),
+    url: config.url,
+    token: config.token || null,
+    authentication: scheme ? { scheme, credentials } : null,
+  };
+}
+
+export function toTaskPushNotificationConfig(config: PushConfig): TaskPushNotificationConfig {
+  return {
+    tenant: "",
+    id: config.config_id,
+    taskId: config.run_id,
+    url: config.url,
+    token: config.token ?? "",
+    authentication: config.authentication ? { ...config.authentication } : undefined,
+  };
+}

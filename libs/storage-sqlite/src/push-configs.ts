@@ -1,0 +1,75 @@
+import { nowIso, stringifyWire, type NewPushConfig, type PushConfig, type PushConfigRepo } from "@agent-server/core";
+import { parseJson, type Db } from "./db.js";
+
+interface PushConfigRow {
+  run_id: string;
+  config_id: string;
+  url: string;
+  token: string | null;
+  authentication: string | null;
+  created_at: string;
+}
+
+const COLUMNS = "run_id, config_id, url, token, authentication, created_at";
+
+/**
+ * A2A push notification configs (table push_configs, migration 5). Rows reference their run with
+ * ON DELETE CASCADE, so run/thread/assistant deletes and truncate take them along. Thread copy does not
+ * copy them: they were registered for the original task's notifications.
+ */
+export class SqlitePushConfigRepo implements PushConfigRepo {
+  private readonly upsert;
+  private readonly byKey;
+  private readonly byRun;
+  private readonly remove;
+
+  constructor(db: Db) {
+    // One statement: nothing is written for an unknown run (the SELECT yields no row); a replacement keeps
+    // created_at (the conflict update does not touch it).
+    this.upsert = db.prepare(
+      `INSERT INTO push_configs (${COLUMNS})
+       SELECT @run_id, @config_id, @url, @token, @authentication, @created_at WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = @run_id)
+       ON CONFLICT (run_id, config_id) DO UPDATE SET url = excluded.url, token = excluded.token, authentication = excluded.authentication
+       RETURNING ${COLUMNS}`,
+    );
+    this.byKey = db.prepare(`SELECT ${COLUMNS} FROM push_configs WHERE run_id = ? AND config_id = ?`);
+    this.byRun = db.prepare(`SELECT ${COLUMNS} FROM push_configs WHERE run_id = ? ORDER BY created_at, config_id`);
+    this.remove = db.prepare("DELETE FROM push_configs WHERE run_id = ? AND config_id = ?");
+  }
+
+  async put(input: NewPushConfig): Promise<PushConfig | null> {
+    const row = this.upsert.get({
+      run_id: input.run_id,
+      config_id: input.config_id,
+      url: input.url,
+      token: input.token ?? null,
+      authentication: input.authentication == null ? null : stringifyWire(input.authentication),
+      created_at: nowIso(),
+    }) as PushConfigRow | undefined;
+    return row ? toConfig(row) : null;
+  }
+
+  async get(runId: string, configId: string): Promise<PushConfig | null> {
+    const row = this.byKey.get(runId, configId) as PushConfigRow | undefined;
+    return row ? toConfig(row) : null;
+  }
+
+  async list(runId: string): Promise<PushConfig[]> {
+    return (this.byRun.all(runId) as PushConfigRow[]).map(toConfig);
+  }
+
+  async delete(runId: string, configId: string): Promise<boolean> {
+    return this.remove.run(runId, configId).changes > 0;
+  }
+}
+
+function toConfig(row: PushConfigRow): PushConfig {
+  return {
+    run_id: row.run_id,
+    config_id: row.config_id,
+    url: row.url,
+    token: row.token,
+    authentication: parseJson(row.authentication, null),
+    created_at: row.created_at,
+  };
+}
