@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 
-export type Command = "dev" | "serve" | "migrate";
+export type Command = "dev" | "serve" | "migrate" | "snapshot" | "import-dev";
+export type SnapshotAction = "export" | "import";
 export type StorageKind = "sqlite" | "memory" | "postgres";
 export type LogFormat = "pretty" | "json";
 
@@ -24,6 +25,16 @@ export interface CliOptions {
   graceMs: number;
   /** dev: restart the server when a project file changes (off with --no-reload; never for serve). */
   reload: boolean;
+  /** `snapshot export|import`. */
+  snapshotAction?: SnapshotAction;
+  /** `snapshot export --out <file>` / `snapshot import --in <file>`, as given. */
+  snapshotFile?: string;
+  /** `import-dev [dir]`: the official dev server's folder (default ./.langgraph_api). */
+  devDir?: string;
+  /** dev/serve with --storage memory: snapshot file imported at start-up (--snapshot). */
+  snapshot?: string;
+  /** --snapshot-save: write the memory store back to `snapshot` on a clean shutdown. */
+  snapshotSave: boolean;
 }
 
 export type Parsed = { kind: "help" } | { kind: "version" } | { kind: "run"; options: CliOptions };
@@ -37,6 +48,13 @@ Commands:
   dev       Run the server for development (SQLite by default, pretty logs, dev-only routes)
   serve     Run the server for production (JSON logs, binds 0.0.0.0:8123 like \`langgraph up\`)
   migrate   Open the selected storage, apply pending schema migrations, and exit
+  snapshot export --out <file>
+            Write the whole selected storage to a snapshot file (JSON Lines)
+  snapshot import --in <file>
+            Import a snapshot file into the selected storage (never overwrites; re-running skips all)
+  import-dev [dir]
+            Import what the official JS dev server kept in its .langgraph_api folder
+            (default: ./.langgraph_api) into the selected storage
 
 Options:
   --config <path>          langgraph.json of the project (default: ./langgraph.json)
@@ -50,6 +68,9 @@ Options:
   --log-format <format>    pretty | json (dev: pretty, serve: json)
   --grace-period <seconds> On SIGINT/SIGTERM, how long running runs may finish (default: 10)
   --no-reload              dev: do not restart the server when a project file changes
+  --snapshot <file>        dev/serve with --storage memory: start from this snapshot file
+  --snapshot-save          with --snapshot: write the memory store back to the file on SIGINT/SIGTERM
+  --out <file>, --in <file>  snapshot export / snapshot import: the snapshot file
   -h, --help               Show this help
   -v, --version            Show the version
 `;
@@ -66,11 +87,15 @@ const OPTIONS = {
   "log-format": { type: "string" },
   "grace-period": { type: "string" },
   "no-reload": { type: "boolean" },
+  snapshot: { type: "string" },
+  "snapshot-save": { type: "boolean" },
+  out: { type: "string" },
+  in: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
 
-const COMMANDS: readonly Command[] = ["dev", "serve", "migrate"];
+const COMMANDS: readonly Command[] = ["dev", "serve", "migrate", "snapshot", "import-dev"];
 
 /** Parses argv (without node and the script); throws UsageError on anything it does not understand. */
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Parsed {
@@ -85,9 +110,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (values.help) return { kind: "help" };
   if (values.version) return { kind: "version" };
   if (positionals.length === 0) throw new UsageError("missing command");
-  if (positionals.length > 1) throw new UsageError(`unexpected argument '${positionals[1]}'`);
   const command = positionals[0] as Command;
   if (!COMMANDS.includes(command)) throw new UsageError(`unknown command '${positionals[0]}'`);
+  const maxPositionals = command === "snapshot" || command === "import-dev" ? 2 : 1;
+  if (positionals.length > maxPositionals) throw new UsageError(`unexpected argument '${positionals[maxPositionals]}'`);
 
   const production = command === "serve";
   const storage = oneOf("--storage", values.storage ?? "sqlite", ["sqlite", "memory", "postgres"] as const);
@@ -105,7 +131,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     logFormat: oneOf("--log-format", values["log-format"] ?? (production ? "json" : "pretty"), ["pretty", "json"] as const),
     graceMs: integer("--grace-period", values["grace-period"], 10, 0, 3600) * 1000,
     reload: command === "dev" && !values["no-reload"],
+    snapshotSave: values["snapshot-save"] === true,
   };
+  snapshotOptions(options, positionals, values);
   if (command !== "dev" && values["no-reload"]) throw new UsageError("--no-reload is for dev (serve and migrate never reload)");
   if (storage !== "postgres" && (values["database-url"] !== undefined || values["database-schema"] !== undefined)) {
     throw new UsageError("--database-url and --database-schema need --storage postgres");
@@ -114,6 +142,40 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     throw new UsageError("--data-dir is for --storage sqlite");
   }
   return { kind: "run", options };
+}
+
+/** The snapshot commands and flags: which command takes which, and what each needs. */
+function snapshotOptions(
+  options: CliOptions,
+  positionals: string[],
+  values: { snapshot?: string; "snapshot-save"?: boolean; out?: string; in?: string },
+): void {
+  const { command } = options;
+  if (command === "snapshot") {
+    const action = positionals[1];
+    if (action !== "export" && action !== "import") throw new UsageError("snapshot needs an action: snapshot export --out <file> | snapshot import --in <file>");
+    options.snapshotAction = action;
+    const flag = action === "export" ? "--out" : "--in";
+    options.snapshotFile = action === "export" ? values.out : values.in;
+    if (!options.snapshotFile) throw new UsageError(`snapshot ${action} needs ${flag} <file>`);
+    if ((action === "export" ? values.in : values.out) !== undefined) {
+      throw new UsageError(`snapshot ${action} takes ${flag}, not ${action === "export" ? "--in" : "--out"}`);
+    }
+  } else if (values.out !== undefined || values.in !== undefined) {
+    throw new UsageError("--out and --in are for snapshot export and snapshot import");
+  }
+  if (command === "import-dev") options.devDir = positionals[1] ?? ".langgraph_api";
+  if (command === "snapshot" || command === "import-dev") {
+    if (options.storage === "memory") {
+      throw new UsageError(`${command} with --storage memory would keep nothing; use dev/serve --storage memory --snapshot <file>`);
+    }
+  }
+  if (values.snapshot !== undefined || values["snapshot-save"]) {
+    if (command !== "dev" && command !== "serve") throw new UsageError("--snapshot and --snapshot-save are for dev and serve");
+    if (options.storage !== "memory") throw new UsageError("--snapshot is for --storage memory (use `snapshot import` for other storages)");
+    if (values.snapshot === undefined) throw new UsageError("--snapshot-save needs --snapshot <file>");
+    options.snapshot = values.snapshot;
+  }
 }
 
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {

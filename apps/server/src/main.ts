@@ -36,12 +36,23 @@ async function main(argv: string[]): Promise<number> {
     }
   }
 
+  if (options.command === "snapshot" || options.command === "import-dev") {
+    try {
+      const { runSnapshotCommand } = await import("./snapshot/cli.js");
+      await runSnapshotCommand(options, (line) => process.stdout.write(`${line}\n`));
+      return 0;
+    } catch (error) {
+      return failure(error, (message) => process.stderr.write(`agent-server ${options.command}: ${message}\n`));
+    }
+  }
+
   const { createLogger } = await import("./logger.js");
   const logger = createLogger(options.logFormat);
   if (options.reload && !process.env[SUPERVISED_ENV]) {
     try {
       const { superviseWithReload } = await import("./reload.js");
-      return await superviseWithReload(argv, resolve(options.config), (line) => logger.info(line));
+      const ownFiles = options.snapshotSave && options.snapshot !== undefined ? [resolve(options.snapshot)] : [];
+      return await superviseWithReload(argv, resolve(options.config), (line) => logger.info(line), ownFiles);
     } catch (error) {
       return failure(error, (message) => logger.error(message));
     }
@@ -67,9 +78,16 @@ function usageFailure(error: unknown): number {
   return 2;
 }
 
-/** A bad command line or project (config, graph files) is exit 2; anything else (a database down) is 1. */
+/**
+ * A bad command line or project (config, graph files) is exit 2; anything else (a database down, a file
+ * that is not a snapshot) is 1.
+ */
 async function failure(error: unknown, report: (message: string) => void): Promise<number> {
   if (error instanceof UsageError) return usageFailure(error);
+  if ((error as Error)?.name === "SnapshotFormatError") {
+    report((error as Error).message);
+    return 1;
+  }
   const { InvalidInputError } = await import("@agent-server/core");
   if (error instanceof InvalidInputError) {
     report((error as Error).message);

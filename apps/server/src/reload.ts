@@ -52,7 +52,13 @@ export async function watchTargets(configPath: string): Promise<{ path: string; 
  * a terminal's Ctrl-C reaches it once, through here; if this process dies, the IPC channel closes
  * and the server stops by itself. Resolves with the exit code to leave with.
  */
-export async function superviseWithReload(argv: string[], configPath: string, log: (line: string) => void): Promise<number> {
+export async function superviseWithReload(
+  argv: string[],
+  configPath: string,
+  log: (line: string) => void,
+  /** Files the server itself writes (the `--snapshot-save` file): changes to them never restart it. */
+  ignoredFiles: readonly string[] = [],
+): Promise<number> {
   const targets = await watchTargets(configPath);
   let child: ChildProcess | undefined;
   let port: number | undefined;
@@ -107,7 +113,7 @@ export async function superviseWithReload(argv: string[], configPath: string, lo
 
   const onChange = (root: string) => (_event: string, name: string | Buffer | null) => {
     const file = name ? resolve(root, name.toString()) : root;
-    if (!SOURCE.test(file) || IGNORED.test(relative(root, file))) return;
+    if (!SOURCE.test(file) || IGNORED.test(relative(root, file)) || ignoredFiles.includes(file)) return;
     const shown = relative(process.cwd(), file);
     pending = shown && !shown.startsWith("..") ? shown : file;
     clearTimeout(timer);

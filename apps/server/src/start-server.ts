@@ -25,7 +25,8 @@ export interface StartedServer {
 export async function readProject(options: CliOptions): Promise<LoadedConfig | undefined> {
   const path = resolve(options.config);
   if (!existsSync(path)) {
-    if (options.command === "migrate" && !options.configGiven) return undefined;
+    // Commands that only touch the storage run without a project unless --config names one.
+    if (options.command !== "dev" && options.command !== "serve" && !options.configGiven) return undefined;
     throw new UsageError(`config file not found: ${path} (pass --config <path to langgraph.json>)`);
   }
   const loaded = await loadLangGraphConfig(path);
@@ -46,6 +47,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
   let server: RunningServer | undefined;
   try {
     logger.info({ storage: storage.kind, location: opened.description, migrations: opened.applied }, `Storage: ${opened.description}`);
+    if (options.snapshot !== undefined) await hydrate(storage, options, logger);
 
     engine = new Engine({ storage, workers: options.workers, logger: runLogger(logger) });
     await engine.registry.load(config.graphs, cwd);
@@ -93,9 +95,38 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
     async stop(graceMs) {
       await running.close();
       await startedEngine.stop(graceMs);
-      await storage.close();
+      try {
+        // After the engine stopped: no run is left running, so the file holds a settled store.
+        if (options.snapshotSave && options.snapshot !== undefined) await saveSnapshot(storage, options.snapshot, logger);
+      } finally {
+        await storage.close();
+      }
     },
   };
+}
+
+/**
+ * `--snapshot <file>`: imports the file into the fresh memory store before the engine starts and the
+ * server listens. With `--snapshot-save` a missing file is a first start (the file is written on
+ * shutdown); without it, a missing file is an error.
+ */
+async function hydrate(storage: Storage, options: CliOptions, logger: Logger): Promise<void> {
+  const file = resolve(options.snapshot!);
+  const { formatReport, importSnapshotFile } = await import("./snapshot/index.js");
+  if (!existsSync(file) && options.snapshotSave) {
+    logger.info({ snapshot: file }, `Snapshot ${file} does not exist yet: starting empty, it is written on shutdown`);
+    return;
+  }
+  const report = await importSnapshotFile(storage, file);
+  const imported = Object.fromEntries(Object.entries(report.counts).map(([type, count]) => [type, count.imported]));
+  logger.info({ snapshot: file, imported, skipped_unknown: report.unknown }, `Snapshot ${file} imported:\n${formatReport(report).join("\n")}`);
+}
+
+async function saveSnapshot(storage: Storage, file: string, logger: Logger): Promise<void> {
+  const { exportSnapshotFile } = await import("./snapshot/index.js");
+  const path = resolve(file);
+  const counts = await exportSnapshotFile(storage, path, { serverVersion: VERSION });
+  logger.info({ snapshot: path, exported: counts }, `Snapshot saved to ${path}`);
 }
 
 /**

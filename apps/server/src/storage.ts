@@ -29,7 +29,13 @@ export function sqlitePath(options: CliOptions, projectDir: string): string {
 export async function openStorage(options: CliOptions, projectDir: string): Promise<OpenedStorage> {
   switch (options.storage) {
     case "memory":
-      return { storage: createMemoryStorage(), description: "memory (nothing is kept after exit)", applied: [] };
+      return {
+        storage: createMemoryStorage(),
+        description: options.snapshotSave && options.snapshot !== undefined
+          ? `memory (saved to ${resolve(options.snapshot)} on shutdown)`
+          : "memory (nothing is kept after exit)",
+        applied: [],
+      };
     case "sqlite": {
       const path = sqlitePath(options, projectDir);
       const startedAt = new Date().toISOString();

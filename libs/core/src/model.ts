@@ -121,6 +121,8 @@ export interface RunInternal {
   captureResult?: boolean;
   /** A2A lineage: id of the first run of the task this run continues (the task id). */
   taskId?: string;
+  /** The A2A message (wire JSON) this run answers, for the task's history. Never read from run requests. */
+  message?: unknown;
 }
 
 /** An item of the LangGraph store (`/store/items`, `BaseStore` in graphs). */

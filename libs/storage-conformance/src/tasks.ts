@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { Run, RunInternal, Storage } from "@agent-server/core";
-import { RUN_KEYS, newThread, uid, type Harness } from "./harness.js";
+import { toWireJson, type Run, type RunInternal, type Storage } from "@agent-server/core";
+import { RUN_KEYS, awkwardValue, newThread, uid, type Harness } from "./harness.js";
 
-/** A2A task lineage: `searchTaskRoots` and `latestContinuation`. */
+/** A2A task lineage: `searchTaskRoots`, `latestContinuation`, `listContinuations`, and the internal `message`. */
 export function describeTasks(h: Harness): void {
   describe("A2A task roots and continuations", () => {
     const ids = (runs: Run[]) => runs.map((r) => r.run_id);
@@ -110,6 +110,63 @@ export function describeTasks(h: Harness): void {
       expect(await s.runs.latestContinuation(root.run_id)).toEqual(first);
     });
 
+    it("listContinuations: every run whose internal taskId matches, oldest first (created_at, then insertion order), limit (default 100)", async () => {
+      const s = await h.open();
+      const { create } = await setup(s);
+      const thread = (await newThread(s)).thread_id;
+      const root = await create(thread, { captureResult: true });
+      const otherRoot = await create(thread, { captureResult: true });
+      expect(await s.runs.listContinuations(root.run_id)).toEqual([]);
+      expect(await s.runs.listContinuations(uid())).toEqual([]);
+
+      const at = new Date(Date.now() + 1_000).toISOString();
+      const first = await create(thread, { captureResult: true, taskId: root.run_id }, at);
+      // Same millisecond, inserted later: after `first`. Without captureResult it still continues the task.
+      const second = await create(thread, { taskId: root.run_id }, at);
+      // Inserted later but created earlier: before both.
+      const earliest = await create(thread, { captureResult: true, taskId: root.run_id }, new Date(Date.parse(at) - 5_000).toISOString());
+      // Another task's continuation, an ordinary run and a root in between: never listed.
+      const foreign = await create(thread, { captureResult: true, taskId: otherRoot.run_id }, at);
+      await create(thread, undefined, at);
+      await create(thread, { captureResult: true }, at);
+      // A continuation of another thread and assistant counts too: lineage is by task id only.
+      const elsewhere = (await newThread(s)).thread_id;
+      const other = (await s.assistants.create({ assistant_id: uid(), graph_id: "agent" })).assistant_id;
+      const moved = await create(elsewhere, { taskId: root.run_id }, new Date(Date.parse(at) + 1).toISOString(), other);
+
+      const listed = await s.runs.listContinuations(root.run_id);
+      expect(listed).toEqual([earliest, first, second, moved]);
+      for (const r of listed) expect(Object.keys(r).sort()).toEqual(RUN_KEYS);
+      expect(ids(listed)).not.toContain(root.run_id);
+      expect(await s.runs.listContinuations(otherRoot.run_id)).toEqual([foreign]);
+      expect(ids(await s.runs.listContinuations(root.run_id, { limit: 2 }))).toEqual([earliest.run_id, first.run_id]);
+      expect(await s.runs.listContinuations(root.run_id, { limit: 0 })).toEqual([]);
+      // Sibling of latestContinuation: its newest is this list's last.
+      expect(await s.runs.latestContinuation(root.run_id)).toEqual(listed.at(-1));
+      // Status changes do not move a continuation.
+      await s.runs.transition(first.run_id, "success");
+      expect(ids(await s.runs.listContinuations(root.run_id))).toEqual(ids(listed));
+
+      // Deleting a run removes it from the list.
+      await s.runs.delete(first.run_id);
+      expect(ids(await s.runs.listContinuations(root.run_id))).toEqual([earliest.run_id, second.run_id, moved.run_id]);
+      await s.runs.delete(moved.run_id);
+      await s.runs.delete(earliest.run_id);
+      expect(await s.runs.listContinuations(root.run_id)).toEqual([second]);
+      // Deleting the root does not touch its continuations (lineage is a stored id, not a reference).
+      await s.runs.delete(root.run_id);
+      expect(await s.runs.listContinuations(root.run_id)).toEqual([second]);
+
+      // The default limit is 100.
+      const many = await create(thread, { captureResult: true });
+      const manyAt = new Date(Date.now() - 60_000).toISOString();
+      const all: string[] = [];
+      for (let i = 0; i < 101; i++) all.push((await create(thread, { taskId: many.run_id }, manyAt)).run_id);
+      expect(ids(await s.runs.listContinuations(many.run_id))).toEqual(all.slice(0, 100));
+      expect(ids(await s.runs.listContinuations(many.run_id, { limit: 1000 }))).toEqual(all);
+      expect(ids(await s.runs.listContinuations(many.run_id, { limit: 3 }))).toEqual(all.slice(0, 3));
+    });
+
     it("thread copy: copied roots are roots of the copy, copied continuations point at the copied root", async () => {
       const s = await h.open();
       const { assistant, create } = await setup(s);
@@ -130,6 +187,9 @@ export function describeTasks(h: Harness): void {
       const copiedCont = await s.runs.latestContinuation(copiedRoot.run_id);
       expect(copiedCont).toMatchObject({ thread_id: copyId, created_at: cont.created_at });
       expect(copiedCont!.run_id).not.toBe(cont.run_id);
+      // The copy's continuations list under the copy's root id; the source's list is unchanged.
+      expect(await s.runs.listContinuations(copiedRoot.run_id)).toEqual([copiedCont]);
+      expect(await s.runs.listContinuations(root.run_id)).toEqual([cont]);
       // The source lineage is untouched; both roots share created_at, the copy was inserted later.
       expect(await s.runs.latestContinuation(root.run_id)).toEqual(cont);
       expect(ids(await s.runs.searchTaskRoots({ assistant_id: assistant }))).toEqual([copiedRoot.run_id, root.run_id]);
@@ -137,13 +197,46 @@ export function describeTasks(h: Harness): void {
       // A continuation of a task outside the thread keeps pointing there; it is the foreign task's latest (newer insertion).
       const foreignLatest = await s.runs.latestContinuation(foreignTask);
       expect(foreignLatest).toMatchObject({ thread_id: copyId });
+      const foreignList = await s.runs.listContinuations(foreignTask);
+      expect(foreignList.map((r) => r.thread_id)).toEqual([thread, copyId]);
+      expect(foreignList[1]).toEqual(foreignLatest);
 
       // Independent afterwards.
       await s.threads.delete(copyId);
       expect(await s.runs.searchTaskRoots({ assistant_id: assistant, thread_id: copyId })).toEqual([]);
       expect(await s.runs.latestContinuation(copiedRoot.run_id)).toBeNull();
+      expect(await s.runs.listContinuations(copiedRoot.run_id)).toEqual([]);
       expect(ids(await s.runs.searchTaskRoots({ assistant_id: assistant }))).toEqual([root.run_id]);
       expect((await s.runs.latestContinuation(foreignTask))!.thread_id).toBe(thread);
+      expect(await s.runs.listContinuations(foreignTask)).toEqual([foreignList[0]]);
+      expect(await s.runs.listContinuations(root.run_id)).toEqual([cont]);
+    });
+
+    it("internal message: arbitrary wire JSON round-trips through create and getInternal, and thread copy keeps it", async () => {
+      const s = await h.open();
+      const { assistant, create } = await setup(s);
+      const thread = (await newThread(s)).thread_id;
+      const message = { kind: "message", messageId: uid(), role: "user", parts: [{ kind: "text", text: "hi" }, { kind: "data", data: awkwardValue() }] };
+      const reply = ["a\u0000b", 0.1, 1e21, null, { nested: [[]] }];
+      const root = await create(thread, { captureResult: true, message });
+      const cont = await create(thread, { captureResult: true, taskId: root.run_id, message: reply });
+      const plain = await create(thread, { taskId: root.run_id, message: "just text" });
+      expect(await s.runs.getInternal(root.run_id)).toEqual({ captureResult: true, message: toWireJson(message) });
+      expect(await s.runs.getInternal(cont.run_id)).toEqual({ captureResult: true, taskId: root.run_id, message: toWireJson(reply) });
+      expect(await s.runs.getInternal(plain.run_id)).toEqual({ taskId: root.run_id, message: "just text" });
+      // Never on a run read; lineage unaffected.
+      for (const r of [root, cont, plain, (await s.runs.get(root.run_id))!]) expect(Object.keys(r).sort()).toEqual(RUN_KEYS);
+      expect(ids(await s.runs.listContinuations(root.run_id))).toEqual([cont.run_id, plain.run_id]);
+
+      const copyId = uid();
+      expect(await s.threads.copy(thread, copyId)).not.toBeNull();
+      const [copiedRoot] = await s.runs.searchTaskRoots({ assistant_id: assistant, thread_id: copyId });
+      const [copiedCont, copiedPlain] = await s.runs.listContinuations(copiedRoot.run_id);
+      expect(await s.runs.getInternal(copiedRoot.run_id)).toEqual({ captureResult: true, message: toWireJson(message) });
+      expect(await s.runs.getInternal(copiedCont.run_id)).toEqual({ captureResult: true, taskId: copiedRoot.run_id, message: toWireJson(reply) });
+      expect(await s.runs.getInternal(copiedPlain.run_id)).toEqual({ taskId: copiedRoot.run_id, message: "just text" });
+      // The source's internals are untouched.
+      expect(await s.runs.getInternal(cont.run_id)).toEqual({ captureResult: true, taskId: root.run_id, message: toWireJson(reply) });
     });
 
     it("deletes and truncate leave nothing behind; re-created ids are indexed by their new internals only", async () => {
@@ -161,15 +254,19 @@ export function describeTasks(h: Harness): void {
       expect(ids(await s.runs.searchTaskRoots({ assistant_id: assistant }))).toEqual([survivor.run_id, viaThread.run_id]);
       expect(await s.runs.latestContinuation(viaThread.run_id)).toBeNull();
       expect(await s.runs.latestContinuation(survivor.run_id)).toEqual(contViaThread);
+      expect(await s.runs.listContinuations(viaThread.run_id)).toEqual([]);
+      expect(await s.runs.listContinuations(survivor.run_id)).toEqual([contViaThread]);
       expect(await s.threads.prune([t2], "delete")).toBe(1);
       expect(ids(await s.runs.searchTaskRoots({ assistant_id: assistant }))).toEqual([survivor.run_id]);
       expect(await s.runs.latestContinuation(survivor.run_id)).toBeNull();
+      expect(await s.runs.listContinuations(survivor.run_id)).toEqual([]);
 
       // Same ids again, with other internals: the old lineage must not resurface.
       await s.runs.create({ run_id: viaRun.run_id, thread_id: t1, assistant_id: assistant });
       await s.runs.create({ run_id: contViaRun.run_id, thread_id: t1, assistant_id: assistant }, { internal: { captureResult: true } });
       expect(ids(await s.runs.searchTaskRoots({ assistant_id: assistant }))).toEqual([contViaRun.run_id, survivor.run_id]);
       expect(await s.runs.latestContinuation(viaThread.run_id)).toBeNull();
+      expect(await s.runs.listContinuations(viaThread.run_id)).toEqual([]);
 
       await s.assistants.delete(assistant);
       expect(await s.runs.searchTaskRoots({ assistant_id: assistant })).toEqual([]);
@@ -181,6 +278,7 @@ export function describeTasks(h: Harness): void {
       await s.truncate({ runs: true });
       expect(await s.runs.searchTaskRoots({ assistant_id: next.assistant })).toEqual([]);
       expect(await s.runs.latestContinuation(root.run_id)).toBeNull();
+      expect(await s.runs.listContinuations(root.run_id)).toEqual([]);
       const again = await next.create(t3, { captureResult: true });
       await next.create(t3, { taskId: root.run_id });
       await s.truncate({ threads: true });
@@ -198,6 +296,7 @@ export function describeTasks(h: Harness): void {
       const cont = await other.runs.create({ run_id: uid(), thread_id: thread, assistant_id: assistant }, { internal: { taskId: root.run_id } });
       expect(await s.runs.searchTaskRoots({ assistant_id: assistant })).toEqual([root]);
       expect(await s.runs.latestContinuation(root.run_id)).toEqual(cont);
+      expect(await s.runs.listContinuations(root.run_id)).toEqual([cont]);
     });
   });
 }

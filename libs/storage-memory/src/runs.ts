@@ -168,6 +168,12 @@ export class MemoryRunRepo implements RunRepo {
     }
     return latest ? wireOut(latest.run) : null;
   }
+
+  /** O(k log k) for the k runs continuing the task, from `continuationsByTask`. */
+  async listContinuations(taskId: string, options?: { limit?: number }): Promise<Run[]> {
+    const candidates = [...(this.state.continuationsByTask.get(taskId) ?? [])].map((id) => this.state.runs.get(id)!);
+    return page(candidates.sort(oldestFirst), 0, options?.limit, 100).map((r) => wireOut(r.run));
+  }
 }
 
 function newestFirst(a: RunRecord, b: RunRecord): number {

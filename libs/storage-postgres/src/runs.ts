@@ -42,7 +42,8 @@ const CLAIM_CANDIDATES = 32;
  * A2A task lineage queries over the columns generated from `internal` (migration 0002) and their partial
  * indexes runs_task_roots_idx (assistant_id, created_at DESC, seq DESC), runs_task_roots_thread_idx
  * (assistant_id, thread_id, created_at DESC, seq DESC) and runs_task_continuations_idx (task_id, created_at
- * DESC, seq DESC): an index range read in order, stopped at offset + limit. `t` is the runs table.
+ * DESC, seq DESC): an index range read in order (backwards for listContinuations, oldest first), stopped
+ * at offset + limit. `runs` is the runs table.
  * Exported for the query-plan test.
  */
 export const taskSql = (runs: string) => ({
@@ -51,6 +52,7 @@ export const taskSql = (runs: string) => ({
   rootsOfThread: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_root AND assistant_id = $1 AND thread_id = $4
           ORDER BY created_at DESC, seq DESC LIMIT $2 OFFSET $3`,
   latestContinuation: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 1`,
+  listContinuations: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_id = $1 ORDER BY created_at, seq LIMIT $2`,
 });
 
 /**
@@ -281,5 +283,10 @@ export class PostgresRunRepo implements RunRepo {
     // task_id holds the taskId as stored in the jsonb (NUL-encoded): compare in that form.
     const [run] = await query<Run>(this.pool, this.tasks.latestContinuation, [encodeString(taskId)]);
     return run ?? null;
+  }
+
+  async listContinuations(taskId: string, options?: { limit?: number }): Promise<Run[]> {
+    const limit = Math.max(0, Math.floor(options?.limit ?? 100));
+    return query<Run>(this.pool, this.tasks.listContinuations, [encodeString(taskId), limit]);
   }
 }

@@ -33,14 +33,16 @@ describe("A2A task lineage queries", () => {
     const plan = async (text: string, values: unknown[]) =>
       (await s.pool.query(`EXPLAIN (COSTS OFF) ${text}`, values)).rows.map((r: Record<string, string>) => r["QUERY PLAN"]!);
     const cases: Array<[string, unknown[], string]> = [
-      [sql.roots, ["a", 10, 0], "runs_task_roots_idx"],
-      [sql.rootsOfThread, ["a", 10, 0, "t"], "runs_task_roots_thread_idx"],
-      [sql.latestContinuation, ["root"], "runs_task_continuations_idx"],
+      [sql.roots, ["a", 10, 0], "Index Scan using runs_task_roots_idx"],
+      [sql.rootsOfThread, ["a", 10, 0, "t"], "Index Scan using runs_task_roots_thread_idx"],
+      [sql.latestContinuation, ["root"], "Index Scan using runs_task_continuations_idx"],
+      // Oldest first: the same (DESC) index read backwards.
+      [sql.listContinuations, ["root", 100], "Index Scan Backward using runs_task_continuations_idx"],
     ];
-    for (const [text, values, index] of cases) {
+    for (const [text, values, scan] of cases) {
       const lines = await plan(text, values);
       const joined = lines.join("\n");
-      expect(joined, joined).toMatch(new RegExp(`Index Scan using ${index} on runs`));
+      expect(joined, joined).toMatch(new RegExp(`${scan} on runs`));
       expect(joined, joined).not.toMatch(/Seq Scan|Sort/);
     }
     expect(await s.runs.searchTaskRoots({ assistant_id: "a", limit: 100 })).toHaveLength(20);
@@ -49,6 +51,9 @@ describe("A2A task lineage queries", () => {
       "bulk-3000",
     ]);
     expect((await s.runs.latestContinuation("root"))?.run_id).toBe("bulk-1");
+    const continuations = await s.runs.listContinuations("root");
+    expect(continuations.map((r) => r.run_id)).toEqual(Array.from({ length: 20 }, (_, k) => `bulk-${19001 - k * 1000}`));
+    expect((await s.runs.listContinuations("root", { limit: 2 })).map((r) => r.run_id)).toEqual(["bulk-19001", "bulk-18001"]);
   });
 
   it("a schema from before migration 0002 is upgraded: existing runs get their lineage from their internals", async () => {
@@ -79,6 +84,8 @@ describe("A2A task lineage queries", () => {
       expect((await s.runs.searchTaskRoots({ assistant_id: "a" })).map((r) => r.run_id)).toEqual(["root-2", "root-1"]);
       expect((await s.runs.latestContinuation("root-1"))?.run_id).toBe("cont-2");
       expect(await s.runs.latestContinuation("root-2")).toBeNull();
+      expect((await s.runs.listContinuations("root-1")).map((r) => r.run_id)).toEqual(["cont-1", "cont-2"]);
+      expect(await s.runs.listContinuations("root-2")).toEqual([]);
       expect(await s.pushConfigs.put({ run_id: "root-1", config_id: "c", url: "http://x", token: null, authentication: null })).not.toBeNull();
       await s.truncate({ runs: true });
       expect(await s.pushConfigs.list("root-1")).toEqual([]);

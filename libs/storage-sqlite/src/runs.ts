@@ -36,8 +36,8 @@ const COLUMNS = "run_id, thread_id, assistant_id, created_at, updated_at, status
  * A2A task lineage queries. `task_root` / `task_id` are generated from `internal` (migration 4) and the
  * partial indexes runs_task_roots (assistant_id, created_at, seq), runs_task_roots_thread (assistant_id,
  * thread_id, created_at, seq) and runs_task_continuations (task_id, created_at, seq) hold only the matching
- * runs: each query walks its index backwards and stops after offset + limit rows (no sort, no scan of
- * other runs). Exported for the query-plan test.
+ * runs: each query walks its index (backwards for newest first, forwards for listContinuations) and stops
+ * after offset + limit rows (no sort, no scan of other runs). Exported for the query-plan test.
  */
 export const TASK_ROOTS_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY runs_task_roots
   WHERE task_root = 1 AND assistant_id = ? ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`;
@@ -45,6 +45,8 @@ export const TASK_ROOTS_OF_THREAD_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY 
   WHERE task_root = 1 AND assistant_id = ? AND thread_id = ? ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`;
 export const LATEST_CONTINUATION_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY runs_task_continuations
   WHERE task_id = ? ORDER BY created_at DESC, seq DESC LIMIT 1`;
+export const LIST_CONTINUATIONS_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY runs_task_continuations
+  WHERE task_id = ? ORDER BY created_at, seq LIMIT ?`;
 
 export class SqliteRunRepo implements RunRepo {
   private readonly s: Statements;
@@ -245,6 +247,11 @@ export class SqliteRunRepo implements RunRepo {
   async latestContinuation(taskId: string): Promise<Run | null> {
     const row = this.s.get(LATEST_CONTINUATION_SQL).get(taskId) as RunRow | undefined;
     return row ? toRun(row) : null;
+  }
+
+  async listContinuations(taskId: string, options?: { limit?: number }): Promise<Run[]> {
+    const rows = this.s.get(LIST_CONTINUATIONS_SQL).all(taskId, intOr(options?.limit, 100)) as RunRow[];
+    return rows.map(toRun);
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { LATEST_CONTINUATION_SQL, TASK_ROOTS_OF_THREAD_SQL, TASK_ROOTS_SQL } from "./runs.js";
+import { LATEST_CONTINUATION_SQL, LIST_CONTINUATIONS_SQL, TASK_ROOTS_OF_THREAD_SQL, TASK_ROOTS_SQL } from "./runs.js";
 import { openSqliteStorage } from "./storage.js";
 import { tempDir } from "./test/helpers.js";
 
@@ -19,15 +19,19 @@ describe("A2A task lineage queries", () => {
       // Many unrelated runs (one assistant, one thread), a few roots and continuations, then ANALYZE so the
       // planner decides with real statistics.
       await s.threads.create({ thread_id: "t" });
+      const continuations: string[] = [];
       for (let i = 0; i < 2000; i++) {
         const internal = i % 100 === 0 ? { captureResult: true } : i % 100 === 1 ? { captureResult: true, taskId: "root" } : undefined;
-        await s.runs.create({ run_id: randomUUID(), thread_id: "t", assistant_id: "a" }, { internal });
+        const run = await s.runs.create({ run_id: randomUUID(), thread_id: "t", assistant_id: "a" }, { internal });
+        if (internal?.taskId) continuations.push(run.run_id);
       }
       s.db.exec("ANALYZE");
       const expected = [
         [TASK_ROOTS_SQL, ["SEARCH runs USING INDEX runs_task_roots (assistant_id=?)"]],
         [TASK_ROOTS_OF_THREAD_SQL, ["SEARCH runs USING INDEX runs_task_roots_thread (assistant_id=? AND thread_id=?)"]],
         [LATEST_CONTINUATION_SQL, ["SEARCH runs USING INDEX runs_task_continuations (task_id=?)"]],
+        // Oldest first: the same index walked forwards (no "USE TEMP B-TREE FOR ORDER BY").
+        [LIST_CONTINUATIONS_SQL, ["SEARCH runs USING INDEX runs_task_continuations (task_id=?)"]],
       ] as const;
       for (const [sql, lines] of expected) {
         expect(plan(s.db, sql)).toEqual(lines);
@@ -37,6 +41,8 @@ describe("A2A task lineage queries", () => {
       expect(await s.runs.searchTaskRoots({ assistant_id: "a", limit: 100 })).toHaveLength(20);
       expect(await s.runs.searchTaskRoots({ assistant_id: "a", thread_id: "t", limit: 5 })).toHaveLength(5);
       expect(await s.runs.latestContinuation("root")).not.toBeNull();
+      expect((await s.runs.listContinuations("root")).map((r) => r.run_id)).toEqual(continuations);
+      expect((await s.runs.listContinuations("root", { limit: 5 })).map((r) => r.run_id)).toEqual(continuations.slice(0, 5));
       // The indexes hold only the matching runs.
       const count = (index: string) =>
         (s.db.prepare(`SELECT count(*) AS n FROM runs INDEXED BY ${index} WHERE ${index === "runs_task_continuations" ? "task_id IS NOT NULL" : "task_root = 1"}`).get() as { n: number }).n;

@@ -83,4 +83,9 @@ export interface RunRepo {
   searchTaskRoots(query: { assistant_id: string; thread_id?: string; limit?: number; offset?: number }): Promise<Run[]>;
   /** The newest run whose internal `taskId` is `taskId` (the task's latest continuation), or null. Indexed. */
   latestContinuation(taskId: string): Promise<Run | null>;
+  /**
+   * Every run whose internal `taskId` is `taskId` (the task's continuations), oldest first (created_at,
+   * then insertion order), at most `limit` (default 100). Same index as `latestContinuation`.
+   */
+  listContinuations(taskId: string, options?: { limit?: number }): Promise<Run[]>;
 }

@@ -1,4 +1,5 @@
 import {
+  Message as A2AMessage,
   TaskState,
   type AgentCard,
   type CancelTaskRequest,
@@ -20,13 +21,15 @@ import {
 import { RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
 import { v4 as uuidv4 } from "uuid";
-import type { Assistant, Run, Storage } from "@agent-server/core";
+import { ConflictError, type Assistant, type Run, type Storage } from "@agent-server/core";
 import { ThreadStateService, type Engine, type RunAuthContext, type RunEnd } from "@agent-server/engine";
 import { openScope, requestScopeOf, type A2ARequestScope, type A2AThreadAction } from "./request-scope.js";
 import { TaskPushConfigs, type RequestedPushConfig, type TaskLookup } from "./push/push-configs.js";
-import { projectTask, TERMINAL_TASK_STATES } from "./task-projection.js";
+import { TERMINAL_TASK_STATES } from "./task-projection.js";
 import { messageContent, resumeValue, runInput, type MessageContent } from "./tasks/message-input.js";
+import { requireWaitingForInput } from "./tasks/resume-check.js";
 import { currentRun, taskRun, taskRuns } from "./tasks/task-lineage.js";
+import { TaskRenderer, type RenderOptions } from "./tasks/task-renderer.js";
 
 export interface A2AHandlerDeps {
   engine: Engine;
@@ -64,6 +67,7 @@ interface Admitted {
 export class TaskRequestHandler implements A2ARequestHandler {
   private readonly threadState: ThreadStateService;
   private readonly push: TaskPushConfigs;
+  private readonly renderer: TaskRenderer;
 
   constructor(
     private readonly deps: A2AHandlerDeps,
@@ -73,6 +77,7 @@ export class TaskRequestHandler implements A2ARequestHandler {
   ) {
     this.threadState = new ThreadStateService(deps.storage, deps.engine.registry);
     this.push = new TaskPushConfigs(deps);
+    this.renderer = new TaskRenderer(deps.storage);
   }
 
   async getAgentCard(): Promise<AgentCard> {
@@ -83,7 +88,7 @@ export class TaskRequestHandler implements A2ARequestHandler {
     const length = historyLength(params.configuration?.historyLength);
     const admitted = await this.admit(params, this.scope(context));
     if (!params.configuration?.returnImmediately) await admitted.end;
-    return this.render(admitted.taskId, openScope, length);
+    return this.render(admitted.taskId, openScope, { historyLength: length });
   }
 
   /** The task at once, WORKING, then (after the run's end) its artifact and the final status. */
@@ -93,23 +98,39 @@ export class TaskRequestHandler implements A2ARequestHandler {
   }
 
   async getTask(params: GetTaskRequest, context?: ServerCallContext): Promise<Task> {
-    return this.render(params.id, this.scope(context), historyLength(params.historyLength));
+    return this.render(params.id, this.scope(context), { historyLength: historyLength(params.historyLength) });
   }
 
   /**
-   * Cancels the task's current run (engine.cancel: the normal cancellation path, a compare-and-set
-   * against settlement). Only a SUBMITTED/WORKING task can be cancelled; the returned task follows the
-   * effective status, so a completion that won the race renders COMPLETED (and a cancel that won never
-   * shows artifacts).
+   * SUBMITTED/WORKING: cancels the task's current run (engine.cancel: the normal cancellation path, a
+   * compare-and-set against settlement), so a completion that won the race renders COMPLETED and a cancel
+   * that won never shows artifacts. INPUT_REQUIRED: ends the wait — under the thread's execution lock, with
+   * the same checks as a resume, a continuation run is admitted (deferred, so no worker takes it) and
+   * cancelled at once through the same path; the task renders CANCELED. Terminal states: -32002.
    */
   async cancelTask(params: CancelTaskRequest, context?: ServerCallContext): Promise<Task> {
-    const first = await this.requireTask(params.id, this.scope(context), "update");
+    const scope = this.scope(context);
+    const first = await this.requireTask(params.id, scope, "update");
     const current = await currentRun(this.deps.storage, first);
-    if (current.status !== "pending" && current.status !== "running") {
-      const task = await this.renderRuns(first, current);
+    if (current.status === "pending" || current.status === "running") {
+      await this.deps.engine.cancel([current.run_id], { threadId: current.thread_id });
+      return this.render(first.run_id, openScope);
+    }
+    const task = await this.renderRuns(first, current, { historyLength: 0 });
+    if (task.status!.state !== TaskState.TASK_STATE_INPUT_REQUIRED) {
       throw new TaskNotCancelableError(`task "${first.run_id}" is ${TaskState[task.status!.state]} and cannot be cancelled`);
     }
-    await this.deps.engine.cancel([current.run_id], { threadId: current.thread_id });
+    const auth = scope.auth ?? this.auth;
+    await admitting(() =>
+      this.deps.engine.withThreadExecution(first.thread_id, async () => {
+        await requireWaitingForInput(this.deps.storage, this.threadState, first);
+        const ending = await this.deps.engine.createRun(
+          { assistant_id: this.assistant.assistant_id, command: { resume: null }, after_seconds: CANCEL_DEFER_SECONDS },
+          { threadId: first.thread_id, internal: { captureResult: true, taskId: first.run_id }, ...(auth ? { auth } : {}) },
+        );
+        await this.deps.engine.cancel([ending.run_id], { threadId: first.thread_id });
+      }),
+    );
     return this.render(first.run_id, openScope);
   }
 
@@ -122,7 +143,7 @@ export class TaskRequestHandler implements A2ARequestHandler {
     const pageSize = params.pageSize === undefined || params.pageSize <= 0 ? DEFAULT_PAGE_SIZE : Math.min(params.pageSize, MAX_PAGE_SIZE);
     const offset = params.pageToken ? Number(params.pageToken) : 0;
     if (!Number.isInteger(offset) || offset < 0) throw new RequestMalformedError(`invalid pageToken "${params.pageToken}"`);
-    const length = historyLength(params.historyLength);
+    const shown: RenderOptions = { historyLength: historyLength(params.historyLength), includeArtifacts: params.includeArtifacts ?? false };
     // Time O(tasks of this assistant, or of the context), as totalSize counts every visible match;
     // memory O(pageSize): only tasks on the page are kept, and only they (or, with a status filter,
     // the candidates) are rendered.
@@ -134,10 +155,10 @@ export class TaskRequestHandler implements A2ARequestHandler {
       const current = await currentRun(this.deps.storage, first);
       let task: Task | undefined;
       if (params.status > 0) {
-        task = await this.renderRuns(first, current, length);
+        task = await this.renderRuns(first, current, shown);
         if (task.status?.state !== params.status) continue;
       }
-      if (total >= offset && total < offset + pageSize) page.push(task ?? (await this.renderRuns(first, current, length)));
+      if (total >= offset && total < offset + pageSize) page.push(task ?? (await this.renderRuns(first, current, shown)));
       total++;
     }
     const next = offset + pageSize < total ? String(offset + pageSize) : "";
@@ -176,7 +197,7 @@ export class TaskRequestHandler implements A2ARequestHandler {
     const content = messageContent(message);
     // A push config is checked before anything is created too (-32003 without support, -32602 invalid).
     const push = this.push.requested(params);
-    if (message.taskId) return this.continueTask(message.taskId, message.contextId, content, scope, push);
+    if (message.taskId) return admitting(() => this.continueTask(message.taskId, message.contextId, content, A2AMessage.toJSON(message), scope, push));
     const auth = scope.auth ?? this.auth;
 
     let threadId: string;
@@ -201,9 +222,10 @@ export class TaskRequestHandler implements A2ARequestHandler {
       }
     }
     try {
+      // A new task in a context where another task is at work waits its turn (enqueue), as a chat does.
       const { run, end } = await this.deps.engine.createRunWatched(
-        { assistant_id: this.assistant.assistant_id, input: runInput(content) },
-        { threadId, internal: { captureResult: true }, ...(auth ? { auth } : {}) },
+        { assistant_id: this.assistant.assistant_id, input: runInput(content), multitask_strategy: "enqueue" },
+        { threadId, internal: { captureResult: true, message: A2AMessage.toJSON(message) }, ...(auth ? { auth } : {}) },
       );
       // Registered once the task (its first run) exists; see TaskPushConfigs.register for a fast run.
       if (push) await this.push.register(run.run_id, push, run);
@@ -222,7 +244,14 @@ export class TaskRequestHandler implements A2ARequestHandler {
    * checkpointer). A later turn, a state update or a prune that moved the thread on makes the resume
    * stale: -32602. Recorded result values are never used to rebuild a checkpoint.
    */
-  private async continueTask(taskId: string, contextId: string, content: MessageContent, scope: A2ARequestScope, push?: RequestedPushConfig): Promise<Admitted> {
+  private async continueTask(
+    taskId: string,
+    contextId: string,
+    content: MessageContent,
+    asked: unknown,
+    scope: A2ARequestScope,
+    push?: RequestedPushConfig,
+  ): Promise<Admitted> {
     const first = await this.requireTask(taskId, scope, "create_run");
     if (push) await this.requireTask(taskId, scope, "update");
     const auth = scope.auth ?? this.auth;
@@ -231,14 +260,14 @@ export class TaskRequestHandler implements A2ARequestHandler {
     }
     // Checked once without the lock, so a message to a task at work fails at once instead of waiting
     // for its run (which holds the lock) to end; then again under the lock, where it counts.
-    await this.validateResume(first);
+    await requireWaitingForInput(this.deps.storage, this.threadState, first);
     return this.deps.engine.withThreadExecution(first.thread_id, async () => {
-      await this.validateResume(first);
+      await requireWaitingForInput(this.deps.storage, this.threadState, first);
       const { run, end } = await this.deps.engine.createRunWatched(
         { assistant_id: this.assistant.assistant_id, command: { resume: resumeValue(content) } },
         {
           threadId: first.thread_id,
-          internal: { captureResult: true, taskId: first.run_id },
+          internal: { captureResult: true, taskId: first.run_id, message: asked },
           ...(auth ? { auth } : {}),
         },
       );
@@ -246,40 +275,6 @@ export class TaskRequestHandler implements A2ARequestHandler {
       if (push) await this.push.register(first.run_id, push, run);
       return { taskId: first.run_id, run, end: quiet(end) };
     });
-  }
-
-  /**
-   * The resume precondition: the task is INPUT_REQUIRED (else -32004), i.e. its current run ended
-   * `success` with recorded interrupts, and the checkpoint recorded in that run's RunResult is exactly
-   * the thread's current checkpoint (else -32602, stale).
-   */
-  private async validateResume(first: Run): Promise<void> {
-    const taskId = first.run_id;
-    const current = await currentRun(this.deps.storage, first);
-    const result = (await this.deps.storage.runs.getResult?.(current.run_id)) ?? null;
-    const state = projectTask({ run: current, result, taskId }).status!.state;
-    if (state !== TaskState.TASK_STATE_INPUT_REQUIRED) {
-      throw new UnsupportedOperationError(
-        TERMINAL_TASK_STATES.includes(state)
-          ? `task "${taskId}" is ${TaskState[state]} and takes no further messages`
-          : `task "${taskId}" is ${TaskState[state]}: it does not await input`,
-      );
-    }
-    const recorded = result?.checkpoint;
-    const now = await this.threadState.currentCheckpoint(first.thread_id);
-    if (
-      current.status !== "success" ||
-      !result?.interrupts?.length ||
-      !recorded ||
-      !now ||
-      recorded.thread_id !== now.thread_id ||
-      (recorded.checkpoint_ns ?? "") !== now.checkpoint_ns ||
-      recorded.checkpoint_id !== now.checkpoint_id
-    ) {
-      throw new RequestMalformedError(
-        `stale checkpoint: task "${taskId}" waits at a checkpoint that is no longer the thread's current one (a later turn, update or prune moved the thread on)`,
-      );
-    }
   }
 
   /** Stream events of one run of a task: the task, WORKING, then (at its end) artifacts and the final status. */
@@ -337,14 +332,13 @@ export class TaskRequestHandler implements A2ARequestHandler {
   }
 
   /** The task: its current run row (effective status) and the result recorded for that run. */
-  private async render(taskId: string, scope: A2ARequestScope, _historyLength?: number): Promise<Task> {
+  private async render(taskId: string, scope: A2ARequestScope, options?: RenderOptions): Promise<Task> {
     const first = await this.requireTask(taskId, scope, "read");
-    return this.renderRuns(first, await currentRun(this.deps.storage, first));
+    return this.renderRuns(first, await currentRun(this.deps.storage, first), options);
   }
 
-  private async renderRuns(first: Run, current: Run, _historyLength?: number): Promise<Task> {
-    const result = (await this.deps.storage.runs.getResult?.(current.run_id)) ?? null;
-    return projectTask({ run: current, result, taskId: first.run_id });
+  private renderRuns(first: Run, current: Run, options?: RenderOptions): Promise<Task> {
+    return this.renderer.render(first, current, options);
   }
 
   async getAuthenticatedExtendedAgentCard(_params: GetExtendedAgentCardRequest): Promise<AgentCard> {
@@ -378,14 +372,27 @@ function statusUpdate(task: Task): StreamResponse {
   return { payload: { $case: "statusUpdate", value: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined } } };
 }
 
-/**
- * `historyLength` as requested: unset, or a non-negative count. No message history is recorded, so every
- * task's `history` is the empty list whatever the count.
- */
+/** `historyLength` as requested: unset (the whole history), or a non-negative count of recent messages. */
 function historyLength(value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!Number.isInteger(value) || value < 0) throw new RequestMalformedError("historyLength must be a non-negative integer");
   return value;
+}
+
+/** A continuation admitted to end an INPUT_REQUIRED wait is cancelled before this delay could let it run. */
+const CANCEL_DEFER_SECONDS = 3600;
+
+/**
+ * Admission refused because the context has a run in flight (reject strategy) is the client's to retry,
+ * not an internal error: -32004 with the reason.
+ */
+async function admitting<T>(admit: () => Promise<T>): Promise<T> {
+  try {
+    return await admit();
+  } catch (error) {
+    if (error instanceof ConflictError) throw new UnsupportedOperationError(`the task's context is busy: ${error.message}`);
+    throw error;
+  }
 }
 
 /** An end promise nobody may await (a stream whose client left) must not become an unhandled rejection. */

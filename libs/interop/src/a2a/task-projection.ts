@@ -72,7 +72,7 @@ export function projectTask(source: TaskSource): Task {
     contextId: run.thread_id,
     status: { state, message: statusMessage(run, taskId, state, interrupts), timestamp: run.updated_at },
     artifacts,
-    // No message history is recorded; any historyLength (0, n or unset) yields the empty list.
+    // Filled by TaskRenderer from the task's runs when history is asked for.
     history: [],
     metadata: { assistant_id: run.assistant_id },
   };
@@ -80,7 +80,11 @@ export function projectTask(source: TaskSource): Task {
 
 /** Input-required tasks carry the pending interrupts so a client can see what is asked. */
 function statusMessage(run: Run, taskId: string, state: TaskState, interrupts: Interrupt[]): Message | undefined {
-  if (state !== TaskState.TASK_STATE_INPUT_REQUIRED) return undefined;
+  return state === TaskState.TASK_STATE_INPUT_REQUIRED ? interruptsMessage(run, taskId, interrupts) : undefined;
+}
+
+/** The agent message asking for input: the run's pending interrupts as a data part. */
+export function interruptsMessage(run: Run, taskId: string, interrupts: Interrupt[]): Message {
   return {
     messageId: `${run.run_id}:interrupts`,
     contextId: run.thread_id,

@@ -3,7 +3,7 @@ import { v5 as uuidv5 } from "uuid";
 import { ConflictError, type PushConfig, type Run } from "@agent-server/core";
 import type { Engine, RunSettledEvent } from "@agent-server/engine";
 import type { A2AHandlerDeps } from "../request-handler.js";
-import { projectTask } from "../task-projection.js";
+import { TaskRenderer } from "../tasks/task-renderer.js";
 
 /** Namespace of the (run, config) delivery ids (uuid5), so one notification is enqueued once. */
 const DELIVERY_NAMESPACE = "0b7cf0d4-4c55-4f0a-9a55-2f8e3a3c6a41";
@@ -43,8 +43,8 @@ export async function enqueueTaskNotifications(deps: A2AHandlerDeps, run: Run, t
   if (!repo) return;
   const configs = await repo.list(taskId);
   if (configs.length === 0) return;
-  const result = (await deps.storage.runs.getResult?.(run.run_id)) ?? null;
-  const task = projectTask({ run, result, taskId });
+  const first = (await deps.storage.runs.get(taskId)) ?? run;
+  const task = await new TaskRenderer(deps.storage).render(first, run);
   const { body, contentType } = serializer.serialize({ payload: { $case: "task", value: task } }, task);
   let failure: unknown;
   for (const config of configs) {

@@ -93,6 +93,56 @@ describe.each(drivers.filter((d) => d.name !== "memory"))("A2A tasks ($name)", (
     expect(again.history).toEqual([]);
   });
 
+  it("history: each turn's own message and the agent's answer, in order; historyLength keeps the most recent", async () => {
+    const echo = await client("echo");
+    const hello = request([{ text: "hello" }]);
+    const first = (await echo.sendMessage(hello)) as Task;
+    expect(first.history.map((m) => [m.role, m.messageId])).toEqual([
+      [1, hello.message!.messageId],
+      [2, `${first.id}:reply`],
+    ]);
+    expect(JSON.stringify(first.history[1]!.parts)).toContain("echo: hello");
+
+    const approval = await client("approval");
+    const ask = request([{ data: { request: "ship" } }]);
+    const asked = (await approval.sendMessage(ask)) as Task;
+    // The pending question is the status message, not repeated in the history.
+    expect(asked.history.map((m) => m.messageId)).toEqual([ask.message!.messageId]);
+    const answer = request([{ text: "yes" }], { taskId: asked.id, contextId: asked.contextId });
+    await approval.sendMessage(answer);
+    const read = await approval.getTask({ tenant: "", id: asked.id });
+    expect(read.history.map((m) => m.messageId)).toEqual([ask.message!.messageId, `${asked.id}:interrupts`, answer.message!.messageId]);
+    expect(read.history[2]!.parts[0]!.content).toEqual({ $case: "text", value: "yes" });
+    expect((await approval.getTask({ tenant: "", id: asked.id, historyLength: 1 })).history.map((m) => m.messageId)).toEqual([answer.message!.messageId]);
+    expect((await approval.getTask({ tenant: "", id: asked.id, historyLength: 0 })).history).toEqual([]);
+  });
+
+  it("cancelling an input-required task ends the wait: CANCELED, no artifacts, no further messages", async () => {
+    const approval = await client("approval");
+    const asked = await send(approval, [{ data: { request: "drop" } }]);
+    expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const cancelled = await approval.cancelTask({ tenant: "", id: asked.id, metadata: undefined });
+    expect(cancelled.id).toBe(asked.id);
+    expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect(cancelled.artifacts).toEqual([]);
+    expect((await approval.getTask({ tenant: "", id: asked.id })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect(await rpcCode(send(approval, [{ text: "yes" }], { taskId: asked.id }))).toBe(-32004);
+    expect(await rpcCode(approval.cancelTask({ tenant: "", id: asked.id, metadata: undefined }))).toBe(-32002);
+    // The ending run never executed: the thread still holds the question, and the context takes new tasks.
+    const runs = await storage.runs.search({ thread_id: asked.contextId, limit: 10 });
+    expect(runs.map((r) => r.status)).toEqual(["interrupted", "success"]);
+    const next = await send(approval, [{ data: { request: "other" } }], { contextId: asked.contextId });
+    expect(next.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+  });
+
+  it("a new message in a context whose task is still working waits its turn instead of failing", async () => {
+    const slow = await client("slow");
+    const busy = await send(slow, [{ data: { delayMs: 400 } }], { returnImmediately: true });
+    const queued = await send(slow, [{ data: { delayMs: 5 } }], { contextId: busy.contextId });
+    expect(queued.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect((await slow.getTask({ tenant: "", id: busy.id })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
   it("data parts merge into the input object, text parts become a user message", async () => {
     const slow = await client("slow");
     const task = await send(slow, [{ data: { delayMs: 5 } }, { data: { steps: [0] } }]);
@@ -249,13 +299,15 @@ describe.each(drivers.filter((d) => d.name !== "memory"))("A2A tasks ($name)", (
     const t1 = await send(echo, [{ text: "l1" }]);
     const t2 = await send(echo, [{ text: "l2" }], { contextId: t1.contextId });
     const t3 = await send(echo, [{ text: "l3" }], { contextId: t1.contextId });
-    const list = (params: { contextId?: string; status?: TaskState; pageSize?: number; pageToken?: string }, on = echo) =>
-      on.listTasks({ tenant: "", contextId: params.contextId ?? "", status: params.status ?? TaskState.TASK_STATE_UNSPECIFIED, pageSize: params.pageSize, pageToken: params.pageToken ?? "", statusTimestampAfter: undefined });
+    const list = (params: { contextId?: string; status?: TaskState; pageSize?: number; pageToken?: string; includeArtifacts?: boolean }, on = echo) =>
+      on.listTasks({ tenant: "", contextId: params.contextId ?? "", status: params.status ?? TaskState.TASK_STATE_UNSPECIFIED, pageSize: params.pageSize, pageToken: params.pageToken ?? "", statusTimestampAfter: undefined, includeArtifacts: params.includeArtifacts });
 
     const all = await list({ contextId: t1.contextId });
     expect(all.tasks.map((t) => t.id)).toEqual([t3.id, t2.id, t1.id]);
     expect(all.totalSize).toBe(3);
-    expect(texts(all.tasks[2]!)).toEqual(["echo: l1"]);
+    // Artifacts only when asked for (A2A's includeArtifacts defaults to false).
+    expect(all.tasks[2]!.artifacts).toEqual([]);
+    expect(texts((await list({ contextId: t1.contextId, includeArtifacts: true })).tasks[2]!)).toEqual(["echo: l1"]);
 
     const page1 = await list({ contextId: t1.contextId, pageSize: 2 });
     expect(page1.tasks.map((t) => t.id)).toEqual([t3.id, t2.id]);

@@ -1,0 +1,69 @@
+import { Message, Role, type Task } from "@a2a-js/sdk";
+import type { Run, RunResult, Storage } from "@agent-server/core";
+import { interruptsMessage, projectTask, textPart } from "../task-projection.js";
+
+/** What a caller asked to see of a task. */
+export interface RenderOptions {
+  /** Most recent history messages to include: unset = all, 0 = none. */
+  historyLength?: number;
+  /** ListTasks leaves artifacts out unless asked (A2A's `includeArtifacts`, default false). */
+  includeArtifacts?: boolean;
+}
+
+/** How many turns of one task the history reads at most. */
+const HISTORY_TURNS = 100;
+
+/**
+ * Renders tasks from run records: the state and artifacts from the CURRENT run and its recorded result,
+ * the history from the task's runs in order — each run's A2A message (kept in its RunInternal at
+ * admission) and what the agent answered (its recorded reply or interrupts). The current status message
+ * is not repeated in the history. Cost: one result read, plus O(turns of the task) reads for history.
+ */
+export class TaskRenderer {
+  constructor(private readonly storage: Storage) {}
+
+  async render(first: Run, current: Run, options: RenderOptions = {}): Promise<Task> {
+    const result = await this.result(current);
+    const task = projectTask({ run: current, result, taskId: first.run_id });
+    if (options.includeArtifacts === false) task.artifacts = [];
+    if (options.historyLength !== 0) {
+      const history = await this.history(first, current, task);
+      task.history = options.historyLength === undefined ? history : history.slice(-options.historyLength);
+    }
+    return task;
+  }
+
+  private async history(first: Run, current: Run, task: Task): Promise<Message[]> {
+    const runs = first.run_id === current.run_id ? [first] : [first, ...(await this.storage.runs.listContinuations(first.run_id, { limit: HISTORY_TURNS }))];
+    const history: Message[] = [];
+    for (const run of runs) {
+      const asked = (await this.storage.runs.getInternal(run.run_id))?.message;
+      if (asked) history.push(Message.fromJSON(asked));
+      const answer = run.run_id === current.run_id && task.status?.message ? undefined : agentMessage(run, first.run_id, await this.result(run));
+      if (answer) history.push(answer);
+    }
+    return history;
+  }
+
+  private async result(run: Run): Promise<RunResult | null> {
+    return (await this.storage.runs.getResult?.(run.run_id)) ?? null;
+  }
+}
+
+/** The agent's side of one turn: the interrupts it asked, or its reply; nothing for a run without a result. */
+function agentMessage(run: Run, taskId: string, result: RunResult | null): Message | undefined {
+  if (!result || run.status !== "success") return undefined;
+  if (result.interrupts?.length) return interruptsMessage(run, taskId, result.interrupts);
+  if (result.reply === undefined) return undefined;
+  return {
+    messageId: `${run.run_id}:reply`,
+    contextId: run.thread_id,
+    taskId,
+    role: Role.ROLE_AGENT,
+    parts: [textPart(typeof result.reply === "string" ? result.reply : JSON.stringify(result.reply))],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
+}
+
