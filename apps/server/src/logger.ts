@@ -41,5 +41,9 @@ export function runLogger(logger: Logger): RunLogger {
       const level = status === "error" || status === "timeout" ? "warn" : "info";
       logger[level]({ run_id: runId, thread_id: threadId, status, duration_ms: durationMs }, `run ended (${status}) in ${durationMs} ms`);
     },
+    settledListenerFailed(runId, error) {
+      // E.g. an A2A push notification that could not be queued; the run itself ended normally.
+      logger.error({ run_id: runId, err: error }, "after-settlement listener failed");
+    },
   };
 }

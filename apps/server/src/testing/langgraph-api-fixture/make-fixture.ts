@@ -11,13 +11,13 @@
  *   merges the config's configurable keys (minus checkpoint_ns/checkpoint_id/run_id/thread_id and "__" keys)
  *   and config.metadata under the checkpoint metadata;
  * - store/memory.mts: `.langgraphjs_api.store.json` = an InMemoryStore's { data: Map<ns joined by ":", Map<key, Item>>, vectors }.
- * The superjson encoding below follows superjson 2.x src/plainer.ts `walker` for the types these files hold.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { HumanMessage } from "@langchain/core/messages";
 import { MemorySaver, type Checkpoint, type CheckpointMetadata } from "@langchain/langgraph";
 import { systemAssistantId } from "@agent-server/engine";
+import { devSuperJson } from "../../snapshot/superjson.js";
 import { graph as approval } from "../../../../../examples/src/approval.js";
 import { graph as echo } from "../../../../../examples/src/echo.js";
 
@@ -57,35 +57,9 @@ class DevSaver extends MemorySaver {
   }
 }
 
-/** superjson 2.x `walker` for what these files hold: plain objects/arrays, Date, Map, undefined, Uint8Array (custom). */
-type Tree = [unknown] | [unknown, Record<string, Tree>];
-function walk(value: unknown): { json: unknown; tree?: Tree | Record<string, Tree> } {
-  if (value === undefined) return { json: undefined, tree: ["undefined"] };
-  if (value instanceof Date) return { json: value.toISOString(), tree: ["Date"] };
-  if (value instanceof Uint8Array) return { json: Buffer.from(value).toString("base64"), tree: [["custom", "Uint8Array"]] };
-  const isMap = value instanceof Map;
-  // superjson's isPlainObject: Object.prototype or a null prototype (MemorySaver's maps are Object.create(null)).
-  const proto = typeof value === "object" && value !== null ? Object.getPrototypeOf(value) : undefined;
-  const plain = Array.isArray(value) || proto === Object.prototype || proto === null;
-  if (!isMap && !plain) return { json: value }; // primitives and class instances (their toJSON runs in JSON.stringify)
-  const source = isMap ? [...(value as Map<unknown, unknown>).entries()] : (value as Record<string, unknown>);
-  const json: Record<string, unknown> | unknown[] = Array.isArray(source) ? [] : {};
-  const inner: Record<string, Tree> = {};
-  for (const [key, child] of Object.entries(source)) {
-    const result = walk(child);
-    (json as Record<string, unknown>)[key] = result.json;
-    const escaped = key.replace(/\\/g, "\\\\").replace(/\./g, "\\.");
-    if (Array.isArray(result.tree)) inner[escaped] = result.tree;
-    else if (result.tree) for (const [path, tree] of Object.entries(result.tree)) inner[`${escaped}.${path}`] = tree;
-  }
-  const hasInner = Object.keys(inner).length > 0;
-  if (isMap) return { json, tree: hasInner ? ["map", inner] : ["map"] };
-  return { json, tree: hasInner ? inner : undefined };
-}
-
+/** As persist.mts writes each file: superjson with its Uint8Array transformer. */
 export function superjsonStringify(data: unknown): string {
-  const { json, tree } = walk(data);
-  return JSON.stringify(tree ? { json, meta: { values: tree, v: 1 } } : { json });
+  return devSuperJson.stringify(data);
 }
 
 async function main(): Promise<void> {
