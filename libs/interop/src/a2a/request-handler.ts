@@ -30,6 +30,7 @@ import { messageContent, resumeValue, runInput, type MessageContent } from "./ta
 import { requireWaitingForInput } from "./tasks/resume-check.js";
 import { currentRun, taskRun, taskRuns } from "./tasks/task-lineage.js";
 import { TaskRenderer, type RenderOptions } from "./tasks/task-renderer.js";
+import { followTask } from "./tasks/task-stream.js";
 
 export interface A2AHandlerDeps {
   engine: Engine;
@@ -94,7 +95,7 @@ export class TaskRequestHandler implements A2ARequestHandler {
   /** The task at once, WORKING, then (after the run's end) its artifact and the final status. */
   async *sendMessageStream(params: SendMessageRequest, context?: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     const admitted = await this.admit(params, this.scope(context));
-    yield* this.follow(admitted.taskId, admitted.run, admitted.end);
+    yield* followTask(this.deps.storage, this.renderer, admitted.taskId, admitted.run, admitted.end);
   }
 
   async getTask(params: GetTaskRequest, context?: ServerCallContext): Promise<Task> {
@@ -178,7 +179,7 @@ export class TaskRequestHandler implements A2ARequestHandler {
       yield { payload: { $case: "task", value: task } };
       return;
     }
-    yield* this.follow(first.run_id, current, this.deps.engine.waitRun(current.run_id, current.thread_id));
+    yield* followTask(this.deps.storage, this.renderer, first.run_id, current, this.deps.engine.waitRun(current.run_id, current.thread_id));
   }
 
   /**
@@ -277,29 +278,6 @@ export class TaskRequestHandler implements A2ARequestHandler {
     });
   }
 
-  /** Stream events of one run of a task: the task, WORKING, then (at its end) artifacts and the final status. */
-  private async *follow(taskId: string, run: Run, end: Promise<unknown>): AsyncGenerator<StreamResponse, void, undefined> {
-    const first = (await this.deps.storage.runs.get(taskId)) ?? run;
-    const initial = await this.renderRuns(first, (await this.deps.storage.runs.get(run.run_id)) ?? run);
-    yield { payload: { $case: "task", value: initial } };
-    if (TERMINAL_TASK_STATES.includes(initial.status!.state) || initial.status!.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
-      yield statusUpdate(initial);
-      return;
-    }
-    yield statusUpdate({ ...initial, status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() } });
-    await end.catch(() => undefined);
-    const final = await this.render(taskId, openScope);
-    for (const artifact of final.artifacts) {
-      yield {
-        payload: {
-          $case: "artifactUpdate",
-          value: { taskId, contextId: final.contextId, artifact, append: false, lastChunk: true, metadata: undefined },
-        },
-      };
-    }
-    yield statusUpdate(final);
-  }
-
   /** The caller's scope the routes put into the call context (everything allowed outside the routes). */
   private scope(context: ServerCallContext | undefined): A2ARequestScope {
     return requestScopeOf(context) ?? openScope;
@@ -366,10 +344,6 @@ export class TaskRequestHandler implements A2ARequestHandler {
     const scope = this.scope(context);
     return (taskId, action) => this.requireTask(taskId, scope, action);
   }
-}
-
-function statusUpdate(task: Task): StreamResponse {
-  return { payload: { $case: "statusUpdate", value: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined } } };
 }
 
 /** `historyLength` as requested: unset (the whole history), or a non-negative count of recent messages. */
