@@ -25,7 +25,9 @@ export async function* followTask(
   }
   yield statusUpdate({ ...initial, status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() } });
   await end.catch(() => undefined);
-  const final = await renderer.render(first, await currentRun(storage, first));
+  // Read again: the first run object above predates the run's end.
+  const settled = (await storage.runs.get(taskId)) ?? first;
+  const final = await renderer.render(settled, await currentRun(storage, settled));
   for (const artifact of final.artifacts) {
     yield {
       payload: {
