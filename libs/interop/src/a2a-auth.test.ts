@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgentCard, SendMessageRequest, TaskState, type Task } from "@a2a-js/sdk";
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client as A2AClient } from "@a2a-js/sdk/client";
+import { SendMessageRequest, TaskState, type Task } from "@a2a-js/sdk";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
 import { drivers } from "@agent-server/engine/testing";
 import { a2aRoutes } from "./index.js";
+import { clientAs } from "./testing/a2a-clients.js";
 
 /**
  * A2A behind custom auth (the documented "resource owner" setup of auth-e2e.test.ts in agent-protocol):
@@ -39,22 +39,6 @@ afterAll(async () => {
   await dispose?.();
 });
 
-async function clientFor(token: string, binding: "JSONRPC" | "HTTP+JSON", assistant = "echo"): Promise<A2AClient> {
-  const fetchImpl: typeof fetch = (input, init) => {
-    const headers = new Headers(init?.headers);
-    headers.set("Authorization", `Bearer ${token}`);
-    return fetch(input, { ...init, headers });
-  };
-  const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
-      preferredTransports: [binding],
-    }),
-  );
-  const card = await (await fetchImpl(`${base}/a2a/${assistant}/.well-known/agent-card.json`)).json();
-  return factory.createFromAgentCard(AgentCard.fromJSON(card));
-}
-
 describe("A2A with custom auth", () => {
   it("requires authentication on the card and the endpoints", async () => {
     expect((await fetch(`${base}/a2a/echo/.well-known/agent-card.json`)).status).toBe(401);
@@ -62,8 +46,8 @@ describe("A2A with custom auth", () => {
   });
 
   it.each(["JSONRPC", "HTTP+JSON"] as const)("a second user cannot GetTask another user's task (%s)", async (binding) => {
-    const alice = await clientFor("alice", binding);
-    const bob = await clientFor("bob", binding);
+    const alice = await clientAs(base, "alice", binding);
+    const bob = await clientAs(base, "bob", binding);
     const task = (await alice.sendMessage(
       SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: "mine" }] } }),
     )) as Task;
@@ -87,8 +71,8 @@ describe("A2A with custom auth", () => {
   it.each(["JSONRPC", "HTTP+JSON"] as const)(
     "knowing another user's input-required task id grants nothing: no read, continue, cancel or subscribe (%s)",
     async (binding) => {
-      const alice = await clientFor("alice", binding, "approval");
-      const bob = await clientFor("bob", binding, "approval");
+      const alice = await clientAs(base, "alice", binding, "approval");
+      const bob = await clientAs(base, "bob", binding, "approval");
       const message = (parts: unknown[], ids: { taskId?: string; contextId?: string } = {}) =>
         SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts, ...ids } });
       const asked = (await alice.sendMessage(message([{ data: { request: "deploy" } }]))) as Task;

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgentCard, SendMessageRequest, TaskState, type Task } from "@a2a-js/sdk";
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client as A2AClient } from "@a2a-js/sdk/client";
+import { SendMessageRequest, TaskState, type Task } from "@a2a-js/sdk";
+import { ClientFactory } from "@a2a-js/sdk/client";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
 import type { Storage } from "@agent-server/core";
 import { drivers, eventually } from "@agent-server/engine/testing";
 import { createMemoryStorage } from "@agent-server/storage-memory";
 import { a2aRoutes } from "../../index.js";
+import { clientAs, errorCode as code } from "../../testing/a2a-clients.js";
 import { startReceiver } from "./test-receiver.js";
 
 /**
@@ -36,17 +37,6 @@ function message(parts: unknown[], options: { taskId?: string; push?: { url: str
   });
 }
 
-/** The JSON-RPC error code a call failed with (the HTTP status for the REST client). */
-async function code(promise: Promise<unknown>): Promise<number> {
-  try {
-    await promise;
-  } catch (error) {
-    const e = error as { envelopeCode?: number; code?: number; statusCode?: number };
-    return e.envelopeCode ?? e.code ?? e.statusCode ?? NaN;
-  }
-  throw new Error("expected the call to fail");
-}
-
 describe("A2A push configs with custom auth", () => {
   let server: TestServer;
   let dispose: () => Promise<void>;
@@ -63,28 +53,13 @@ describe("A2A push configs with custom auth", () => {
     await dispose?.();
   });
 
-  async function clientFor(token: string, binding: "JSONRPC" | "HTTP+JSON", assistant = "echo"): Promise<A2AClient> {
-    const fetchImpl: typeof fetch = (input, init) => {
-      const headers = new Headers(init?.headers);
-      headers.set("Authorization", `Bearer ${token}`);
-      return fetch(input, { ...init, headers });
-    };
-    const factory = new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
-        preferredTransports: [binding],
-      }),
-    );
-    const card = await (await fetchImpl(`${base}/a2a/${assistant}/.well-known/agent-card.json`)).json();
-    return factory.createFromAgentCard(AgentCard.fromJSON(card));
-  }
 
   it.each(["JSONRPC", "HTTP+JSON"] as const)("another user can neither list, read, create nor delete configs of someone else's task (%s)", async (binding) => {
     const notFound = binding === "JSONRPC" ? -32001 : 404;
     const hook = await startReceiver();
     try {
-      const alice = await clientFor("alice", binding);
-      const bob = await clientFor("bob", binding);
+      const alice = await clientAs(base, "alice", binding);
+      const bob = await clientAs(base, "bob", binding);
       const task = (await alice.sendMessage(message([{ text: "mine" }], { push: { url: hook.url } }))) as Task;
       expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
       const [config] = (await alice.listTaskPushNotificationConfig({ tenant: "", taskId: task.id, pageSize: 0, pageToken: "" })).configs;
@@ -97,7 +72,7 @@ describe("A2A push configs with custom auth", () => {
       expect(await code(bob.deleteTaskPushNotificationConfig(ref))).toBe(notFound);
 
       // carol may read alice's thread, so she may read its configs, but not change them.
-      const carol = await clientFor("carol", binding);
+      const carol = await clientAs(base, "carol", binding);
       expect(await carol.getTaskPushNotificationConfig(ref)).toMatchObject({ id: config!.id, url: hook.url });
       expect(await code(carol.createTaskPushNotificationConfig({ ...ref, id: "", url: "https://carol.example/", token: "", authentication: undefined }))).toBe(notFound);
       expect(await code(carol.deleteTaskPushNotificationConfig(ref))).toBe(notFound);
@@ -114,9 +89,9 @@ describe("A2A push configs with custom auth", () => {
   });
 
   it("a continuation carrying a push config needs update on the task; v0.3 names are scoped the same way", async () => {
-    const alice = await clientFor("alice", "JSONRPC", "approval");
-    const bob = await clientFor("bob", "JSONRPC", "approval");
-    const carol = await clientFor("carol", "JSONRPC", "approval");
+    const alice = await clientAs(base, "alice", "JSONRPC", "approval");
+    const bob = await clientAs(base, "bob", "JSONRPC", "approval");
+    const carol = await clientAs(base, "carol", "JSONRPC", "approval");
     const asked = (await alice.sendMessage(message([{ data: { request: "deploy" } }]))) as Task;
     expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     expect(await code(bob.sendMessage(message([{ text: "yes" }], { taskId: asked.id, push: { url: "https://bob.example/" } })))).toBe(-32001);

@@ -5,6 +5,7 @@ import { startTestServer, type TestServer } from "@agent-server/agent-protocol/t
 import type { Storage } from "@agent-server/core";
 import { drivers, eventually } from "@agent-server/engine/testing";
 import { a2aRoutes } from "../../index.js";
+import { errorCode as rpcCode } from "../../testing/a2a-clients.js";
 import { startReceiver, type ReceivedNotification, type TestReceiver } from "./test-receiver.js";
 
 /**
@@ -30,17 +31,6 @@ async function send(client: A2AClient, parts: unknown[], options: Parameters<typ
   const result = await client.sendMessage(request(parts, options));
   if (!("status" in result)) throw new Error("expected a task");
   return result;
-}
-
-/** The JSON-RPC error code a call failed with (the HTTP status for the REST client). */
-async function rpcCode(promise: Promise<unknown>): Promise<number> {
-  try {
-    await promise;
-  } catch (error) {
-    const e = error as { envelopeCode?: number; code?: number; statusCode?: number };
-    return e.envelopeCode ?? e.code ?? e.statusCode ?? NaN;
-  }
-  throw new Error("expected the call to fail");
 }
 
 /** The task a notification carries (`{"task": {...}}`, as the SDK's V1 serializer writes it). */

@@ -5,6 +5,7 @@ import { startTestServer, type TestServer } from "@agent-server/agent-protocol/t
 import type { Storage } from "@agent-server/core";
 import { collect, drivers, eventually } from "@agent-server/engine/testing";
 import { a2aRoutes, agentCardFor, TaskRequestHandler } from "../../index.js";
+import { errorCode as rpcCode } from "../../testing/a2a-clients.js";
 
 /**
  * A2A task lifecycle with the official @a2a-js/sdk client (JSON-RPC) against the real server:
@@ -31,17 +32,6 @@ async function send(client: A2AClient, parts: PartJson[], options: Parameters<ty
   const result = await client.sendMessage(request(parts, options));
   if (!("status" in result)) throw new Error(`expected a task, got a message: ${JSON.stringify(result)}`);
   return result;
-}
-
-/** The JSON-RPC error code a client call failed with. */
-async function rpcCode(promise: Promise<unknown>): Promise<number> {
-  try {
-    await promise;
-  } catch (error) {
-    const e = error as { envelopeCode?: number; code?: number };
-    return e.envelopeCode ?? e.code ?? NaN;
-  }
-  throw new Error("expected the call to fail");
 }
 
 function texts(task: Task): string[] {
