@@ -105,6 +105,19 @@ export class Engine {
   }
 
   /**
+   * Admits a run that is cancelled from the start: one write of an `interrupted` run (validated by
+   * admission like any other, never queued, so no process can execute it), then the follow-up of a
+   * cancel while pending (thread, webhook, settled listeners, waiters). For ending an A2A task that waits
+   * for input: its task history gets a final run that renders CANCELED. Stateless requests are refused.
+   */
+  async createCancelledRun(request: RunCreateRequest, options: AdmissionOptions & { threadId: string }): Promise<Run> {
+    if (!this.admitting) throw new Error("the engine is not admitting runs (stopped or not started)");
+    const run = await this.admission.admit(request, { ...options, cancelled: true });
+    await this.settlement.settlePending(run, { rollback: false });
+    return run;
+  }
+
+  /**
    * Creates a run and returns its live event stream, subscribed before the run can start. `signal`
    * (a client that went away) ends the stream early; the run itself is not affected.
    */

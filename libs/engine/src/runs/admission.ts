@@ -22,6 +22,11 @@ export interface AdmissionOptions {
   auth?: RunAuthContext;
   /** Server-private facts (A2A marker and lineage). Only server code passes this. */
   internal?: RunInternal;
+  /**
+   * Admit the run already ended as cancelled (`interrupted`): validated and written like any run, but
+   * never queued, so it cannot execute. See `Engine.createCancelledRun`.
+   */
+  cancelled?: boolean;
 }
 
 export const REJECT_MESSAGE =
@@ -54,7 +59,7 @@ export class Admission {
           run_id: runId,
           thread_id: thread.thread_id,
           assistant_id: assistant.assistant_id,
-          status: "pending",
+          status: options.cancelled ? "interrupted" : "pending",
           metadata: request.metadata ?? {},
           kwargs: this.kwargs(request, assistant, thread, runId, stateless, options.auth),
           multitask_strategy: strategy,
@@ -67,7 +72,7 @@ export class Admission {
       if (error instanceof ConflictError) throw new ConflictError(REJECT_MESSAGE);
       throw error;
     }
-    if (!stateless && (strategy === "interrupt" || strategy === "rollback")) {
+    if (!stateless && !options.cancelled && (strategy === "interrupt" || strategy === "rollback")) {
       const inflight = await this.storage.runs.search({ thread_id: thread.thread_id, status: [...ACTIVE_RUN_STATUSES], limit: 1000 });
       const others = inflight.filter((r) => r.run_id !== runId).map((r) => r.run_id);
       if (others.length > 0) await this.cancel(others, strategy);

@@ -107,4 +107,30 @@ describe.each(drivers)("onRunSettled on $name", (driver) => {
     expect((await engine.waitRun(next.run_id)).status).toBe("success");
     expect(failures.filter((f) => f.runId === next.run_id)).toHaveLength(1);
   });
+
+  it("createCancelledRun: an interrupted run in one write that never executes, reported once, refused on a busy thread", async () => {
+    const seen = record();
+    const threadId = await newThread(storage);
+    const asking = await engine.createRun({ assistant_id: "approval", input: { request: "x" } }, { threadId });
+    expect((await engine.waitRun(asking.run_id)).status).toBe("success");
+    const before = (await storage.threads.get(threadId))!;
+
+    const ended = await engine.createCancelledRun(
+      { assistant_id: "approval", command: { resume: "yes" } },
+      { threadId, internal: { captureResult: true, taskId: asking.run_id } },
+    );
+    expect(ended.status).toBe("interrupted");
+    expect((await engine.waitRun(ended.run_id)).status).toBe("interrupted");
+    expect(seen.get(ended.run_id)!.map((e) => [e.status, e.internal?.taskId])).toEqual([["interrupted", asking.run_id]]);
+    // The resume never ran: the thread still waits at the same question with the same values.
+    await new Promise((r) => setTimeout(r, 150));
+    const after = (await storage.threads.get(threadId))!;
+    expect(after.values).toEqual(before.values);
+    expect(after.interrupts).toEqual(before.interrupts);
+    expect((await storage.runs.get(ended.run_id))!.status).toBe("interrupted");
+
+    const busy = await engine.createRun({ assistant_id: "slow", input: { delayMs: 500 } }, { threadId: await newThread(storage) });
+    await expect(engine.createCancelledRun({ assistant_id: "slow", input: {} }, { threadId: busy.thread_id })).rejects.toThrow(/already running/);
+    expect((await engine.waitRun(busy.run_id)).status).toBe("success");
+  });
 });

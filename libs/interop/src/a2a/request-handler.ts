@@ -106,8 +106,8 @@ export class TaskRequestHandler implements A2ARequestHandler {
    * SUBMITTED/WORKING: cancels the task's current run (engine.cancel: the normal cancellation path, a
    * compare-and-set against settlement), so a completion that won the race renders COMPLETED and a cancel
    * that won never shows artifacts. INPUT_REQUIRED: ends the wait — under the thread's execution lock, with
-   * the same checks as a resume, a continuation run is admitted (deferred, so no worker takes it) and
-   * cancelled at once through the same path; the task renders CANCELED. Terminal states: -32002.
+   * the same checks as a resume, a continuation run is admitted already cancelled
+   * (`engine.createCancelledRun`: never queued, never executed); the task renders CANCELED. Terminal states: -32002.
    */
   async cancelTask(params: CancelTaskRequest, context?: ServerCallContext): Promise<Task> {
     const scope = this.scope(context);
@@ -125,11 +125,10 @@ export class TaskRequestHandler implements A2ARequestHandler {
     await admitting(() =>
       this.deps.engine.withThreadExecution(first.thread_id, async () => {
         await requireWaitingForInput(this.deps.storage, this.threadState, first);
-        const ending = await this.deps.engine.createRun(
-          { assistant_id: this.assistant.assistant_id, command: { resume: null }, after_seconds: CANCEL_DEFER_SECONDS },
+        await this.deps.engine.createCancelledRun(
+          { assistant_id: this.assistant.assistant_id, command: { resume: null } },
           { threadId: first.thread_id, internal: { captureResult: true, taskId: first.run_id }, ...(auth ? { auth } : {}) },
         );
-        await this.deps.engine.cancel([ending.run_id], { threadId: first.thread_id });
       }),
     );
     return this.render(first.run_id, openScope);
@@ -354,9 +353,6 @@ function historyLength(value: number | undefined): number | undefined {
   if (!Number.isInteger(value) || value < 0) throw new RequestMalformedError("historyLength must be a non-negative integer");
   return value;
 }
-
-/** A continuation admitted to end an INPUT_REQUIRED wait is cancelled before this delay could let it run. */
-const CANCEL_DEFER_SECONDS = 3600;
 
 /**
  * Admission refused because the context has a run in flight (reject strategy) is the client's to retry,
