@@ -70,7 +70,6 @@ export class SnapshotImporter {
    */
   async assistant({ assistant, versions }: AssistantEntry): Promise<void> {
     const repo = this.storage.assistants;
-    if (await repo.get(assistant.assistant_id)) return this.skip("assistant", "exists");
     const ordered = versions?.length ? [...versions].sort((a, b) => a.version - b.version) : [{ ...assistant, version: 1 }];
     const [first, ...rest] = ordered;
     try {
@@ -111,7 +110,6 @@ export class SnapshotImporter {
 
   async thread({ thread }: ThreadEntry): Promise<void> {
     const repo = this.storage.threads;
-    if (await repo.get(thread.thread_id)) return this.skip("thread", "exists");
     try {
       await repo.create(
         { thread_id: thread.thread_id, metadata: thread.metadata, config: thread.config, status: thread.status, created_at: thread.created_at },

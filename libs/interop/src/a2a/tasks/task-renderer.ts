@@ -27,19 +27,23 @@ export class TaskRenderer {
     const task = projectTask({ run: current, result, taskId: first.run_id });
     if (options.includeArtifacts === false) task.artifacts = [];
     if (options.historyLength !== 0) {
-      const history = await this.history(first, current, task);
+      const history = await this.history(first, current, result, task);
       task.history = options.historyLength === undefined ? history : history.slice(-options.historyLength);
     }
     return task;
   }
 
-  private async history(first: Run, current: Run, task: Task): Promise<Message[]> {
+  /** `currentResult` is the current run's result, already read for the task's state and artifacts. */
+  private async history(first: Run, current: Run, currentResult: RunResult | null, task: Task): Promise<Message[]> {
     const runs = first.run_id === current.run_id ? [first] : [first, ...(await this.storage.runs.listContinuations(first.run_id, { limit: HISTORY_TURNS }))];
     const history: Message[] = [];
     for (const run of runs) {
       const asked = (await this.storage.runs.getInternal(run.run_id))?.message;
       if (asked) history.push(Message.fromJSON(asked));
-      const answer = run.run_id === current.run_id && task.status?.message ? undefined : agentMessage(run, first.run_id, await this.result(run));
+      const isCurrent = run.run_id === current.run_id;
+      // The current run's answer is the status message when it asks for input: not repeated here.
+      if (isCurrent && task.status?.message) continue;
+      const answer = agentMessage(run, first.run_id, isCurrent ? currentResult : await this.result(run));
       if (answer) history.push(answer);
     }
     return history;
