@@ -7,6 +7,7 @@ import { a2aRoutes } from "@agent-server/interop";
 import { UsageError, type CliOptions } from "./args.js";
 import { loadHttpApp } from "./http-app.js";
 import { runLogger, type Logger } from "./logger.js";
+import { registerSdkLogger } from "./sdk-logger.js";
 import { openStorage } from "./storage.js";
 import { VERSION } from "./version.js";
 
@@ -49,6 +50,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
     logger.info({ storage: storage.kind, location: opened.description, migrations: opened.applied }, `Storage: ${opened.description}`);
     if (options.snapshot !== undefined) await hydrate(storage, options, logger);
 
+    registerSdkLogger(logger);
     engine = new Engine({ storage, workers: options.workers, logger: runLogger(logger) });
     await engine.registry.load(config.graphs, cwd);
     const graphs = engine.registry.ids();

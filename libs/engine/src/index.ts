@@ -8,6 +8,7 @@ export type { RunCreateRequest, RunCommand, StreamMode, EngineRunKwargs, RunAuth
 export type { RunEnd } from "./runs/waiters.js";
 export type { RunSettledEvent, RunSettledListener } from "./runs/settlement.js";
 export type { RunLogger } from "./runs/run-executor.js";
+export { currentRunContext, type RunContext } from "./runs/run-context.js";
 export { defaultReply } from "./runs/outcome.js";
 export { nextRunDate } from "./crons/scheduler.js";
 export type { StreamEvent } from "./streaming/stream-hub.js";

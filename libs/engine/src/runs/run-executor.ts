@@ -5,6 +5,7 @@ import type { StreamHub } from "../streaming/stream-hub.js";
 import { executeGraph } from "./execute-graph.js";
 import { readThreadSnapshot, toRunResult, type ThreadSnapshot } from "./outcome.js";
 import type { EngineRunKwargs } from "./run-request.js";
+import { withRunContext } from "./run-context.js";
 import type { ExecutionOutcome, Settlement } from "./settlement.js";
 import type { ThreadExecution } from "./thread-execution.js";
 import type { ActiveExecution } from "./worker-pool.js";
@@ -42,9 +43,12 @@ export class RunExecutor {
         if (!assistant) throw new NotFoundError(`Assistant "${run.assistant_id}" not found`);
         graph = await this.registry.get(assistant.graph_id, kwargs.config);
         const signal = execution.controller.signal;
-        for await (const event of executeGraph(run, graph, { attempt, signal })) {
-          await this.hub.publish(run.run_id, event.event, event.data, { resumable: kwargs.resumable });
-        }
+        const context = { run_id: run.run_id, thread_id: run.thread_id, graph_id: assistant.graph_id, assistant_id: run.assistant_id };
+        await withRunContext(context, async () => {
+          for await (const event of executeGraph(run, graph!, { attempt, signal })) {
+            await this.hub.publish(run.run_id, event.event, event.data, { resumable: kwargs.resumable });
+          }
+        });
         if (signal.aborted) throw signal.reason;
         snapshot = await readThreadSnapshot(graph, run.thread_id);
         outcome = { kind: "success", result: toRunResult(snapshot) };
