@@ -113,7 +113,7 @@ export function describeAssistants(h: Harness): void {
       expect(await s.assistants.get(id)).toMatchObject({ version: 4 });
     });
 
-    it("search filters by graph_id, name substring, metadata containment and auth filter; count agrees", async () => {
+    it("search filters by graph_id, case-insensitive name substring, metadata containment and auth filter; count agrees", async () => {
       const s = await h.open();
       const tag = uid();
       await s.assistants.create({ assistant_id: uid(), graph_id: "g1", name: "Alpha bot", metadata: { tag, owner: "alice", tags: ["x", "y"], deep: { k: [1, 2] } } });
@@ -124,7 +124,9 @@ export function describeAssistants(h: Harness): void {
       expect(await names({ metadata: { tag } })).toEqual(["Alpha bot", "beta bot"]);
       expect(await names({ graph_id: "g1" })).toEqual(["Alpha bot", "gamma"]);
       expect(await names({ name: "bot" })).toEqual(["Alpha bot", "beta bot"]);
-      expect(await names({ name: "alpha" })).toEqual([]); // case-sensitive
+      // Case-insensitive substring, as the official server matches names; "_" and "%" are literal.
+      expect(await names({ name: "ALPHA" })).toEqual(["Alpha bot"]);
+      expect(await names({ name: "a_b" })).toEqual([]);
       expect(await names({ metadata: { deep: { k: [2] } } })).toEqual(["Alpha bot"]);
       expect(await names({ filter: { owner: "alice" } })).toEqual(["Alpha bot", "gamma"]);
       expect(await names({ filter: { owner: { $eq: "bob" } } })).toEqual(["beta bot"]);

@@ -113,7 +113,7 @@ export class MemoryAssistantRepo implements AssistantRepo {
   private matching(query: Omit<AssistantSearch, "limit" | "offset" | "sort_by" | "sort_order">): AssistantRecord[] {
     return [...this.state.assistants.values()].filter(({ assistant: a }) => {
       if (query.graph_id !== undefined && a.graph_id !== query.graph_id) return false;
-      if (query.name !== undefined && !a.name.includes(query.name)) return false;
+      if (query.name !== undefined && !a.name.toLowerCase().includes(query.name.toLowerCase())) return false;
       if (query.metadata && !jsonContains(a.metadata, query.metadata)) return false;
       return matchesAuthFilter(a.metadata, query.filter);
     });

@@ -53,10 +53,10 @@ export class RunAwareMemorySaver extends MemorySaver {
 
   /**
    * Copies every checkpoint (all namespaces, same checkpoint ids) and pending write of `sourceThreadId` to
-   * `targetThreadId`. Checkpoint metadata `run_id` (and `thread_id`, if present) are remapped through
-   * `runIds`, so the copy's checkpoints belong to the copy's runs.
+   * `targetThreadId`. Checkpoint metadata `thread_id` (if present) names the copy; `run_id` keeps naming
+   * the run that wrote the checkpoint, as on the official server.
    */
-  async copyThread(sourceThreadId: string, targetThreadId: string, runIds: Map<string, string>): Promise<void> {
+  async copyThread(sourceThreadId: string, targetThreadId: string): Promise<void> {
     const source = this.storage[sourceThreadId];
     if (!source) return;
     const target: (typeof this.storage)[string] = Object.create(null);
@@ -64,7 +64,6 @@ export class RunAwareMemorySaver extends MemorySaver {
       target[ns] = Object.create(null);
       for (const [checkpointId, [checkpointBytes, metadataBytes, parentId]] of Object.entries(checkpoints)) {
         const metadata = { ...((await this.serde.loadsTyped("json", metadataBytes)) as Record<string, unknown>) };
-        if (typeof metadata.run_id === "string" && runIds.has(metadata.run_id)) metadata.run_id = runIds.get(metadata.run_id);
         if (metadata.thread_id === sourceThreadId) metadata.thread_id = targetThreadId;
         const [, newMetadataBytes] = await this.serde.dumpsTyped(metadata);
         target[ns][checkpointId] = [checkpointBytes.slice(), newMetadataBytes, parentId];

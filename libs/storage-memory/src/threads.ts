@@ -105,7 +105,7 @@ export class MemoryThreadRepo implements ThreadRepo {
       };
       this.state.addRun(copy);
     }
-    await this.state.checkpointer.copyThread(sourceThreadId, newThreadId, runIds);
+    await this.state.checkpointer.copyThread(sourceThreadId, newThreadId);
     return wireOut(thread);
   }
 

@@ -196,7 +196,7 @@ export class PostgresAssistantRepo implements AssistantRepo {
   private where(params: Params, q: Omit<AssistantSearch, "limit" | "offset" | "sort_by" | "sort_order">): string[] {
     const where: string[] = [];
     if (q.graph_id !== undefined) where.push(`graph_id = ${params.add(q.graph_id)}`);
-    if (q.name !== undefined) where.push(`strpos(name, ${params.add(q.name)}) > 0`);
+    if (q.name !== undefined) where.push(`strpos(lower(name), lower(${params.add(q.name)})) > 0`);
     if (q.metadata) where.push(containsSql(params, "metadata", q.metadata));
     where.push(...authFilterSql(params, "metadata", q.filter));
     return where;

@@ -80,17 +80,14 @@ export function checkpointSql(schema: string) {
       orphanBlobs,
     ],
     /**
-     * Copies thread $1 to thread $2; $3 is a jsonb object mapping old run ids to new ones. Checkpoint
-     * metadata `run_id` is remapped through it, and `thread_id` (if present) set to the new thread.
+     * Copies thread $1 to thread $2. Checkpoint metadata `thread_id` (if present) names the copy; `run_id`
+     * keeps naming the run that wrote the checkpoint, as on the official server.
      */
     copyThread: [
       `INSERT INTO ${cp} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
        SELECT $2::text, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint,
-              CASE WHEN metadata ? 'thread_id' AND metadata ->> 'thread_id' = $1 THEN jsonb_set(m.md, '{thread_id}', to_jsonb($2::text)) ELSE m.md END
-         FROM ${cp},
-              LATERAL (SELECT CASE WHEN $3::jsonb ? (metadata ->> 'run_id')
-                                   THEN jsonb_set(metadata, '{run_id}', $3::jsonb -> (metadata ->> 'run_id'))
-                                   ELSE metadata END AS md) m
+              CASE WHEN metadata ->> 'thread_id' = $1 THEN jsonb_set(metadata, '{thread_id}', to_jsonb($2::text)) ELSE metadata END
+         FROM ${cp}
         WHERE thread_id = $1`,
       `INSERT INTO ${blobs} (thread_id, checkpoint_ns, channel, version, type, blob)
        SELECT $2::text, checkpoint_ns, channel, version, type, blob FROM ${blobs} WHERE thread_id = $1`,

@@ -103,7 +103,8 @@ export class PostgresThreadRepo implements ThreadRepo {
    * One transaction: the thread row (new created_at/updated_at), its runs under new ids in insertion order
    * (internals with `taskId` remapped, results with `checkpoint.thread_id` remapped; no worker holds a lease
    * on a copy, so lease columns start empty, as in the memory driver), then every checkpoint,
-   * blob and pending write, with checkpoint metadata `run_id`/`thread_id` remapped. task_root/task_id are
+   * blob and pending write, with checkpoint metadata `thread_id` remapped (`run_id` keeps naming the run
+   * that wrote the checkpoint, as on the official server). task_root/task_id are
    * generated from the remapped internal: copied roots are roots of the copy, copied continuations point
    * at the copied root. Push configs are not copied: they were registered for the original task.
    */
@@ -151,9 +152,7 @@ export class PostgresThreadRepo implements ThreadRepo {
             );
           }
         }
-        const [first, ...rest] = this.checkpoints.copyThread;
-        await query(client, first!, [sourceThreadId, newThreadId, JSON.stringify(Object.fromEntries(ids))]);
-        for (const sql of rest) await query(client, sql, [sourceThreadId, newThreadId]);
+        for (const sql of this.checkpoints.copyThread) await query(client, sql, [sourceThreadId, newThreadId]);
         return thread;
       });
     } catch (error) {

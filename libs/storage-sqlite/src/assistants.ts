@@ -182,7 +182,7 @@ function buildWhere(query: Omit<AssistantSearch, "limit" | "offset" | "sort_by" 
     params.push(query.graph_id);
   }
   if (query.name !== undefined) {
-    clauses.push("instr(name, ?) > 0");
+    clauses.push("instr(lower(name), lower(?)) > 0");
     params.push(query.name);
   }
   if (query.metadata !== undefined) {

@@ -85,11 +85,11 @@ export class CheckpointTables {
   }
 
   /**
-   * Copies every checkpoint (all namespaces) and pending write of `from` under `to`. JSON metadata is
-   * rewritten: `thread_id` becomes the new id and `run_id` follows `runIds` (old -> new run id), so a
-   * rollback of a copied run finds the checkpoints it wrote.
+   * Copies every checkpoint (all namespaces) and pending write of `from` under `to`. JSON metadata
+   * `thread_id` becomes the new id; `run_id` keeps naming the run that wrote the checkpoint, as on the
+   * official server (a copied run is never rolled back: it has ended).
    */
-  copyThread(from: string, to: string, runIds: Map<string, string>): void {
+  copyThread(from: string, to: string): void {
     const rows = this.s
       .get(
         `SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata
@@ -102,7 +102,7 @@ export class CheckpointTables {
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
     for (const row of rows) {
-      insert.run(to, row.checkpoint_ns, row.checkpoint_id, row.parent_checkpoint_id, row.type, row.checkpoint, remapMetadata(row, from, to, runIds));
+      insert.run(to, row.checkpoint_ns, row.checkpoint_id, row.parent_checkpoint_id, row.type, row.checkpoint, remapMetadata(row, from, to));
     }
     this.s
       .get(
@@ -113,7 +113,7 @@ export class CheckpointTables {
   }
 }
 
-function remapMetadata(row: CheckpointRow, from: string, to: string, runIds: Map<string, string>): Buffer | string | null {
+function remapMetadata(row: CheckpointRow, from: string, to: string): Buffer | string | null {
   if (row.metadata === null || (row.type !== null && row.type !== "json")) return row.metadata;
   const text = typeof row.metadata === "string" ? row.metadata : row.metadata.toString("utf8");
   let meta: unknown;
@@ -127,10 +127,6 @@ function remapMetadata(row: CheckpointRow, from: string, to: string, runIds: Map
   let changed = false;
   if (obj.thread_id === from) {
     obj.thread_id = to;
-    changed = true;
-  }
-  if (typeof obj.run_id === "string" && runIds.has(obj.run_id)) {
-    obj.run_id = runIds.get(obj.run_id);
     changed = true;
   }
   if (!changed) return row.metadata;

@@ -137,7 +137,7 @@ describe("checkpoints in the same file", () => {
     const source = checkpointRows(s, thread_id);
     const copied = checkpointRows(s, copyId);
     expect(copied.map((r) => [r.checkpoint_ns, r.checkpoint_id])).toEqual(source.map((r) => [r.checkpoint_ns, r.checkpoint_id]));
-    expect(copied.every((r) => r.run_id === newRun!.run_id)).toBe(true);
+    expect(copied.every((r) => r.run_id === run.run_id)).toBe(true); // the run that wrote them, as upstream
     const state = await graph(s).getState({ configurable: { thread_id: copyId } });
     expect(state.values).toEqual((await graph(s).getState({ configurable: { thread_id } })).values);
     expect(state.values.log[0]).toBe(run.run_id);

@@ -171,7 +171,7 @@ export class SqliteThreadRepo implements ThreadRepo {
         const result = resultOf.get(run.run_id) as { result: string; created_at: string } | undefined;
         if (result) insertResult.run(newRunId, remapResult(result.result, sourceThreadId, newThreadId), result.created_at);
       }
-      this.checkpoints.copyThread(sourceThreadId, newThreadId, idMap);
+      this.checkpoints.copyThread(sourceThreadId, newThreadId);
       return row;
     });
     const row = tx.immediate();

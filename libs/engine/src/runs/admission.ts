@@ -140,7 +140,8 @@ export class Admission {
         ...assistant.config,
         ...request.config,
         configurable,
-        metadata: { ...assistant.config.metadata, ...request.config?.metadata },
+        // The run's metadata reaches checkpoint metadata, so history can be filtered by it (as upstream).
+        metadata: { ...assistant.config.metadata, ...request.config?.metadata, ...request.metadata },
       },
       context: request.context ?? assistant.context ?? undefined,
       stream_mode: modes.length > 0 ? modes : ["values"],
