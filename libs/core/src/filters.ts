@@ -51,6 +51,15 @@ export function matchesAuthFilter(metadata: Record<string, unknown> | null | und
   });
 }
 
+/**
+ * What an auth filter on the store is matched against, as the official server defines it: the item's
+ * value fields, then its `namespace` (array of labels) and `key`. A handler returning
+ * `{ namespace: { $contains: user } }` scopes a user to the namespaces that name them.
+ */
+export function storeAuthSubject(namespace: string[], key?: string, value?: Record<string, unknown> | null): Record<string, unknown> {
+  return { ...(value ?? {}), namespace, ...(key === undefined ? {} : { key }) };
+}
+
 /** Deep equality of JSON values (key order ignored). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

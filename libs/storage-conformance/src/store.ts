@@ -84,6 +84,31 @@ export function describeStore(h: Harness): void {
       expect(all).toEqual([...all].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
     });
 
+    it("an auth filter scopes search and listNamespaces to matching items (namespace, key and value fields); paging counts only those", async () => {
+      const s = await h.open();
+      const root = uid();
+      const [alice, bob] = [`alice-${uid()}`, `bob-${uid()}`];
+      await s.store.put([root, alice], "k1", { text: "a1", kind: "note" });
+      await sleep(2);
+      await s.store.put([root, alice, "deep"], "k2", { text: "a2", kind: "todo" });
+      await sleep(2);
+      await s.store.put([root, bob], "k1", { text: "b1", kind: "note" });
+      const mine = { namespace: { $contains: alice } };
+      expect((await s.store.search([root], { authFilter: mine })).map((i) => i.value.text)).toEqual(["a2", "a1"]);
+      expect((await s.store.search([root], { authFilter: mine, limit: 1, offset: 1 })).map((i) => i.value.text)).toEqual(["a1"]);
+      expect((await s.store.search([root], { authFilter: { ...mine, kind: "note" } })).map((i) => i.value.text)).toEqual(["a1"]);
+      expect((await s.store.search([root], { authFilter: { key: "k1" } })).map((i) => i.value.text)).toEqual(["b1", "a1"]);
+      expect((await s.store.search([root], { authFilter: mine, filter: { kind: "todo" } })).map((i) => i.value.text)).toEqual(["a2"]);
+      expect(await s.store.search([root], { authFilter: { namespace: { $contains: "nobody" } } })).toEqual([]);
+      expect(await s.store.listNamespaces({ prefix: [root], authFilter: mine })).toEqual([
+        [root, alice],
+        [root, alice, "deep"],
+      ]);
+      // Matched on the full namespace, then truncated.
+      expect(await s.store.listNamespaces({ prefix: [root], maxDepth: 1, authFilter: { namespace: { $contains: bob } } })).toEqual([[root]]);
+      expect(await s.store.listNamespaces({ prefix: [root], authFilter: { namespace: { $contains: "nobody" } } })).toEqual([]);
+    });
+
     it("langgraphStore and storage.store share items both ways", async () => {
       const s = await h.open();
       const ns = ["shared", uid()];

@@ -1,4 +1,14 @@
-import { matchesStoreFilter, nowIso, type Item, type ListNamespacesOptions, type NamespacePattern, type StoreRepo } from "@agent-server/core";
+import {
+  matchesAuthFilter,
+  matchesStoreFilter,
+  nowIso,
+  storeAuthSubject,
+  type Item,
+  type ListNamespacesOptions,
+  type NamespacePattern,
+  type StoreRepo,
+  type StoreSearchOptions,
+} from "@agent-server/core";
 import { compareValues, namespaceKey, page, wireObject, wireOut, type ItemRecord, type MemoryState } from "./state.js";
 
 export class MemoryStoreRepo implements StoreRepo {
@@ -31,16 +41,16 @@ export class MemoryStoreRepo implements StoreRepo {
   }
 
   /** O(namespaces) prefix scan plus O(items under the prefix), then a sort of the matches. */
-  async search(
-    namespacePrefix: string[],
-    options?: { filter?: Record<string, unknown>; limit?: number; offset?: number },
-  ): Promise<Item[]> {
+  async search(namespacePrefix: string[], options?: StoreSearchOptions): Promise<Item[]> {
     const matches: ItemRecord[] = [];
     for (const items of this.state.items.values()) {
       const first = items.values().next().value;
       if (!first || !startsWith(first.item.namespace, namespacePrefix)) continue;
       for (const record of items.values()) {
-        if (matchesStoreFilter(record.item.value, options?.filter)) matches.push(record);
+        const { namespace, key, value } = record.item;
+        if (!matchesStoreFilter(value, options?.filter)) continue;
+        if (options?.authFilter && !matchesAuthFilter(storeAuthSubject(namespace, key, value), options.authFilter)) continue;
+        matches.push(record);
       }
     }
     matches.sort((a, b) => -compareValues(a.item.updated_at, b.item.updated_at) || b.seq - a.seq);
@@ -56,6 +66,7 @@ export class MemoryStoreRepo implements StoreRepo {
       const namespace = first.item.namespace;
       if (options?.prefix && !matchesPattern(namespace.slice(0, options.prefix.length), options.prefix)) continue;
       if (options?.suffix && !matchesPattern(namespace.slice(-options.suffix.length), options.suffix)) continue;
+      if (options?.authFilter && !matchesAuthFilter(storeAuthSubject(namespace), options.authFilter)) continue;
       const truncated = options?.maxDepth !== undefined ? namespace.slice(0, options.maxDepth) : namespace;
       seen.set(namespaceKey(truncated), truncated);
     }

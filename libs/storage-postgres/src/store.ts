@@ -1,9 +1,12 @@
-import { nowIso, type Item, type ListNamespacesOptions, type StoreRepo } from "@agent-server/core";
+import { nowIso, type Item, type ListNamespacesOptions, type StoreRepo, type StoreSearchOptions } from "@agent-server/core";
 import type pg from "pg";
 import { limitOffset, Params, query, queryCount, toDbJson, whereClause, type Tables } from "./db.js";
-import { storeFilterSql } from "./filters-sql.js";
+import { authFilterSql, storeFilterSql } from "./filters-sql.js";
 
 const COLUMNS = `namespace, key, value, created_at, updated_at`;
+
+/** core's `storeAuthSubject(namespace, key, value)` as a jsonb expression over a store_items row. */
+const AUTH_SUBJECT = "(value || jsonb_build_object('namespace', to_jsonb(namespace), 'key', key))";
 
 /** Labels never contain "." (LangGraph validates), so the joined path is unambiguous and prefix-searchable. */
 const nsPath = (namespace: string[]) => namespace.join(".");
@@ -42,7 +45,7 @@ export class PostgresStoreRepo implements StoreRepo {
     return (await queryCount(this.pool, `DELETE FROM ${this.t.storeItems} WHERE ns_path = $1 AND key = $2`, [nsPath(namespace), key])) > 0;
   }
 
-  async search(namespacePrefix: string[], options?: { filter?: Record<string, unknown>; limit?: number; offset?: number }): Promise<Item[]> {
+  async search(namespacePrefix: string[], options?: StoreSearchOptions): Promise<Item[]> {
     const params = new Params();
     const where: string[] = [];
     if (namespacePrefix.length) {
@@ -51,6 +54,7 @@ export class PostgresStoreRepo implements StoreRepo {
       where.push(`(ns_path = ${params.add(path)} OR ns_path LIKE ${params.add(`${escapeLike(path)}.%`)})`);
     }
     where.push(...storeFilterSql(params, "value", options?.filter));
+    where.push(...authFilterSql(params, AUTH_SUBJECT, options?.authFilter));
     return query<Item>(
       this.pool,
       `SELECT ${COLUMNS} FROM ${this.t.storeItems} ${whereClause(where)}
@@ -76,6 +80,8 @@ export class PostgresStoreRepo implements StoreRepo {
     suffix.forEach((label, i) => {
       if (label !== "*") where.push(`namespace[cardinality(namespace) - ${suffix.length - 1 - i}] = ${params.add(label)}`);
     });
+    // Matched on the full namespace, before truncation to maxDepth.
+    where.push(...authFilterSql(params, "jsonb_build_object('namespace', to_jsonb(namespace))", options?.authFilter));
     const depth = options?.maxDepth;
     const ns = depth !== undefined ? `namespace[1:${params.add(Math.max(0, Math.floor(depth)))}::int]` : "namespace";
     const rows = await query<{ ns: string[] | null }>(

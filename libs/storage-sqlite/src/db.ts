@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { jsonContains, matchesAuthFilter, matchesStoreFilter } from "@agent-server/core";
+import { jsonContains, matchesAuthFilter, matchesStoreFilter, storeAuthSubject } from "@agent-server/core";
 
 export type Db = Database.Database;
 export type Stmt = Database.Statement;
@@ -38,6 +38,11 @@ function registerFunctions(db: Db): void {
   db.function("as_auth_match", opts, (metadata: unknown, filter: unknown) =>
     matchesAuthFilter(parseOrNull(metadata) as Record<string, unknown> | null, parseOrNull(filter) as Record<string, unknown>) ? 1 : 0,
   );
+  db.function("as_store_auth_match", opts, (namespace: unknown, key: unknown, value: unknown, filter: unknown) => {
+    const labels = typeof namespace === "string" && namespace !== "" ? namespace.split(".") : [];
+    const subject = storeAuthSubject(labels, typeof key === "string" ? key : undefined, parseOrNull(value) as Record<string, unknown> | null);
+    return matchesAuthFilter(subject, parseOrNull(filter) as Record<string, unknown>) ? 1 : 0;
+  });
   db.function("as_store_match", opts, (value: unknown, filter: unknown) =>
     matchesStoreFilter((parseOrNull(value) ?? {}) as Record<string, unknown>, parseOrNull(filter) as Record<string, unknown>) ? 1 : 0,
   );

@@ -1,4 +1,13 @@
-import { nowIso, stringifyWire, type Item, type ListNamespacesOptions, type StoreRepo } from "@agent-server/core";
+import {
+  matchesAuthFilter,
+  nowIso,
+  storeAuthSubject,
+  stringifyWire,
+  type Item,
+  type ListNamespacesOptions,
+  type StoreRepo,
+  type StoreSearchOptions,
+} from "@agent-server/core";
 import { intOr, Statements, type Db } from "./db.js";
 
 interface ItemRow {
@@ -57,13 +66,11 @@ export class SqliteStoreRepo implements StoreRepo {
   }
 
   /**
-   * Prefix range on the primary key; the value filter is evaluated per item of that range by the
-   * registered `as_store_match` function (O(items under the prefix)), then sorted by update.
+   * Prefix range on the primary key; the value and auth filters are evaluated per item of that range by
+   * the registered `as_store_match` / `as_store_auth_match` functions (O(items under the prefix)), then
+   * sorted by update.
    */
-  async search(
-    namespacePrefix: string[],
-    options?: { filter?: Record<string, unknown>; limit?: number; offset?: number },
-  ): Promise<Item[]> {
+  async search(namespacePrefix: string[], options?: StoreSearchOptions): Promise<Item[]> {
     const clauses: string[] = [];
     const params: unknown[] = [];
     if (namespacePrefix.length > 0) {
@@ -74,6 +81,10 @@ export class SqliteStoreRepo implements StoreRepo {
     if (options?.filter !== undefined && Object.keys(options.filter).length > 0) {
       clauses.push("as_store_match(value, ?)");
       params.push(stringifyWire(options.filter));
+    }
+    if (options?.authFilter !== undefined) {
+      clauses.push("as_store_auth_match(namespace, key, value, ?)");
+      params.push(stringifyWire(options.authFilter));
     }
     const where = clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
     const sql = `SELECT ${COLUMNS} FROM store_items ${where} ORDER BY updated_at DESC, write_seq DESC LIMIT ? OFFSET ?`;
@@ -107,6 +118,7 @@ export class SqliteStoreRepo implements StoreRepo {
     for (const { namespace } of rows) {
       const labels = splitNs(namespace);
       if (!matchesPattern(labels, prefix, "prefix") || !matchesPattern(labels, suffix, "suffix")) continue;
+      if (options?.authFilter && !matchesAuthFilter(storeAuthSubject(labels), options.authFilter)) continue;
       const truncated = options?.maxDepth !== undefined ? labels.slice(0, Math.max(0, options.maxDepth)) : labels;
       const id = JSON.stringify(truncated);
       if (!seen.has(id)) seen.set(id, truncated);

@@ -4,6 +4,7 @@ import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { Annotation, StateGraph, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { drivers } from "@agent-server/engine/testing";
 import { startTestServer, type TestServer } from "../testing/index.js";
+import { sdkStreamRefusal } from "../meta/test-support.js";
 
 /**
  * Custom auth end to end: the documented "resource owner" setup, two users, the official SDK Client,
@@ -102,12 +103,13 @@ describe.each(backends)("custom auth end to end with the SDK Client ($name)", (d
     expect(thread.metadata).toMatchObject({ owner: "alice", topic: "secret plans" });
   });
 
-  it("hides alice's thread from bob: get, state, history, update, copy and delete answer 404", async () => {
+  it("hides alice's thread from bob: get, state, history, update and delete answer 404, copy 409", async () => {
     expect(await status(bob.threads.get(aliceThread))).toBe(404);
     expect(await status(bob.threads.getState(aliceThread))).toBe(404);
     expect(await status(bob.threads.getHistory(aliceThread))).toBe(404);
     expect(await status(bob.threads.update(aliceThread, { metadata: { hacked: true } }))).toBe(404);
-    expect(await status(bob.threads.copy(aliceThread))).toBe(404);
+    // Copy answers 409 for a source the caller cannot see, as for one that does not exist (official server).
+    expect(await status(bob.threads.copy(aliceThread))).toBe(409);
     expect(await status(bob.threads.delete(aliceThread))).toBe(404);
     const after = await alice.threads.get(aliceThread);
     expect(after.metadata).not.toHaveProperty("hacked");
@@ -147,11 +149,7 @@ describe.each(backends)("custom auth end to end with the SDK Client ($name)", (d
     expect(await status(bob.runs.list(aliceThread))).toBe(404);
     expect(await status(bob.runs.get(aliceThread, run.run_id))).toBe(404);
     expect(await status(bob.runs.join(aliceThread, run.run_id))).toBe(404);
-    expect(
-      await status(async () => {
-        for await (const _ of bob.runs.joinStream(aliceThread, run.run_id)) void _;
-      }),
-    ).toBe(404);
+    expect(await sdkStreamRefusal(bob.runs.joinStream(aliceThread, run.run_id))).toBe(404);
     expect(await status(bob.runs.cancel(aliceThread, run.run_id))).toBe(404);
     await alice.runs.join(aliceThread, run.run_id);
     expect((await alice.runs.get(aliceThread, run.run_id)).status).toBe("success");

@@ -35,6 +35,29 @@ export async function expectHttpError(call: Promise<unknown>, status: number, de
   }
 }
 
+/**
+ * The status a join stream was refused with. Such a stream answers 200 with exactly one `error` event
+ * whose message starts with the status (as the official server does); `undefined` when the stream was
+ * not refused that way.
+ */
+export function streamRefusal(response: { status: number; text: string }): number | undefined {
+  if (response.status !== 200) return undefined;
+  const events = response.text.split("\n\n").filter((frame) => frame.trim() !== "");
+  if (events.length !== 1 || !events[0]!.startsWith("event: error\n")) return undefined;
+  const data = JSON.parse(events[0]!.split("\n")[1]!.replace(/^data: /, "")) as { message?: string };
+  const status = /^(\d{3}): /.exec(data.message ?? "")?.[1];
+  return status === undefined ? undefined : Number(status);
+}
+
+/** The same for a join stream read with the SDK: its only chunk is an `error` event naming the status. */
+export async function sdkStreamRefusal(stream: AsyncIterable<{ event: string; data: unknown }>): Promise<number | undefined> {
+  const chunks: { event: string; data: unknown }[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  if (chunks.length !== 1 || chunks[0]!.event !== "error") return undefined;
+  const status = /^(\d{3}): /.exec((chunks[0]!.data as { message?: string }).message ?? "")?.[1];
+  return status === undefined ? undefined : Number(status);
+}
+
 /** A raw JSON request, for what the SDK has no method for (or cannot send: invalid bodies). */
 export async function rawJson(url: string, method: string, body?: unknown): Promise<{ status: number; json: unknown; headers: Headers }> {
   const response = await fetch(url, {

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { matchesAuthFilter, NotFoundError, type Run } from "@agent-server/core";
 import type { AppEnv } from "../app-env.js";
 import { createRouter } from "../http/router.js";
@@ -60,8 +61,9 @@ export const runControl = createRouter()
     }),
     async (c) => {
       const { thread_id, run_id } = c.req.valid("param");
-      const { run } = await authorizedRun(c, thread_id, run_id, "read");
-      return sent(joinStream(c, run, c.req.valid("query"), `/threads/${thread_id}/runs/${run_id}/stream`));
+      const found = await inStream(authorizedRun(c, thread_id, run_id, "read"));
+      if ("refused" in found) return sent(errorStream(c, found.refused));
+      return sent(joinStream(c, found.run, c.req.valid("query"), `/threads/${thread_id}/runs/${run_id}/stream`));
     },
   )
   .openapi(
@@ -75,12 +77,9 @@ export const runControl = createRouter()
     }),
     async (c) => {
       const { run_id } = c.req.valid("param");
-      const filter = await c.var.auth.authorize("threads", "read", { run_id });
-      const { storage } = c.var.deps;
-      const run = await storage.runs.get(run_id);
-      if (!run) runNotFound(run_id);
-      if (filter && !matchesAuthFilter((await storage.threads.get(run.thread_id))?.metadata, filter)) runNotFound(run_id);
-      return sent(joinStream(c, run, c.req.valid("query")));
+      const found = await inStream(visibleRun(c, run_id));
+      if ("refused" in found) return sent(errorStream(c, found.refused));
+      return sent(joinStream(c, found.run, c.req.valid("query")));
     },
   )
   .openapi(
@@ -151,6 +150,37 @@ export const runControl = createRouter()
  * Streams a run's events from now on, or, with `Last-Event-ID` on a resumable run, its stored events
  * after that id first, then live ones. A run that already ended yields only what was stored.
  */
+async function visibleRun(c: Context<AppEnv>, runId: string): Promise<{ run: Run }> {
+  const filter = await c.var.auth.authorize("threads", "read", { run_id: runId });
+  const { storage } = c.var.deps;
+  const run = await storage.runs.get(runId);
+  if (!run) runNotFound(runId);
+  if (filter && !matchesAuthFilter((await storage.threads.get(run.thread_id))?.metadata, filter)) runNotFound(runId);
+  return { run };
+}
+
+/**
+ * A join stream whose run cannot be reached (unknown, another user's, or refused by an auth handler)
+ * answers as the official server does: a 200 event stream holding one `error` event that carries the
+ * status, so a reconnecting `useStream`/`joinStream` client sees a stream error rather than a fetch failure.
+ */
+async function inStream<T>(lookup: Promise<T>): Promise<T | { refused: HTTPException }> {
+  try {
+    return await lookup;
+  } catch (error) {
+    if (error instanceof HTTPException && error.status >= 400 && error.status < 500) return { refused: error };
+    throw error;
+  }
+}
+
+function errorStream(c: Context<AppEnv>, refused: HTTPException): Response {
+  const name = refused.status === 404 ? "NotFoundError" : refused.status === 403 ? "ForbiddenError" : "HTTPException";
+  const event = { event: "error", data: { error: name, message: `${refused.status}: ${refused.message}` } };
+  return sseResponse(c, (async function* () {
+    yield event;
+  })());
+}
+
 function joinStream(
   c: Context<AppEnv>,
   run: Run,

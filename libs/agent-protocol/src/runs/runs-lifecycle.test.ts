@@ -3,6 +3,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { eventually, newThread } from "@agent-server/engine/testing";
 import type { TestServer } from "../testing/index.js";
 import { hello, openRunsServer, raw, runDrivers, statusOf } from "./test-support.js";
+import { streamRefusal } from "../meta/test-support.js";
 
 const lastAi = (values: unknown) =>
   ((values as { messages: { type: string; content: string }[] }).messages.filter((m) => m.type === "ai").at(-1))?.content;
@@ -111,7 +112,7 @@ describe.each(runDrivers)("thread runs: create, read, wait, join, delete ($name)
     expect(await statusOf(client.runs.create(thread, "no-such-graph", { input: hello }))).toBe(404);
     expect(await statusOf(client.runs.cancel(thread, unknown))).toBe(404);
     const stream = await raw(`${server.url}/threads/${thread}/runs/${unknown}/stream`, "GET");
-    expect(stream.status).toBe(404);
+    expect(streamRefusal(stream)).toBe(404);
     await client.runs.join(thread, run.run_id);
   });
 

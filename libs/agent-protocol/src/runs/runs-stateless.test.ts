@@ -3,6 +3,7 @@ import type { Client } from "@langchain/langgraph-sdk";
 import { eventually } from "@agent-server/engine/testing";
 import type { TestServer } from "../testing/index.js";
 import { hello, openRunsServer, raw, runDrivers } from "./test-support.js";
+import { streamRefusal } from "../meta/test-support.js";
 
 /** The server's values (the official schema); the SDK 1.15 types name them "complete" | "continue". */
 const keep = "keep" as never;
@@ -69,7 +70,7 @@ describe.each(runDrivers)("stateless runs ($name)", (driver) => {
     for await (const part of client.runs.joinStream(null, run.run_id, { lastEventId: "-1" })) replayed.push(part as { event: string });
     expect(replayed.map((p) => p.event)).toEqual(["metadata", "values", "values"]);
     expect(replayed.every((p) => p.id !== undefined)).toBe(true);
-    expect((await raw(`${server.url}/runs/${crypto.randomUUID()}/stream`, "GET")).status).toBe(404);
+    expect(streamRefusal(await raw(`${server.url}/runs/${crypto.randomUUID()}/stream`, "GET"))).toBe(404);
   });
 
   it("answers 404 for an unknown assistant before any stream or wait starts", async () => {

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { matchesAuthFilter, storeAuthSubject, type AuthFilter, type Item as StoreItem } from "@agent-server/core";
 import type { AppEnv } from "../app-env.js";
 import type { AuthAction } from "../auth/request-auth.js";
 import { createRouter } from "../http/router.js";
@@ -21,11 +22,25 @@ const invalid = json(Detail, "Invalid namespace, key or value");
 /**
  * Authorizes a store action. The auth handler receives `{namespace, key, ...}` and may rewrite it (a
  * handler scoping every user to `[user, ...namespace]`); the route then acts on the rewritten value, as
- * the official server does. Store items carry no metadata, so a returned filter has nothing to apply to.
+ * the official server does. A filter the handler returns is matched against `storeAuthSubject` (the
+ * item's value fields, its namespace and key): searches and listings return only matching items, and an
+ * existing item that does not match is "not found" to get, put and delete.
  */
-async function authorizeStore(c: Context<AppEnv>, action: AuthAction, value: Record<string, unknown>): Promise<Record<string, unknown>> {
-  await c.var.auth.authorize("store", action, value);
-  return value;
+async function authorizeStore(
+  c: Context<AppEnv>,
+  action: AuthAction,
+  value: Record<string, unknown>,
+): Promise<{ value: Record<string, unknown>; filter: AuthFilter | undefined }> {
+  const filter = await c.var.auth.authorize("store", action, value);
+  return { value, filter };
+}
+
+function visible(item: StoreItem | null, filter: AuthFilter | undefined): boolean {
+  return item === null || matchesAuthFilter(storeAuthSubject(item.namespace, item.key, item.value), filter);
+}
+
+function itemNotFound(): never {
+  throw new HTTPException(404, { message: "Item not found" });
 }
 
 /** Re-checks a namespace an auth handler may have rewritten. */
@@ -53,9 +68,15 @@ export const store = createRouter()
       const body = c.req.valid("json");
       // LangGraph's own stores refuse a TTL they cannot honour rather than keep the item forever.
       if (body.ttl !== undefined && body.ttl !== null) throw new HTTPException(422, { message: "ttl: item TTLs are not supported by this server" });
-      const value = await authorizeStore(c, "put", { namespace: body.namespace, key: body.key, value: body.value });
+      const { value, filter } = await authorizeStore(c, "put", { namespace: body.namespace, key: body.key, value: body.value });
       const namespace = checkedNamespace(value.namespace, "namespace", { allowEmpty: false });
-      await c.var.deps.storage.store.put(namespace, String(value.key), value.value as Record<string, unknown>);
+      const { store } = c.var.deps.storage;
+      const item = { namespace, key: String(value.key), value: value.value as Record<string, unknown> };
+      if (filter) {
+        if (!visible(await store.get(namespace, item.key), filter)) itemNotFound();
+        if (!matchesAuthFilter(storeAuthSubject(namespace, item.key, item.value), filter)) throw new HTTPException(403, { message: "Not authorized" });
+      }
+      await store.put(namespace, item.key, item.value);
       return c.body(null, 204);
     },
   )
@@ -70,9 +91,11 @@ export const store = createRouter()
     }),
     async (c) => {
       const query = c.req.valid("query");
-      const value = await authorizeStore(c, "get", { namespace: query.namespace, key: query.key });
+      const { value, filter } = await authorizeStore(c, "get", { namespace: query.namespace, key: query.key });
       const namespace = checkedNamespace(value.namespace, "namespace", { allowEmpty: true });
-      return reply(c, await c.var.deps.storage.store.get(namespace, String(value.key)));
+      const item = await c.var.deps.storage.store.get(namespace, String(value.key));
+      if (!visible(item, filter)) itemNotFound();
+      return reply(c, item);
     },
   )
   .openapi(
@@ -86,9 +109,16 @@ export const store = createRouter()
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const value = await authorizeStore(c, "delete", { namespace: body.namespace ?? [], key: body.key });
+      const { value, filter } = await authorizeStore(c, "delete", { namespace: body.namespace ?? [], key: body.key });
       const namespace = checkedNamespace(value.namespace, "namespace", { allowEmpty: true });
-      await c.var.deps.storage.store.delete(namespace, String(value.key));
+      const { store } = c.var.deps.storage;
+      const key = String(value.key);
+      if (filter) {
+        const item = await store.get(namespace, key);
+        if (!visible(item, filter)) itemNotFound();
+        if (!item && !matchesAuthFilter(storeAuthSubject(namespace, key), filter)) throw new HTTPException(403, { message: "Not authorized" });
+      }
+      await store.delete(namespace, key);
       return c.body(null, 204);
     },
   )
@@ -103,7 +133,7 @@ export const store = createRouter()
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const value = await authorizeStore(c, "search", {
+      const { value, filter } = await authorizeStore(c, "search", {
         namespace: body.namespace_prefix ?? [],
         filter: body.filter ?? undefined,
         limit: body.limit,
@@ -113,6 +143,7 @@ export const store = createRouter()
       const prefix = checkedNamespace(value.namespace, "namespace_prefix", { allowEmpty: true });
       const items = await c.var.deps.storage.store.search(prefix, {
         filter: (value.filter as Record<string, unknown> | undefined) ?? undefined,
+        authFilter: filter,
         limit: body.limit,
         offset: body.offset,
       });
@@ -130,7 +161,7 @@ export const store = createRouter()
     }),
     async (c) => {
       const body = c.req.valid("json");
-      const value = await authorizeStore(c, "list_namespaces", {
+      const { value, filter } = await authorizeStore(c, "list_namespaces", {
         namespace: body.prefix ?? undefined,
         suffix: body.suffix ?? undefined,
         max_depth: body.max_depth ?? undefined,
@@ -143,6 +174,7 @@ export const store = createRouter()
         prefix,
         suffix,
         maxDepth: body.max_depth ?? undefined,
+        authFilter: filter,
         limit: body.limit,
         offset: body.offset,
       });

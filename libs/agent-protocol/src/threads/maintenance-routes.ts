@@ -2,13 +2,12 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { v4 as uuidv4 } from "uuid";
 import { ConflictError, jsonEqual, matchesAuthFilter, type Metadata } from "@agent-server/core";
 import { createRouter } from "../http/router.js";
-import { notFound } from "../http/errors.js";
 import { wire } from "../http/wire.js";
-import { stateService, stopThreadRuns, visibleThread } from "./access.js";
+import { stateService, stopThreadRuns } from "./access.js";
 import { body, errorResponses, json, Thread, ThreadParams, ThreadPrune } from "./schemas.js";
 
 const tags = ["Threads"];
-const { 404: notFoundResponse, 409: conflictResponse, 422: invalidResponse } = errorResponses;
+const { 409: conflictResponse, 422: invalidResponse } = errorResponses;
 
 /** Copy a thread; prune threads (delete them, or keep only their latest checkpoints). */
 export const maintenanceRoutes = createRouter()
@@ -18,14 +17,18 @@ export const maintenanceRoutes = createRouter()
       path: "/threads/{thread_id}/copy",
       tags,
       summary: "Copy a thread: its checkpoints, and its runs under new run ids",
-      description: "409 while a run of the source thread is pending or running (a copied in-flight run would execute again).",
+      description:
+        "409 while a run of the source thread is pending or running (a copied in-flight run would execute again), and, as on the official server, when the source does not exist or the caller may not read it.",
       request: { params: ThreadParams },
-      responses: { 200: json(Thread, "The new thread"), 404: notFoundResponse, 409: conflictResponse, 422: invalidResponse },
+      responses: { 200: json(Thread, "The new thread"), 409: conflictResponse, 422: invalidResponse },
     }),
     async (c) => {
       const { thread_id } = c.req.valid("param");
       const { storage } = c.var.deps;
-      const { thread: source } = await visibleThread(c, "read", thread_id);
+      const filter = await c.var.auth.authorize("threads", "read", { thread_id });
+      const source = await storage.threads.get(thread_id);
+      // 409, not 404, for a source that is missing or not the caller's: the official server's answer.
+      if (!source || !matchesAuthFilter(source.metadata, filter)) throw new ConflictError(`Thread "${thread_id}" not found`);
       // The copy is a new thread: the create handler sees it (and may stamp its metadata), as in the official server.
       const created = { thread_id: uuidv4(), metadata: { ...source.metadata }, if_exists: "raise" };
       await c.var.auth.authorize("threads", "create", created);
@@ -33,7 +36,7 @@ export const maintenanceRoutes = createRouter()
         throw new ConflictError(`Thread "${thread_id}" is busy: copy it once its runs have finished`);
       }
       let copy = await storage.threads.copy(thread_id, created.thread_id);
-      if (!copy) notFound(`Thread "${thread_id}"`);
+      if (!copy) throw new ConflictError(`Thread "${thread_id}" not found`);
       if (!jsonEqual(created.metadata, source.metadata)) {
         copy = (await storage.threads.update(copy.thread_id, { metadata: created.metadata as Metadata })) ?? copy;
       }

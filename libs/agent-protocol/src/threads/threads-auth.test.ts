@@ -57,9 +57,10 @@ describe.each(threadDrivers)("/threads authorization on $name", (driver) => {
       () => bob.threads.getState(id),
       () => bob.threads.getHistory(id),
       () => bob.threads.updateState(id, { values: { messages: [] }, asNode: "echo" }),
-      () => bob.threads.copy(id),
     ];
     for (const attempt of attempts) expect(await statusOf(attempt())).toBe(404);
+    // Copy answers 409 for a source the caller cannot see, as for one that does not exist (official server).
+    expect(await statusOf(bob.threads.copy(id))).toBe(409);
     expect(await statusOf(bob.threads.create({ threadId: id, ifExists: "do_nothing" }))).toBe(409);
     expect(await bob.threads.search({ ids: [id] })).toEqual([]);
     expect(await bob.threads.count({ metadata: { topic: "x" } })).toBe(0);

@@ -1,3 +1,4 @@
+import type { AuthFilter } from "../filters.js";
 import type { Item } from "../model.js";
 
 /** A namespace path for `listNamespaces`; "*" matches any one label. */
@@ -7,6 +8,17 @@ export interface ListNamespacesOptions {
   prefix?: NamespacePattern;
   suffix?: NamespacePattern;
   maxDepth?: number;
+  limit?: number;
+  offset?: number;
+  /** An auth handler's filter, matched against `storeAuthSubject(namespace)` of each full namespace. */
+  authFilter?: AuthFilter;
+}
+
+export interface StoreSearchOptions {
+  /** Matched against the item's value (`matchesStoreFilter`). */
+  filter?: Record<string, unknown>;
+  /** An auth handler's filter, matched against `storeAuthSubject(namespace, key, value)`. */
+  authFilter?: AuthFilter;
   limit?: number;
   offset?: number;
 }
@@ -21,15 +33,12 @@ export interface StoreRepo {
   get(namespace: string[], key: string): Promise<Item | null>;
   delete(namespace: string[], key: string): Promise<boolean>;
   /**
-   * Items whose namespace starts with `namespacePrefix` and whose value matches `filter`
-   * (`matchesStoreFilter`), newest update first. limit defaults to 10.
+   * Items whose namespace starts with `namespacePrefix`, whose value matches `filter`
+   * (`matchesStoreFilter`) and which match `authFilter`, newest update first. limit defaults to 10.
    */
-  search(
-    namespacePrefix: string[],
-    options?: { filter?: Record<string, unknown>; limit?: number; offset?: number },
-  ): Promise<Item[]>;
+  search(namespacePrefix: string[], options?: StoreSearchOptions): Promise<Item[]>;
   /**
-   * Distinct namespaces matching prefix and suffix, each truncated to `maxDepth` labels when given
+   * Distinct namespaces matching prefix, suffix and `authFilter`, each truncated to `maxDepth` labels when given
    * (then de-duplicated), sorted lexicographically by label. limit defaults to 100.
    */
   listNamespaces(options?: ListNamespacesOptions): Promise<string[][]>;
