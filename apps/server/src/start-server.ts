@@ -71,6 +71,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       dev,
       auth,
       httpApp,
+      cors: config.http?.cors,
       extraRoutes: [(deps) => a2aRoutes(deps, { defaultAssistant })],
     });
 

@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import { parseEnv } from "node:util";
 import { z } from "zod";
 import { InvalidInputError } from "@agent-server/core";
+import { HttpCorsSchema } from "./http-cors.js";
 
 /**
  * `langgraph.json`, read the way `langgraphjs dev` reads it. Unknown keys are kept (the CLI and later
@@ -13,7 +14,7 @@ export const LangGraphConfigSchema = z.looseObject({
   env: z.union([z.string(), z.record(z.string(), z.string())]).optional(),
   node_version: z.string().optional(),
   auth: z.looseObject({ path: z.string().optional() }).optional(),
-  http: z.looseObject({ app: z.string().optional() }).optional(),
+  http: z.looseObject({ app: z.string().optional(), cors: HttpCorsSchema.optional() }).optional(),
   /** Which assistant the domain-root A2A agent card describes (defaults to the only graph). */
   a2a: z.looseObject({ default_assistant: z.string().optional() }).optional(),
 });
