@@ -48,6 +48,20 @@ describe("loadLangGraphConfig", () => {
     await expect(loadLangGraphConfig(write(content))).rejects.toThrow(message);
   });
 
+  it("reads both forms of a graphs entry: a spec, and { path, description }", async () => {
+    const graphs = { plain: "./a.ts:graph", described: { path: "./b.ts:graph", description: "Answers questions" } };
+    const loaded = await loadLangGraphConfig(write(JSON.stringify({ graphs })));
+    expect(loaded.config.graphs).toEqual(graphs);
+  });
+
+  it.each([
+    ["a bad path in the object form", { g: { path: "./a.ts:b:c" } }, /graphs\.g\.path: expected '\.\/file\.ts:exportName'/],
+    ["an object without a path", { g: { description: "x" } }, /graphs\.g: expected '\.\/file\.ts:exportName' or \{ "path"/],
+    ["a description that is not a string", { g: { path: "./a.ts:graph", description: 3 } }, /graphs\.g: expected/],
+  ])("refuses %s with a clear error", async (_label, graphs, message) => {
+    await expect(loadLangGraphConfig(write(JSON.stringify({ graphs })))).rejects.toThrow(message);
+  });
+
   it("reads http.cors with the official keys", async () => {
     const cors = {
       allow_origins: ["https://app.example"],

@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import { parseEnv } from "node:util";
 import { z } from "zod";
 import { InvalidInputError } from "@agent-server/core";
+import { GraphEntrySchema } from "./graph-entry.js";
 import { HttpCorsSchema } from "./http-cors.js";
 
 /**
@@ -10,7 +11,7 @@ import { HttpCorsSchema } from "./http-cors.js";
  * features read more of them); only the keys the engine acts on are validated.
  */
 export const LangGraphConfigSchema = z.looseObject({
-  graphs: z.record(z.string(), z.string().regex(/^[^:]+(:[A-Za-z_$][\w$]*)?$/, "expected './file.ts:exportName'")),
+  graphs: z.record(z.string(), GraphEntrySchema),
   env: z.union([z.string(), z.record(z.string(), z.string())]).optional(),
   node_version: z.string().optional(),
   auth: z.looseObject({ path: z.string().optional() }).optional(),
