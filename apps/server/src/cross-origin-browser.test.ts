@@ -66,6 +66,10 @@ describe("a page on another origin, in Chromium", () => {
     expect(result.a2a.state).toBe("TASK_STATE_COMPLETED");
     expect(result.a2a.artifact).toEqual({ $case: "text", value: "echo: hello over A2A" });
     expect(result.a2a.fetchedArtifact).toEqual(result.a2a.artifact);
+    // The A2A stream is SSE too: its events reached the page.
+    expect(result.a2aStream.events.length).toBeGreaterThan(0);
+    expect(result.a2aStream.state).toBe("TASK_STATE_COMPLETED");
+    expect(result.a2aStream.artifact).toEqual({ $case: "text", value: "echo: streamed over A2A" });
   }
 
   it("streams a run with the LangGraph SDK and gets an A2A task's artifact, with no http.cors configured", async () => {

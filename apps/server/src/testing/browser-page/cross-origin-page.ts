@@ -16,6 +16,8 @@ export interface ScenarioResult {
   /** `includePagination`: X-Pagination-Next as the page could read it. */
   nextPage: string | null;
   a2a: { state: string; artifact: unknown; taskId: string; fetchedArtifact: unknown };
+  /** SendStreamingMessage (SSE): the kind of each streamed event, and the task's artifact afterwards. */
+  a2aStream: { events: string[]; state: string; artifact: unknown };
 }
 
 function replyOf(data: unknown): string | undefined {
@@ -50,6 +52,19 @@ async function crossOriginScenario(apiUrl: string): Promise<ScenarioResult> {
   );
   if (!("status" in sent)) throw new Error(`expected a task, got a message: ${JSON.stringify(sent)}`);
   const fetched = await agent.getTask({ id: sent.id, tenant: "" });
+
+  const streamed: string[] = [];
+  let streamedTaskId: string | undefined;
+  const streaming = SendMessageRequest.fromJSON({
+    message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: "streamed over A2A" }] },
+  });
+  for await (const event of agent.sendMessageStream(streaming)) {
+    const payload = event.payload;
+    streamed.push(payload?.$case ?? "none");
+    if (payload?.$case === "task") streamedTaskId = payload.value.id;
+    else if (payload?.$case === "statusUpdate" || payload?.$case === "artifactUpdate") streamedTaskId = payload.value.taskId;
+  }
+  const streamedTask = await agent.getTask({ id: streamedTaskId!, tenant: "" });
   return {
     origin: (globalThis as unknown as { location: { origin: string } }).location.origin,
     events,
@@ -61,6 +76,11 @@ async function crossOriginScenario(apiUrl: string): Promise<ScenarioResult> {
       artifact: sent.artifacts[0]?.parts[0]?.content,
       taskId: sent.id,
       fetchedArtifact: fetched.artifacts[0]?.parts[0]?.content,
+    },
+    a2aStream: {
+      events: streamed,
+      state: TaskState[streamedTask.status!.state],
+      artifact: streamedTask.artifacts[0]?.parts[0]?.content,
     },
   };
 }
