@@ -1,3 +1,6 @@
+import { statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
 export type Command = "dev" | "serve" | "migrate" | "snapshot" | "import-dev";
@@ -57,33 +60,39 @@ Commands:
             (default: ./.langgraph_api) into the selected storage
 
 Options:
-  --config <path>          langgraph.json of the project (default: ./langgraph.json)
-  --host <host>            Address to bind (dev: 127.0.0.1, serve: 0.0.0.0)
-  --port <port>            Port to bind, 0 picks a free one (dev: 2024, serve: 8123)
+  -c, --config <path>      langgraph.json of the project, or its folder (default: ./langgraph.json)
+  -h, --host <host>        Address to bind (dev: 127.0.0.1, serve: 0.0.0.0)
+  -p, --port <port>        Port to bind, 0 picks a free one (dev: 2024, serve: 8123)
   --storage <kind>         sqlite | memory | postgres (default: sqlite)
   --database-url <url>     PostgreSQL URL (default: $POSTGRES_URL, then $POSTGRES_URI)
   --database-schema <name> PostgreSQL schema holding the tables (default: public)
   --data-dir <dir>         Folder of the SQLite file (default: .agent-server beside langgraph.json)
   --workers <n>            Runs executed concurrently by this process (default: 10)
+  -n, --n-jobs-per-worker <n>
+                           The same as --workers (the name \`langgraphjs dev\` uses)
   --log-format <format>    pretty | json (dev: pretty, serve: json)
   --grace-period <seconds> On SIGINT/SIGTERM, how long running runs may finish (default: 10)
   --no-reload              dev: do not restart the server when a project file changes
   --snapshot <file>        dev/serve with --storage memory: start from this snapshot file
   --snapshot-save          with --snapshot: write the memory store back to the file on SIGINT/SIGTERM
   --out <file>, --in <file>  snapshot export / snapshot import: the snapshot file
-  -h, --help               Show this help
+  --no-browser             Accepted for \`langgraphjs dev\` compatibility (no browser is ever opened)
+  --help                   Show this help
   -v, --version            Show the version
+
+\`langgraphjs dev\` command lines work as they are: -p, -h, -c, -n, --no-browser (--tunnel is not supported).
 `;
 
 const OPTIONS = {
-  config: { type: "string" },
-  host: { type: "string" },
-  port: { type: "string" },
+  config: { type: "string", short: "c" },
+  host: { type: "string", short: "h" },
+  port: { type: "string", short: "p" },
   storage: { type: "string" },
   "database-url": { type: "string" },
   "database-schema": { type: "string" },
   "data-dir": { type: "string" },
   workers: { type: "string" },
+  "n-jobs-per-worker": { type: "string", short: "n" },
   "log-format": { type: "string" },
   "grace-period": { type: "string" },
   "no-reload": { type: "boolean" },
@@ -91,7 +100,10 @@ const OPTIONS = {
   "snapshot-save": { type: "boolean" },
   out: { type: "string" },
   in: { type: "string" },
-  help: { type: "boolean", short: "h" },
+  // `langgraphjs dev` flags: --no-browser is accepted (we never open one), --tunnel is refused.
+  "no-browser": { type: "boolean" },
+  tunnel: { type: "boolean" },
+  help: { type: "boolean" },
   version: { type: "boolean", short: "v" },
 } as const;
 
@@ -99,6 +111,8 @@ const COMMANDS: readonly Command[] = ["dev", "serve", "migrate", "snapshot", "im
 
 /** Parses argv (without node and the script); throws UsageError on anything it does not understand. */
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Parsed {
+  // -h is --host, as on `langgraphjs dev`; alone it can only be a request for help.
+  if (argv.length === 1 && argv[0] === "-h") return { kind: "help" };
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
@@ -114,12 +128,18 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (!COMMANDS.includes(command)) throw new UsageError(`unknown command '${positionals[0]}'`);
   const maxPositionals = command === "snapshot" || command === "import-dev" ? 2 : 1;
   if (positionals.length > maxPositionals) throw new UsageError(`unexpected argument '${positionals[maxPositionals]}'`);
+  if (values.tunnel) {
+    throw new UsageError("--tunnel is not supported: agent-server opens no Cloudflare tunnel; expose the port with a tunnel or proxy of your own");
+  }
+  if (values.workers !== undefined && values["n-jobs-per-worker"] !== undefined) {
+    throw new UsageError("--workers and --n-jobs-per-worker (-n) are the same setting: give one of them");
+  }
 
   const production = command === "serve";
   const storage = oneOf("--storage", values.storage ?? "sqlite", ["sqlite", "memory", "postgres"] as const);
   const options: CliOptions = {
     command,
-    config: values.config ?? "langgraph.json",
+    config: values.config === undefined ? "langgraph.json" : configFile(values.config),
     configGiven: values.config !== undefined,
     host: values.host ?? (production ? "0.0.0.0" : "127.0.0.1"),
     port: integer("--port", values.port, production ? 8123 : 2024, 0, 65535),
@@ -127,7 +147,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     databaseUrl: values["database-url"] ?? (env.POSTGRES_URL || env.POSTGRES_URI || undefined),
     databaseSchema: values["database-schema"] ?? "public",
     dataDir: values["data-dir"],
-    workers: integer("--workers", values.workers, 10, 1, 1000),
+    workers:
+      values["n-jobs-per-worker"] !== undefined
+        ? integer("--n-jobs-per-worker", values["n-jobs-per-worker"], 10, 1, 1000)
+        : integer("--workers", values.workers, 10, 1, 1000),
     logFormat: oneOf("--log-format", values["log-format"] ?? (production ? "json" : "pretty"), ["pretty", "json"] as const),
     graceMs: integer("--grace-period", values["grace-period"], 10, 0, 3600) * 1000,
     reload: command === "dev" && !values["no-reload"],
@@ -176,6 +199,20 @@ function snapshotOptions(
     if (values.snapshot === undefined) throw new UsageError("--snapshot-save needs --snapshot <file>");
     options.snapshot = values.snapshot;
   }
+}
+
+/**
+ * `--config` as `langgraphjs dev` takes it: a file, a folder holding langgraph.json, or a file:// URL.
+ * A path that does not exist is kept as given: starting reports it as a missing config file.
+ */
+function configFile(value: string): string {
+  const path = value.startsWith("file://") ? fileURLToPath(value) : value;
+  try {
+    if (statSync(resolve(path)).isDirectory()) return join(path, "langgraph.json");
+  } catch {
+    // Not there: reported later, with the path.
+  }
+  return path;
 }
 
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {

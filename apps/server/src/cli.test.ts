@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseCli, UsageError } from "./args.js";
-import { EXAMPLE_CONFIG, killAll, runCli } from "./testing/cli-process.js";
+import { EXAMPLE_CONFIG, jsonLines, killAll, runCli } from "./testing/cli-process.js";
 import { VERSION } from "./version.js";
 
 afterEach(killAll);
@@ -14,6 +16,26 @@ describe("agent-server command line", () => {
     expect(await run.exited).toBe(0);
     expect(run.stdout()).toMatch(/^Usage: agent-server <command>/);
     for (const flag of ["--config", "--storage", "--database-url", "--log-format", "--workers"]) expect(run.stdout()).toContain(flag);
+    for (const flag of ["-p, --port", "-h, --host", "-c, --config", "-n, --n-jobs-per-worker", "--no-browser"]) expect(run.stdout()).toContain(flag);
+  });
+
+  it("-h alone still shows the help (with a value it is --host, as on langgraphjs dev)", async () => {
+    const run = runCli(["-h"]);
+    expect(await run.exited).toBe(0);
+    expect(run.stdout()).toMatch(/^Usage: agent-server <command>/);
+  });
+
+  it("--tunnel is a usage error saying it is not supported", async () => {
+    const run = runCli(["dev", "--tunnel"]);
+    expect(await run.exited).toBe(2);
+    expect(run.stderr()).toContain("--tunnel is not supported");
+  });
+
+  it("a langgraphjs dev command line starts the server: -c <folder> -p <port> -h <host> -n <jobs> --no-browser", async () => {
+    const run = runCli(["dev", "-c", dirname(EXAMPLE_CONFIG), "-p", "0", "-h", "127.0.0.1", "-n", "3", "--no-browser", "--no-reload", "--storage", "memory", "--log-format", "json"]);
+    await run.waitFor(/listening on http:\/\/127\.0\.0\.1:\d+/);
+    const listening = jsonLines(run.stdout()).find((line) => String(line.msg).includes("listening on"));
+    expect(listening).toMatchObject({ workers: 3, graphs: ["echo", "approval"] });
   });
 
   it("--version prints the package version", async () => {
@@ -51,6 +73,26 @@ describe("agent-server command line", () => {
     expect(run.stderr()).toContain("config file not found: /nonexistent/langgraph.json");
   });
 
+  it("a port already in use exits 2 with one line naming the port and how to choose another, no stack trace", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      // Default dev: the reload supervisor runs the server, and ends with it when its first start fails.
+      const run = runCli(["dev", "--config", EXAMPLE_CONFIG, "--storage", "memory", "--port", String(port)]);
+      expect(await run.exited).toBe(2);
+      const output = run.stdout() + run.stderr();
+      const lines = output.split("\n").filter((line) => line.includes("already in use"));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`port ${port} on 127.0.0.1 is already in use`);
+      expect(lines[0]).toContain("--port <n> (--port 0 picks a free one)");
+      expect(output).not.toMatch(/^\s+at /m);
+      expect(output).not.toContain("listening on");
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+
   it("a langgraph.json naming a missing graph file exits 2 with the file named", async () => {
     const dir = mkdtempSync(join(tmpdir(), "agent-server-cli-"));
     try {
@@ -80,6 +122,19 @@ describe("parseCli defaults", () => {
     expect(fromEnv.kind === "run" && fromEnv.options.databaseUrl).toBe("postgres://a/x");
     expect(fromUri.kind === "run" && fromUri.options.databaseUrl).toBe("postgres://b/y");
     expect(fromFlag.kind === "run" && fromFlag.options.databaseUrl).toBe("postgres://c/z");
+  });
+
+  it("takes the short flags of langgraphjs dev: -p, -h, -c (a file, a folder or a file:// URL) and -n", () => {
+    const parsed = parseCli(["dev", "-p", "3000", "-h", "0.0.0.0", "-c", dirname(EXAMPLE_CONFIG), "-n", "4", "--no-browser"], {});
+    expect(parsed.kind === "run" && parsed.options).toMatchObject({ port: 3000, host: "0.0.0.0", config: EXAMPLE_CONFIG, workers: 4 });
+    const file = parseCli(["dev", "-c", EXAMPLE_CONFIG], {});
+    expect(file.kind === "run" && file.options.config).toBe(EXAMPLE_CONFIG);
+    const url = parseCli(["dev", "--config", pathToFileURL(dirname(EXAMPLE_CONFIG)).href], {});
+    expect(url.kind === "run" && url.options.config).toBe(EXAMPLE_CONFIG);
+    const long = parseCli(["serve", "--n-jobs-per-worker", "7"], {});
+    expect(long.kind === "run" && long.options.workers).toBe(7);
+    expect(() => parseCli(["dev", "-n", "2", "--workers", "3"], {})).toThrow(/give one of them/);
+    expect(() => parseCli(["dev", "-n", "0"], {})).toThrow(/--n-jobs-per-worker must be an integer from 1/);
   });
 
   it("rejects flags that do not fit the storage and out-of-range numbers", () => {

@@ -8,6 +8,7 @@ import { killAll, runCli, startCli } from "./testing/cli-process.js";
 
 const FIXTURE = fileURLToPath(new URL("./testing/fixture-project/langgraph.json", import.meta.url));
 const FIXTURE_AUTH = fileURLToPath(new URL("./testing/fixture-project/langgraph-auth.json", import.meta.url));
+const ECHO_GRAPH = fileURLToPath(new URL("../../../examples/src/echo.ts", import.meta.url));
 
 afterEach(killAll);
 
@@ -57,6 +58,33 @@ describe("agent-server dev with a project's langgraph.json (memory storage)", ()
     await expect(anonymous.assistants.search()).rejects.toThrow(/401/);
     const user = new Client({ apiUrl: server.url, defaultHeaders: { "x-api-key": "fixture-secret" } });
     expect((await user.assistants.search()).map((a) => a.graph_id)).toEqual(["echo"]);
+  });
+
+  it('starts with { "path", "description" } graph entries: the description is the assistant\'s and its agent card\'s', async () => {
+    const dir = mkdtempSync(join(tmpdir(), "agent-server-graphs-"));
+    try {
+      const config = join(dir, "langgraph.json");
+      const description = "Repeats the last message back";
+      writeFileSync(config, JSON.stringify({ graphs: { echo: { path: `${ECHO_GRAPH}:graph`, description }, plain: `${ECHO_GRAPH}:graph` } }));
+      const server = await startCli(["dev", "--config", config, "--storage", "memory", "--port", "0", "--no-reload"]);
+      const client = new Client({ apiUrl: server.url });
+      const [echo] = await client.assistants.search({ graphId: "echo" });
+      expect(echo).toMatchObject({ graph_id: "echo", name: "echo", description });
+      const values = (await client.runs.wait(null, "echo", { input: { messages: [{ role: "user", content: "hi" }] } })) as {
+        messages: { content: string }[];
+      };
+      expect(values.messages.at(-1)?.content).toBe("echo: hi");
+
+      for (const path of ["/a2a/echo/.well-known/agent-card.json", "/.well-known/agent-card.json?assistant_id=echo"]) {
+        const card = (await (await fetch(`${server.url}${path}`)).json()) as { description: string; skills: { description: string }[] };
+        expect(card.description, path).toBe(description);
+        expect(card.skills[0]?.description, path).toBe(description);
+      }
+      const plain = (await (await fetch(`${server.url}/a2a/plain/.well-known/agent-card.json`)).json()) as { description: string };
+      expect(plain.description).toMatch(/graph plain/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("refuses to start when auth.path names a missing file", async () => {

@@ -71,11 +71,12 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       dev,
       auth,
       httpApp,
+      cors: config.http?.cors,
       extraRoutes: [(deps) => a2aRoutes(deps, { defaultAssistant })],
     });
 
     await engine.start();
-    server = await listen((request) => api.fetch(request), { host: options.host, port: options.port });
+    server = await listenOrExplain((request) => api.fetch(request), options.host, options.port);
     logger.info(
       { url: server.url, storage: storage.kind, graphs, mode: options.command, workers: options.workers },
       `agent-server ${VERSION} (${options.command}) listening on ${server.url}`,
@@ -105,6 +106,25 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       }
     },
   };
+}
+
+/**
+ * Binds the HTTP server. An address it cannot have is a mistake in the command line, said in one line
+ * with the way out (exit 2), not a stack trace.
+ */
+async function listenOrExplain(fetch: (request: Request) => Response | Promise<Response>, host: string, port: number): Promise<RunningServer> {
+  try {
+    return await listen(fetch, { host, port });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const choose = "choose another port with --port <n> (--port 0 picks a free one)";
+    if (code === "EADDRINUSE") throw new InvalidInputError(`port ${port} on ${host} is already in use: stop what is using it, or ${choose}`);
+    if (code === "EACCES") throw new InvalidInputError(`no permission to listen on port ${port} of ${host}: ${choose}`);
+    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") {
+      throw new InvalidInputError(`cannot listen on ${host}: it is not an address of this machine (choose one with --host)`);
+    }
+    throw error;
+  }
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Hono } from "hono";
 import type { Storage } from "@agent-server/core";
 import type { Engine } from "@agent-server/engine";
 import type { RequestAuth } from "./auth/request-auth.js";
+import type { HttpCorsConfig } from "./http/cors.js";
 import type { UserHttpApp } from "./http/user-app.js";
 
 /** What the HTTP layer is built over. */
@@ -14,6 +15,8 @@ export interface AppDeps {
   dev?: boolean;
   /** Custom auth from langgraph.json `auth.path` (an `Auth` instance); absent means open access. */
   auth?: unknown;
+  /** langgraph.json `http.cors`; absent means any origin, as on the official servers. */
+  cors?: HttpCorsConfig;
   /** Custom routes from langgraph.json `http.app`, mounted behind auth and before the core routes. */
   httpApp?: UserHttpApp;
   /**

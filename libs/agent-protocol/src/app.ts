@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppDeps, AppEnv } from "./app-env.js";
 import { authMiddleware } from "./auth/middleware.js";
+import { corsMiddleware } from "./http/cors.js";
 import { errorResponse } from "./http/errors.js";
 import { mountUserApp } from "./http/user-app.js";
 import { createRouter } from "./http/router.js";
@@ -20,6 +21,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = createRouter();
   app.onError(errorResponse);
   app.notFound((c) => c.json({ detail: `Not found: ${c.req.method} ${c.req.path}` }, 404));
+  // First: preflights are answered before auth, and every later answer (errors too) carries the headers.
+  app.use(corsMiddleware(deps.cors));
   app.use(async (c, next) => {
     c.set("deps", deps);
     await next();

@@ -1,12 +1,27 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../http/router.js";
 import { docs } from "./docs.js";
+import { serverInfo } from "./server-info.js";
 
 const Info = z
   .object({
     version: z.string(),
+    langgraph_js_version: z.string().nullable(),
     context: z.literal("js"),
-    flags: z.object({ assistants: z.boolean(), crons: z.boolean(), a2a: z.boolean(), langsmith: z.boolean() }),
+    flags: z.object({
+      assistants: z.boolean(),
+      crons: z.boolean(),
+      langsmith: z.boolean().openapi({ description: "LangChain tracing to LangSmith is on in this process (API key and tracing variable set)" }),
+      langsmith_tracing_replicas: z.boolean().openapi({ description: "Whether runs honour per-run LangSmith tracing replicas (they do not)" }),
+      a2a: z.boolean(),
+    }),
+    host: z.object({
+      kind: z.literal("self-hosted"),
+      project_id: z.null(),
+      host_revision_id: z.null(),
+      revision_id: z.null(),
+      tenant_id: z.null(),
+    }),
   })
   .openapi("ServerInfo");
 
@@ -27,16 +42,9 @@ export const meta = createRouter()
       path: "/info",
       tags: ["System"],
       summary: "Server information and feature flags",
+      description: "The fields of the official servers' /info (version, langgraph_js_version, context, flags, host), plus `flags.a2a`.",
       responses: { 200: { description: "Server information", content: { "application/json": { schema: Info } } } },
     }),
-    (c) =>
-      c.json(
-        {
-          version: c.var.deps.version,
-          context: "js" as const,
-          flags: { assistants: true, crons: true, a2a: true, langsmith: false },
-        },
-        200,
-      ),
+    (c) => c.json(serverInfo(c.var.deps.version), 200),
   )
   .route("/", docs);

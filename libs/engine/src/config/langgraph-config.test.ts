@@ -48,6 +48,43 @@ describe("loadLangGraphConfig", () => {
     await expect(loadLangGraphConfig(write(content))).rejects.toThrow(message);
   });
 
+  it("reads both forms of a graphs entry: a spec, and { path, description }", async () => {
+    const graphs = { plain: "./a.ts:graph", described: { path: "./b.ts:graph", description: "Answers questions" } };
+    const loaded = await loadLangGraphConfig(write(JSON.stringify({ graphs })));
+    expect(loaded.config.graphs).toEqual(graphs);
+  });
+
+  it.each([
+    ["a bad path in the object form", { g: { path: "./a.ts:b:c" } }, /graphs\.g\.path: expected '\.\/file\.ts:exportName'/],
+    ["an object without a path", { g: { description: "x" } }, /graphs\.g: expected '\.\/file\.ts:exportName' or \{ "path"/],
+    ["a description that is not a string", { g: { path: "./a.ts:graph", description: 3 } }, /graphs\.g: expected/],
+  ])("refuses %s with a clear error", async (_label, graphs, message) => {
+    await expect(loadLangGraphConfig(write(JSON.stringify({ graphs })))).rejects.toThrow(message);
+  });
+
+  it("reads http.cors with the official keys", async () => {
+    const cors = {
+      allow_origins: ["https://app.example"],
+      allow_origin_regex: "https://.*\\.example",
+      allow_methods: ["GET", "POST"],
+      allow_headers: ["Content-Type"],
+      allow_credentials: true,
+      expose_headers: ["X-Request-Id"],
+      max_age: 600,
+    };
+    const loaded = await loadLangGraphConfig(write(JSON.stringify({ graphs: {}, http: { cors } })));
+    expect(loaded.config.http?.cors).toEqual(cors);
+  });
+
+  it.each([
+    ["a misspelt key", { allowed_origins: ["*"] }, /http\.cors: Unrecognized key: "allowed_origins"/],
+    ["a negative max_age", { max_age: -1 }, /http\.cors\.max_age/],
+    ["origins given as a string", { allow_origins: "*" }, /http\.cors\.allow_origins/],
+    ["a broken regex", { allow_origin_regex: "(" }, /http\.cors\.allow_origin_regex: not a valid regular expression/],
+  ])("refuses http.cors with %s, naming the key", async (_label, cors, message) => {
+    await expect(loadLangGraphConfig(write(JSON.stringify({ graphs: {}, http: { cors } })))).rejects.toThrow(message);
+  });
+
   it("refuses a missing file", async () => {
     await expect(loadLangGraphConfig("/nonexistent/langgraph.json")).rejects.toThrow(/cannot read/);
   });

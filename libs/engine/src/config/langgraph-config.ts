@@ -3,17 +3,19 @@ import { dirname, resolve } from "node:path";
 import { parseEnv } from "node:util";
 import { z } from "zod";
 import { InvalidInputError } from "@agent-server/core";
+import { GraphEntrySchema } from "./graph-entry.js";
+import { HttpCorsSchema } from "./http-cors.js";
 
 /**
  * `langgraph.json`, read the way `langgraphjs dev` reads it. Unknown keys are kept (the CLI and later
  * features read more of them); only the keys the engine acts on are validated.
  */
 export const LangGraphConfigSchema = z.looseObject({
-  graphs: z.record(z.string(), z.string().regex(/^[^:]+(:[A-Za-z_$][\w$]*)?$/, "expected './file.ts:exportName'")),
+  graphs: z.record(z.string(), GraphEntrySchema),
   env: z.union([z.string(), z.record(z.string(), z.string())]).optional(),
   node_version: z.string().optional(),
   auth: z.looseObject({ path: z.string().optional() }).optional(),
-  http: z.looseObject({ app: z.string().optional() }).optional(),
+  http: z.looseObject({ app: z.string().optional(), cors: HttpCorsSchema.optional() }).optional(),
   /** Which assistant the domain-root A2A agent card describes (defaults to the only graph). */
   a2a: z.looseObject({ default_assistant: z.string().optional() }).optional(),
 });

@@ -42,6 +42,29 @@ describe("GraphRegistry", () => {
     await storage.close();
   });
 
+  it("takes { path, description } entries: the description becomes the system assistant's, and follows the file", async () => {
+    const cwd = resolve(import.meta.dirname, "../testing/fixtures/project");
+    const storage = createMemoryStorage();
+    const first = new GraphRegistry(storage);
+    await first.load({ described: { path: "./graphs/echo.mts:graph", description: "Echoes the last message" }, plain: "./graphs/echo.mts:graph" }, cwd);
+    expect(first.ids()).toEqual(["described", "plain"]);
+    expect(first.description("described")).toBe("Echoes the last message");
+    expect(first.description("plain")).toBeUndefined();
+    await first.ensureSystemAssistants(storage);
+    const created = await storage.assistants.get(systemAssistantId("described"));
+    expect(created).toMatchObject({ graph_id: "described", description: "Echoes the last message", version: 1 });
+    expect((await storage.assistants.get(systemAssistantId("plain")))?.description).toBeNull();
+
+    // A restart with the same description leaves the assistant alone; an edited one is a new version.
+    await first.ensureSystemAssistants(storage);
+    expect((await storage.assistants.get(systemAssistantId("described")))?.version).toBe(1);
+    const edited = new GraphRegistry(storage);
+    await edited.load({ described: { path: "./graphs/echo.mts:graph", description: "Repeats you" } }, cwd);
+    await edited.ensureSystemAssistants(storage);
+    expect(await storage.assistants.get(systemAssistantId("described"))).toMatchObject({ description: "Repeats you", version: 2 });
+    await storage.close();
+  });
+
   it("refuses a missing file, a missing export, and an export that is not a graph", async () => {
     const registry = new GraphRegistry(createMemoryStorage());
     const cwd = resolve(import.meta.dirname, "../testing/fixtures/project");

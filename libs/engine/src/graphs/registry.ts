@@ -1,5 +1,6 @@
 import { v5 as uuidv5 } from "uuid";
 import { NotFoundError, type Storage } from "@agent-server/core";
+import { readGraphEntry, type GraphEntry } from "../config/graph-entry.js";
 import { loadGraph, parseGraphSpec, type GraphSpec, type ResolvedGraph } from "./load-graph.js";
 import type { CompiledGraph, RunnableConfig } from "./types.js";
 
@@ -15,15 +16,19 @@ export function systemAssistantId(graphId: string): string {
  * store, replacing whatever the module compiled it with, so its state lands in the chosen storage.
  */
 export class GraphRegistry {
-  private readonly graphs = new Map<string, { spec: GraphSpec; resolved: ResolvedGraph }>();
+  private readonly graphs = new Map<string, { spec: GraphSpec; resolved: ResolvedGraph; description?: string }>();
 
   constructor(private readonly storage: Pick<Storage, "checkpointer" | "langgraphStore">) {}
 
-  /** Loads every graph of the config (paths relative to `cwd`); fails on the first that cannot load. */
-  async load(graphs: Record<string, string>, cwd: string): Promise<void> {
-    for (const [graphId, raw] of Object.entries(graphs)) {
+  /**
+   * Loads every graph of the config (paths relative to `cwd`), in either form of a `graphs` entry; fails
+   * on the first that cannot load.
+   */
+  async load(graphs: Record<string, GraphEntry>, cwd: string): Promise<void> {
+    for (const [graphId, entry] of Object.entries(graphs)) {
+      const { spec: raw, description } = readGraphEntry(entry);
       const spec = parseGraphSpec(graphId, raw, cwd);
-      this.graphs.set(graphId, { spec, resolved: await loadGraph(spec) });
+      this.graphs.set(graphId, { spec, resolved: await loadGraph(spec), description });
     }
   }
 
@@ -65,19 +70,33 @@ export class GraphRegistry {
     return graph;
   }
 
-  /** One system assistant per graph (created_by: system), created once; later starts leave it as is. */
+  /** The `description` of the graph's langgraph.json entry, if it has one. */
+  description(graphId: string): string | undefined {
+    return this.graphs.get(graphId)?.description;
+  }
+
+  /**
+   * One system assistant per graph (created_by: system), created once; later starts leave it as is,
+   * except for a description langgraph.json gives that differs from the stored one: the file is where
+   * it is edited, so it is written as a new version of the assistant.
+   */
   async ensureSystemAssistants(storage: Pick<Storage, "assistants">): Promise<void> {
-    for (const graphId of this.graphs.keys()) {
-      await storage.assistants.create(
+    for (const [graphId, { description }] of this.graphs) {
+      const assistantId = systemAssistantId(graphId);
+      const assistant = await storage.assistants.create(
         {
-          assistant_id: systemAssistantId(graphId),
+          assistant_id: assistantId,
           graph_id: graphId,
           name: graphId,
+          description: description ?? null,
           metadata: { created_by: "system" },
           config: {},
         },
         { ifExists: "do_nothing" },
       );
+      if (description !== undefined && assistant.description !== description) {
+        await storage.assistants.update(assistantId, { description });
+      }
     }
   }
 }

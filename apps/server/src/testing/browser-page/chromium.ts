@@ -1,0 +1,24 @@
+import { chromium, type Browser } from "playwright-core";
+
+/** Debian's chromium (`apt-get install chromium`; .ci/run installs it). */
+export const CHROMIUM = "/usr/bin/chromium";
+
+/**
+ * Headless Chromium with the flags the /docs rendering test uses on these machines (agent-protocol's
+ * meta/docs.test.ts): no sandbox (tests run as root), no GPU, and no background traffic to other hosts.
+ */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
