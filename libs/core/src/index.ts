@@ -14,3 +14,4 @@ export type * from "./repos/events.js";
 export type * from "./repos/push-configs.js";
 export type { Storage, TruncateFlags } from "./storage.js";
 export { RepoBackedStore } from "./langgraph-store.js";
+export * from "./rules/index.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Storage } from "@agent-server/core";
 import { newThread, uid, type Harness } from "./harness.js";
-import { checkpointId, checkpointNs, graphValues, latestTuple, listCheckpoints, runGraph, runIdOf } from "./graph.js";
+import { buildGraph, checkpointId, checkpointNs, graphValues, latestTuple, listCheckpoints, runGraph, runIdOf } from "./graph.js";
 
 /** A thread with two runs that each executed the graph (root + subgraph namespaces). */
 async function threadWithTwoRuns(s: Storage) {
@@ -34,6 +34,27 @@ export function describeCheckpoints(h: Harness): void {
         expect(own.some((t) => checkpointNs(t) !== "")).toBe(true);
       }
       expect(await graphValues(s, thread.thread_id)).toEqual(FINAL_VALUES);
+    });
+
+    it("every driver saves the same checkpoint metadata: scalar configurable keys, the config's metadata, run_id", async () => {
+      const s = await h.open();
+      const thread = await newThread(s, { topic: "metadata" });
+      const runId = uid();
+      const graph = buildGraph(s);
+      await graph.invoke(
+        { log: ["m"] },
+        {
+          configurable: { thread_id: thread.thread_id, run_id: runId, user_id: "u1", tries: 2, auth: { identity: "u1" }, __hidden: "x" },
+          metadata: { run_metadata: "kept" },
+        },
+      );
+      const tuples = await listCheckpoints(s, thread.thread_id);
+      expect(tuples.length).toBeGreaterThan(0);
+      for (const t of tuples) {
+        const metadata = t.metadata as Record<string, unknown>;
+        expect(metadata).toMatchObject({ run_id: runId, user_id: "u1", tries: 2, run_metadata: "kept" });
+        for (const absent of ["auth", "__hidden"]) expect(metadata).not.toHaveProperty(absent);
+      }
     });
 
     it("delete with checkpoints:true removes only that run's checkpoints; without it checkpoints stay", async () => {

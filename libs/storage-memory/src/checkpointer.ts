@@ -1,4 +1,5 @@
 import { MemorySaver, type Checkpoint, type CheckpointMetadata } from "@langchain/langgraph-checkpoint";
+import { checkpointMetadata } from "@agent-server/core";
 
 /** LangChain's RunnableConfig, taken from the saver's own signature (no direct @langchain/core dependency). */
 type RunnableConfig = Parameters<MemorySaver["put"]>[0];
@@ -6,11 +7,9 @@ type RunnableConfig = Parameters<MemorySaver["put"]>[0];
 /**
  * `MemorySaver` that records which run wrote each checkpoint.
  *
- * LangGraph 1.7.3 does not copy `configurable` keys into checkpoint metadata (a saved checkpoint's
- * metadata is `{ source, step, parents }`), but every `put` receives the run's config, whose
- * `configurable.run_id` (and `metadata.run_id`) the engine sets. We add `run_id` to the metadata, as the
- * official server does, so rollback (`RunRepo.delete(..., { checkpoints: true })`) can find a run's
- * checkpoints, in every namespace (subgraph checkpoints get it too).
+ * Every `put` saves core's `checkpointMetadata(config, metadata)`: the run's context and its `run_id`,
+ * so rollback (`RunRepo.delete(..., { checkpoints: true })`) can find a run's checkpoints, in every
+ * namespace (subgraph checkpoints get it too).
  *
  * Layout of MemorySaver (langgraph-checkpoint 1.2.2, dist/memory.js), which the thread operations below
  * manipulate directly:
@@ -22,9 +21,7 @@ type RunnableConfig = Parameters<MemorySaver["put"]>[0];
  */
 export class RunAwareMemorySaver extends MemorySaver {
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): Promise<RunnableConfig> {
-    const runId = runIdOf(config);
-    const withRun = runId !== undefined && (metadata as Record<string, unknown>).run_id === undefined ? { ...metadata, run_id: runId } : metadata;
-    return super.put(config, checkpoint, withRun);
+    return super.put(config, checkpoint, checkpointMetadata(config, metadata) as CheckpointMetadata);
   }
 
   /**
@@ -93,9 +90,3 @@ function writesKey(threadId: string, ns: string, checkpointId: string): string {
   return JSON.stringify([threadId, ns, checkpointId]);
 }
 
-function runIdOf(config: RunnableConfig): string | undefined {
-  const fromConfigurable = config.configurable?.run_id;
-  if (typeof fromConfigurable === "string") return fromConfigurable;
-  const fromMetadata = config.metadata?.run_id;
-  return typeof fromMetadata === "string" ? fromMetadata : undefined;
-}

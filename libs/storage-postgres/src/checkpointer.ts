@@ -1,4 +1,5 @@
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import { checkpointMetadata } from "@agent-server/core";
 import type pg from "pg";
 
 type SaverConfig = Parameters<PostgresSaver["put"]>[0];
@@ -9,9 +10,7 @@ type SaverVersions = Parameters<PostgresSaver["put"]>[3];
 /**
  * `PostgresSaver` that records which run wrote each checkpoint.
  *
- * LangGraph 1.7.3 does not copy `configurable` keys into checkpoint metadata (a checkpoint's metadata is
- * `{ source, step, parents }`; checked with a StateGraph run under `configurable: { thread_id, run_id }`),
- * but every `put` receives the run's config. We add `run_id` to the metadata, as the official server does,
+ * Every `put` saves core's `checkpointMetadata(config, metadata)`: the run's context and its `run_id`,
  * so rollback (`RunRepo.delete(id, { checkpoints: true })`) finds a run's checkpoints by
  * `metadata->>'run_id'`, in every namespace.
  */
@@ -34,19 +33,10 @@ export class RunAwarePostgresSaver extends PostgresSaver {
   }
 
   override async put(config: SaverConfig, checkpoint: SaverCheckpoint, metadata: SaverMetadata, newVersions: SaverVersions) {
-    const runId = runIdOf(config);
-    const withRun =
-      runId !== undefined && (metadata as Record<string, unknown>).run_id === undefined ? { ...metadata, run_id: runId } : metadata;
-    return super.put(config, checkpoint, withRun, newVersions);
+    return super.put(config, checkpoint, checkpointMetadata(config, metadata) as SaverMetadata, newVersions);
   }
 }
 
-function runIdOf(config: SaverConfig): string | undefined {
-  const fromConfigurable = config.configurable?.run_id;
-  if (typeof fromConfigurable === "string") return fromConfigurable;
-  const fromMetadata = (config as { metadata?: Record<string, unknown> }).metadata?.run_id;
-  return typeof fromMetadata === "string" ? fromMetadata : undefined;
-}
 
 /**
  * SQL over the saver's tables (checkpoints, checkpoint_blobs, checkpoint_writes), for the thread and run

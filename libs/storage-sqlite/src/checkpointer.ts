@@ -1,4 +1,5 @@
-import { EXCLUDED_METADATA_KEYS, type Checkpoint, type CheckpointMetadata } from "@langchain/langgraph-checkpoint";
+import type { Checkpoint, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
+import { checkpointMetadata } from "@agent-server/core";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { Statements, type Db } from "./db.js";
 import { CHECKPOINT_RUN_ID_EXPR } from "./migrations.js";
@@ -6,23 +7,13 @@ import { CHECKPOINT_RUN_ID_EXPR } from "./migrations.js";
 /**
  * The SqliteSaver graphs run with, over the driver's own connection.
  *
- * LangGraph JS 1.7 does not copy `configurable` keys into checkpoint metadata (measured: a graph run
- * with `configurable: { thread_id, run_id }` writes `{ source, step, parents }` only). The official
- * server's checkpointer, like Python's `get_checkpoint_metadata`, adds them; rollback
- * (`RunRepo.delete({ checkpoints: true })`) finds a run's checkpoints by metadata `run_id`, so `put`
- * merges the scalar `configurable` keys (not `__`-prefixed, not in `EXCLUDED_METADATA_KEYS`; `run_id` falls
- * back to `config.metadata.run_id`) under the metadata LangGraph passes, which wins on conflicts.
+ * Every `put` saves core's `checkpointMetadata(config, metadata)` (the rule every driver shares): the
+ * run's context and its `run_id`, by which rollback (`RunRepo.delete({ checkpoints: true })`) finds a
+ * run's checkpoints.
  */
 export class AgentSqliteSaver extends SqliteSaver {
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): Promise<RunnableConfig> {
-    const extra: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(config.configurable ?? {})) {
-      if (key.startsWith("__") || EXCLUDED_METADATA_KEYS.has(key)) continue;
-      if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") extra[key] = value;
-    }
-    const metadataRunId = (config.metadata as Record<string, unknown> | undefined)?.run_id;
-    if (extra.run_id === undefined && typeof metadataRunId === "string") extra.run_id = metadataRunId;
-    return super.put(config, checkpoint, { ...extra, ...metadata } as CheckpointMetadata);
+    return super.put(config, checkpoint, checkpointMetadata(config, metadata) as CheckpointMetadata);
   }
 }
 

@@ -1,0 +1,1 @@
+export { checkpointMetadata } from "./checkpoint-metadata.js";
