@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { createApp, listen, loadAuth, type RunningServer, type UserHttpApp } from "@agent-server/agent-protocol";
+import { bundleUi, createApp, listen, loadAuth, type RunningServer, type UiBundles, type UserHttpApp } from "@agent-server/agent-protocol";
 import { InvalidInputError, type Storage } from "@agent-server/core";
 import { applyEnv, Engine, loadLangGraphConfig, type LoadedConfig } from "@agent-server/engine";
 import { a2aRoutes } from "@agent-server/interop";
@@ -62,6 +62,11 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       logger.info({ http_app: config.http.app }, `Loading HTTP app from ${config.http.app}`);
       httpApp = await loadHttpApp(config.http.app, cwd);
     }
+    let ui: UiBundles | undefined;
+    if (config.ui && Object.keys(config.ui).length > 0) {
+      ui = await bundleUi(config.ui, { cwd, shared: config.ui_config?.shared });
+      logger.info({ ui: Object.keys(config.ui) }, `Generative UI bundled for: ${Object.keys(config.ui).join(", ")}`);
+    }
     // A2A (cards, JSON-RPC v1.0 + v0.3, HTTP+JSON) behind the same auth middleware as the API.
     const defaultAssistant = config.a2a?.default_assistant;
     const api = createApp({
@@ -71,6 +76,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       dev,
       auth,
       httpApp,
+      ui,
       extraRoutes: [(deps) => a2aRoutes(deps, { defaultAssistant })],
     });
 

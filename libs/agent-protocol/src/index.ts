@@ -5,3 +5,4 @@ export type { RequestAuth, AuthUser, AuthResource, AuthAction } from "./auth/req
 export { loadAuth, authMiddleware } from "./auth/index.js";
 export { runAuthContext } from "./auth/request-auth.js";
 export type { UserHttpApp } from "./http/user-app.js";
+export { bundleUi, type UiAsset, type UiBundles, type UiBundleOptions } from "./ui/bundle.js";
