@@ -6,6 +6,7 @@ import { applyEnv, Engine, loadLangGraphConfig, type LoadedConfig } from "@agent
 import { a2aRoutes } from "@agent-server/interop";
 import { UsageError, type CliOptions } from "./args.js";
 import { loadHttpApp } from "./http-app.js";
+import { bindSdkLoopback } from "./loopback.js";
 import { runLogger, type Logger } from "./logger.js";
 import { registerSdkLogger } from "./sdk-logger.js";
 import { openStorage } from "./storage.js";
@@ -46,12 +47,20 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
   const { storage } = opened;
   let engine: Engine | undefined;
   let server: RunningServer | undefined;
+  // The API app, in-process: relative webhooks and the SDK's `new Client()` (in custom routes and graphs)
+  // are sent through it. Bound before graphs and routes load, which may make a Client at import time.
+  let api: ReturnType<typeof createApp> | undefined;
+  const loopback = (request: Request) => {
+    if (!api) throw new Error("the server is not started yet: in-process requests are served once it is");
+    return api.fetch(request);
+  };
+  const unbindSdkLoopback = bindSdkLoopback(loopback);
   try {
     logger.info({ storage: storage.kind, location: opened.description, migrations: opened.applied }, `Storage: ${opened.description}`);
     if (options.snapshot !== undefined) await hydrate(storage, options, logger);
 
     registerSdkLogger(logger);
-    engine = new Engine({ storage, workers: options.workers, logger: runLogger(logger) });
+    engine = new Engine({ storage, workers: options.workers, logger: runLogger(logger), loopback });
     await engine.registry.load(config.graphs, cwd);
     const graphs = engine.registry.ids();
     logger.info({ graphs }, `Graphs: ${graphs.join(", ") || "(none)"}`);
@@ -69,7 +78,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
     }
     // A2A (cards, JSON-RPC v1.0 + v0.3, HTTP+JSON) behind the same auth middleware as the API.
     const defaultAssistant = config.a2a?.default_assistant;
-    const api = createApp({
+    api = createApp({
       engine,
       storage,
       version: VERSION,
@@ -81,7 +90,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
     });
 
     await engine.start();
-    server = await listen((request) => api.fetch(request), { host: options.host, port: options.port });
+    server = await listen(loopback, { host: options.host, port: options.port });
     logger.info(
       { url: server.url, storage: storage.kind, graphs, mode: options.command, workers: options.workers },
       `agent-server ${VERSION} (${options.command}) listening on ${server.url}`,
@@ -91,6 +100,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
     await server?.close().catch(() => undefined);
     await engine?.stop(0).catch(() => undefined);
     await storage.close().catch(() => undefined);
+    unbindSdkLoopback();
     throw error;
   }
 
@@ -107,6 +117,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
         // After the engine stopped: no run is left running, so the file holds a settled store.
         if (options.snapshotSave && options.snapshot !== undefined) await saveSnapshot(storage, options.snapshot, logger);
       } finally {
+        unbindSdkLoopback();
         await storage.close();
       }
     },
