@@ -133,8 +133,8 @@ export class WebhookOutbox {
   }
 
   /**
-   * A handler in this process does not see the abort signal of its request, so the timeout is raced
-   * here: a delivery still in flight when its claim's lease runs out would be sent twice.
+   * A handler in this process may ignore the abort signal of its request, so the timeout is raced here:
+   * a delivery still in flight when its claim's lease runs out would be sent twice.
    */
   private async sendInProcess(path: string, init: RequestInit & { signal: AbortSignal }): Promise<Response> {
     if (!this.loopback) throw new Error(`relative webhook ${path}: no in-process app to deliver it to`);
