@@ -1,11 +1,12 @@
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { createApp, listen, loadAuth, type RunningServer, type UserHttpApp } from "@agent-server/agent-protocol";
+import { bundleUi, createApp, listen, loadAuth, type RunningServer, type UiBundles, type UserHttpApp } from "@agent-server/agent-protocol";
 import { InvalidInputError, type Storage } from "@agent-server/core";
 import { applyEnv, Engine, loadLangGraphConfig, type LoadedConfig } from "@agent-server/engine";
 import { a2aRoutes } from "@agent-server/interop";
 import { UsageError, type CliOptions } from "./args.js";
 import { loadHttpApp } from "./http-app.js";
+import { bindSdkLoopback } from "./loopback.js";
 import { runLogger, type Logger } from "./logger.js";
 import { registerSdkLogger } from "./sdk-logger.js";
 import { openStorage } from "./storage.js";
@@ -46,12 +47,20 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
   const { storage } = opened;
   let engine: Engine | undefined;
   let server: RunningServer | undefined;
+  // The API app, in-process: relative webhooks and the SDK's `new Client()` (in custom routes and graphs)
+  // are sent through it. Bound before graphs and routes load, which may make a Client at import time.
+  let api: ReturnType<typeof createApp> | undefined;
+  const loopback = (request: Request) => {
+    if (!api) throw new Error("the server is not started yet: in-process requests are served once it is");
+    return api.fetch(request);
+  };
+  const unbindSdkLoopback = bindSdkLoopback(loopback);
   try {
     logger.info({ storage: storage.kind, location: opened.description, migrations: opened.applied }, `Storage: ${opened.description}`);
     if (options.snapshot !== undefined) await hydrate(storage, options, logger);
 
     registerSdkLogger(logger);
-    engine = new Engine({ storage, workers: options.workers, logger: runLogger(logger) });
+    engine = new Engine({ storage, workers: options.workers, logger: runLogger(logger), loopback });
     await engine.registry.load(config.graphs, cwd);
     const graphs = engine.registry.ids();
     logger.info({ graphs }, `Graphs: ${graphs.join(", ") || "(none)"}`);
@@ -62,9 +71,14 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       logger.info({ http_app: config.http.app }, `Loading HTTP app from ${config.http.app}`);
       httpApp = await loadHttpApp(config.http.app, cwd);
     }
+    let ui: UiBundles | undefined;
+    if (config.ui && Object.keys(config.ui).length > 0) {
+      ui = await bundleUi(config.ui, { cwd, shared: config.ui_config?.shared });
+      logger.info({ ui: Object.keys(config.ui) }, `Generative UI bundled for: ${Object.keys(config.ui).join(", ")}`);
+    }
     // A2A (cards, JSON-RPC v1.0 + v0.3, HTTP+JSON) behind the same auth middleware as the API.
     const defaultAssistant = config.a2a?.default_assistant;
-    const api = createApp({
+    api = createApp({
       engine,
       storage,
       version: VERSION,
@@ -72,11 +86,12 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       auth,
       httpApp,
       cors: config.http?.cors,
+      ui,
       extraRoutes: [(deps) => a2aRoutes(deps, { defaultAssistant })],
     });
 
     await engine.start();
-    server = await listenOrExplain((request) => api.fetch(request), options.host, options.port);
+    server = await listenOrExplain(loopback, options.host, options.port);
     logger.info(
       { url: server.url, storage: storage.kind, graphs, mode: options.command, workers: options.workers },
       `agent-server ${VERSION} (${options.command}) listening on ${server.url}`,
@@ -86,6 +101,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
     await server?.close().catch(() => undefined);
     await engine?.stop(0).catch(() => undefined);
     await storage.close().catch(() => undefined);
+    unbindSdkLoopback();
     throw error;
   }
 
@@ -102,6 +118,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
         // After the engine stopped: no run is left running, so the file holds a settled store.
         if (options.snapshotSave && options.snapshot !== undefined) await saveSnapshot(storage, options.snapshot, logger);
       } finally {
+        unbindSdkLoopback();
         await storage.close();
       }
     },

@@ -12,6 +12,7 @@ import { meta } from "./meta/index.js";
 import { runs } from "./runs/index.js";
 import { store } from "./store/index.js";
 import { threads } from "./threads/index.js";
+import { uiRoutes } from "./ui/routes.js";
 
 /**
  * The LangGraph-compatible HTTP API over an engine and its storage. Each feature is a router in its own
@@ -38,6 +39,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route("/", runs);
   app.route("/", store);
   if (deps.dev) app.route("/", internal);
+  if (deps.ui) app.route("/", uiRoutes(deps.ui));
   for (const build of deps.extraRoutes ?? []) app.route("/", build(deps));
 
   app.doc31("/openapi.json", {

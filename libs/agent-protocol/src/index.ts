@@ -6,3 +6,4 @@ export { loadAuth, authMiddleware } from "./auth/index.js";
 export { runAuthContext } from "./auth/request-auth.js";
 export type { UserHttpApp } from "./http/user-app.js";
 export { API_EXPOSED_HEADERS, type HttpCorsConfig } from "./http/cors.js";
+export { bundleUi, type UiAsset, type UiBundles, type UiBundleOptions } from "./ui/bundle.js";

@@ -11,7 +11,7 @@ import { ThreadExecution } from "./runs/thread-execution.js";
 import { RunWaiters, type RunEnd } from "./runs/waiters.js";
 import { WorkerPool } from "./runs/worker-pool.js";
 import { StreamHub, type StreamEvent } from "./streaming/stream-hub.js";
-import { DEFAULT_OUTBOX_OPTIONS, WebhookOutbox, type OutboxOptions } from "./webhooks/outbox.js";
+import { DEFAULT_OUTBOX_OPTIONS, WebhookOutbox, type LoopbackFetch, type OutboxOptions } from "./webhooks/outbox.js";
 
 export interface EngineOptions {
   storage: Storage;
@@ -23,6 +23,8 @@ export interface EngineOptions {
   eventTtlMs?: number;
   cronPollMs?: number;
   outbox?: Partial<OutboxOptions>;
+  /** The server's own HTTP app, in-process: relative webhooks ("/path") are delivered through it. */
+  loopback?: LoopbackFetch;
   logger?: RunLogger;
 }
 
@@ -50,7 +52,7 @@ export class Engine {
     this.storage = options.storage;
     this.registry = new GraphRegistry(this.storage);
     this.hub = new StreamHub(this.storage.events, options.eventTtlMs ?? 60 * 60_000);
-    this.outbox = new WebhookOutbox(this.storage, { ...DEFAULT_OUTBOX_OPTIONS, ...options.outbox });
+    this.outbox = new WebhookOutbox(this.storage, { ...DEFAULT_OUTBOX_OPTIONS, ...options.outbox }, options.loopback);
     this.settlement = new Settlement(this.storage, this.hub, this.outbox, this.waiters, options.logger);
     this.admission = new Admission(this.storage, this.registry, (ids, action) => this.cancel(ids, { action }));
     const executor = new RunExecutor(this.storage, this.registry, this.hub, this.settlement, this.threadExecution, options.logger);

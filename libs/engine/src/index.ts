@@ -13,3 +13,4 @@ export { defaultReply } from "./runs/outcome.js";
 export { nextRunDate } from "./crons/scheduler.js";
 export type { StreamEvent } from "./streaming/stream-hub.js";
 export * from "./threads/index.js";
+export { isRelativeWebhook, type LoopbackFetch } from "./webhooks/outbox.js";

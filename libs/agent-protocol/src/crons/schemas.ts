@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { AssistantConfig } from "../assistants/schemas.js";
 import { text } from "../meta/route-helpers.js";
+import { WebhookUrl } from "../runs/schemas.js";
 
 /**
  * Shapes of /runs/crons, as `@langchain/langgraph-sdk` 1.15's CronsClient sends them and its `Cron`
@@ -19,7 +20,7 @@ const runFields = {
   metadata: Metadata.nullish(),
   interrupt_before: NodeList.nullish(),
   interrupt_after: NodeList.nullish(),
-  webhook: z.url().nullish(),
+  webhook: WebhookUrl.nullish(),
   stream_mode: z.union([z.enum(STREAM_MODES), z.array(z.enum(STREAM_MODES))]).nullish(),
   stream_subgraphs: z.boolean().nullish(),
   stream_resumable: z.boolean().nullish(),

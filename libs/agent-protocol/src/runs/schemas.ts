@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { isRelativeWebhook } from "@agent-server/engine";
 
 /**
  * Request and response shapes of the runs API, as `@langchain/langgraph-sdk` 1.15 sends and reads them
@@ -56,6 +57,18 @@ const CheckpointRef = z
 
 const NodeList = z.union([z.literal("*"), z.array(z.string())]);
 
+/**
+ * Where the run's outcome is POSTed: an http(s) URL, or a path on this server ("/hooks/done"), which
+ * is delivered in-process to the server's own routes (the project's `http.app`), as the official
+ * server does.
+ */
+export const WebhookUrl = z
+  .string()
+  .refine((value) => isRelativeWebhook(value) || z.url({ protocol: /^https?$/ }).safeParse(value).success, {
+    message: "expected an http(s) URL or a path on this server starting with /",
+  })
+  .describe("An http(s) URL, or a path ('/hooks/done') delivered in-process to this server's own routes.");
+
 export const RunCreate = z
   .object({
     assistant_id: z.string().min(1).describe("Assistant id, or a graph name."),
@@ -74,7 +87,7 @@ export const RunCreate = z
     after_seconds: z.number().min(0).nullish(),
     on_completion: z.enum(["delete", "keep"]).nullish(),
     on_disconnect: z.enum(["cancel", "continue"]).nullish(),
-    webhook: z.url({ protocol: /^https?$/ }).nullish(),
+    webhook: WebhookUrl.nullish(),
     checkpoint: CheckpointRef.nullish(),
     checkpoint_id: z.string().nullish(),
     // Accepted as the official server does; neither changes what the run does here.

@@ -22,8 +22,10 @@ export async function startTestServer(
   storage: Storage,
   options: { engine?: Partial<EngineOptions>; app?: Partial<AppDeps> } = {},
 ): Promise<TestServer> {
-  const engine = await startEngine(storage, options.engine);
-  const app = createApp({ engine, storage, version: "test", dev: true, ...options.app });
+  // As the server wires it: relative webhooks are delivered through this app, in-process.
+  let app: ReturnType<typeof createApp> | undefined;
+  const engine = await startEngine(storage, { loopback: (request) => app!.fetch(request), ...options.engine });
+  app = createApp({ engine, storage, version: "test", dev: true, ...options.app });
   const server = await listen(app.fetch, { host: "127.0.0.1", port: 0 });
   return {
     url: server.url,

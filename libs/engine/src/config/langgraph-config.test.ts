@@ -85,6 +85,14 @@ describe("loadLangGraphConfig", () => {
     await expect(loadLangGraphConfig(write(JSON.stringify({ graphs: {}, http: { cors } })))).rejects.toThrow(message);
   });
 
+  it("reads ui and ui_config.shared, and refuses them with the key named when they are not strings", async () => {
+    const loaded = await loadLangGraphConfig(write(JSON.stringify({ graphs: {}, ui: { agent: "./ui.tsx" }, ui_config: { shared: ["@acme/ds"] } })));
+    expect(loaded.config.ui).toEqual({ agent: "./ui.tsx" });
+    expect(loaded.config.ui_config?.shared).toEqual(["@acme/ds"]);
+    await expect(loadLangGraphConfig(write(JSON.stringify({ graphs: {}, ui: { agent: 5 } })))).rejects.toThrow(/: ui\.agent: /);
+    await expect(loadLangGraphConfig(write(JSON.stringify({ graphs: {}, ui_config: { shared: "react-router" } })))).rejects.toThrow(/: ui_config\.shared: /);
+  });
+
   it("refuses a missing file", async () => {
     await expect(loadLangGraphConfig("/nonexistent/langgraph.json")).rejects.toThrow(/cannot read/);
   });

@@ -16,6 +16,10 @@ export const LangGraphConfigSchema = z.looseObject({
   node_version: z.string().optional(),
   auth: z.looseObject({ path: z.string().optional() }).optional(),
   http: z.looseObject({ app: z.string().optional(), cors: HttpCorsSchema.optional() }).optional(),
+  /** Generative UI: `{ "<agent name>": "./path/ui.tsx" }`, bundled for the browser and served under /ui. */
+  ui: z.record(z.string(), z.string()).optional(),
+  /** `shared`: packages the page provides to UI bundles besides react, react-dom and the SDK. */
+  ui_config: z.looseObject({ shared: z.array(z.string()).optional() }).optional(),
   /** Which assistant the domain-root A2A agent card describes (defaults to the only graph). */
   a2a: z.looseObject({ default_assistant: z.string().optional() }).optional(),
 });

@@ -14,6 +14,18 @@ export interface OutboxOptions {
   timeoutMs: number;
 }
 
+/**
+ * The server's own HTTP app, called in-process. A webhook whose URL is a path ("/hooks/done") is POSTed
+ * through it rather than over the network, as the official server delivers relative webhooks (so they
+ * reach the project's `http.app` routes).
+ */
+export type LoopbackFetch = (request: Request) => Response | Promise<Response>;
+
+/** A path on this server ("/hooks/done"), not a URL; "//host/path" is a URL without a scheme. */
+export function isRelativeWebhook(url: string): boolean {
+  return url.startsWith("/") && !url.startsWith("//");
+}
+
 export const DEFAULT_OUTBOX_OPTIONS: OutboxOptions = {
   pollMs: 1000,
   backoffMs: 1000,
@@ -39,6 +51,7 @@ export class WebhookOutbox {
   constructor(
     private readonly storage: Storage,
     private readonly options: OutboxOptions = DEFAULT_OUTBOX_OPTIONS,
+    private readonly loopback?: LoopbackFetch,
   ) {}
 
   start(): void {
@@ -100,12 +113,8 @@ export class WebhookOutbox {
     try {
       const headers = new Headers({ "content-type": "application/json" });
       for (const [name, value] of Object.entries(delivery.headers ?? {})) headers.set(name, value);
-      const response = await fetch(delivery.url, {
-        method: "POST",
-        headers,
-        body: deliveryBody(delivery),
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-      });
+      const init = { method: "POST", headers, body: deliveryBody(delivery), signal: AbortSignal.timeout(this.options.timeoutMs) };
+      const response = isRelativeWebhook(delivery.url) ? await this.sendInProcess(delivery.url, init) : await fetch(delivery.url, init);
       await response.body?.cancel();
       if (response.ok) {
         await this.storage.deliveries.markDelivered(delivery.delivery_id);
@@ -121,6 +130,19 @@ export class WebhookOutbox {
     }
     const delay = Math.min(this.options.backoffMs * 2 ** (delivery.attempts - 1), this.options.maxBackoffMs);
     await this.storage.deliveries.markRetry(delivery.delivery_id, { nextAttemptAt: addMs(nowIso(), delay), error: failure });
+  }
+
+  /**
+   * A handler in this process may ignore the abort signal of its request, so the timeout is raced here:
+   * a delivery still in flight when its claim's lease runs out would be sent twice.
+   */
+  private async sendInProcess(path: string, init: RequestInit & { signal: AbortSignal }): Promise<Response> {
+    if (!this.loopback) throw new Error(`relative webhook ${path}: no in-process app to deliver it to`);
+    const { signal } = init;
+    const aborted = new Promise<never>((_, reject) => {
+      signal.addEventListener("abort", () => reject(new Error(`relative webhook ${path}: timed out`)), { once: true });
+    });
+    return Promise.race([Promise.resolve(this.loopback(new Request(new URL(path, "http://localhost"), init))), aborted]);
   }
 }
 
