@@ -5,6 +5,7 @@ import type { Engine } from "../engine.js";
 import { drivers } from "../testing/drivers.js";
 import { eventually, newThread, startEngine } from "../testing/harness.js";
 import { ThreadStateService } from "../threads/thread-state-service.js";
+import type { RunCreateRequest } from "./run-request.js";
 
 const Steps = Annotation.Root({ steps: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }) });
 
@@ -42,14 +43,14 @@ describe.each(drivers.filter((d) => d.name !== "postgres"))("runs stopped at a b
   }
 
   it.each([
-    ["interrupt_before", { interrupt_before: ["second"] }, [1]],
-    ["interrupt_after", { interrupt_after: ["first"] }, [1]],
-  ] as const)("%s: the run succeeds, the thread is interrupted, and input null goes on to idle", async (_name, breakpoint, before) => {
+    ["interrupt_before", { interrupt_before: ["second"] }],
+    ["interrupt_after", { interrupt_after: ["first"] }],
+  ] as [string, Partial<RunCreateRequest>][])("%s: the run succeeds, the thread is interrupted, and input null goes on to idle", async (_name, breakpoint) => {
     const threadId = await newThread(storage);
     const stopped = await runToEnd(threadId, { assistant_id: "slow", input: { delayMs: 1 }, ...breakpoint });
     expect(stopped.status).toBe("success");
     const waiting = await storage.threads.get(threadId);
-    expect(waiting).toMatchObject({ status: "interrupted", interrupts: {}, values: { steps: before } });
+    expect(waiting).toMatchObject({ status: "interrupted", interrupts: {}, values: { steps: [1] } });
 
     const state = await new ThreadStateService(storage, engine.registry).getState(threadId);
     expect(state.next).toEqual(["second"]);
