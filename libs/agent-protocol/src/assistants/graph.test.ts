@@ -71,7 +71,9 @@ describe.each(httpDrivers)("assistant graph introspection on $name", (driver) =>
     const { client } = server;
     const subgraphs = await client.assistants.getSubgraphs("parent");
     expect(Object.keys(subgraphs)).toEqual(["child"]);
-    expect(subgraphs.child).toMatchObject({ state_schema: { properties: { messages: {} } } });
+    // The official server's shape here: `state`, `input`, `output`, `config` (no graph_id, no `*_schema`).
+    expect(Object.keys(subgraphs.child).sort()).toEqual(["config", "input", "output", "state"]);
+    expect(subgraphs.child).toMatchObject({ state: { type: "object", properties: { messages: {} } } });
     expect(Object.keys(await client.assistants.getSubgraphs("parent", { namespace: "child", recurse: true }))).toEqual(["child"]);
     expect(await client.assistants.getSubgraphs("echo")).toEqual({});
     expect(await client.assistants.getSubgraphs("parent", { namespace: "nope" })).toEqual({});

@@ -7,7 +7,7 @@ import { createRouter } from "../http/router.js";
 import { json, reply, text } from "../meta/route-helpers.js";
 import { authorizedAssistant } from "./access.js";
 import { extractGraphSchemas } from "./graph-schemas.js";
-import { AssistantIdParam, Detail, DrawableGraph, GraphSchemas, RecurseQuery, XrayQuery } from "./schemas.js";
+import { AssistantIdParam, Detail, DrawableGraph, GraphSchemas, JsonSchemaOrNull, RecurseQuery, XrayQuery } from "./schemas.js";
 
 const tags = ["Assistants"];
 const notFound = json(Detail, "Unknown assistant, graph or subgraph namespace");
@@ -35,13 +35,17 @@ async function subgraphs(c: Context<AppEnv>, assistantId: string, namespace: str
   const { assistant } = await authorizedAssistant(c, assistantId, "read");
   const graph = await assistantGraph(c, assistant);
   const result: Record<string, unknown> = {};
+  // Keyed `state`, `input`, `output`, `config` (not `*_schema`), as the official server answers here.
   for await (const [ns, subgraph] of graph.getSubgraphsAsync(namespace, recurse)) {
-    result[ns] = await schemasOf(assistant.graph_id, subgraph as CompiledGraph);
+    result[ns] = await extractGraphSchemas(subgraph as CompiledGraph);
   }
   return result;
 }
 
-const Subgraphs = z.record(z.string(), GraphSchemas).openapi("Subgraphs");
+const SubgraphSchemas = z
+  .object({ state: JsonSchemaOrNull, input: JsonSchemaOrNull, output: JsonSchemaOrNull, config: JsonSchemaOrNull })
+  .openapi("SubgraphSchema");
+const Subgraphs = z.record(z.string(), SubgraphSchemas).openapi("Subgraphs");
 
 /** Graph introspection: drawable graph, JSON schemas, subgraphs. */
 export const assistantGraphRoutes = createRouter()

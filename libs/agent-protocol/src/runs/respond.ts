@@ -25,7 +25,8 @@ export async function createInBackground(c: Context<AppEnv>, threadId: string | 
 /**
  * Run and stream its events. The subscription exists before the run can start, so the stream begins
  * with `metadata`. A resumable thread run also gets `Location` (its join path): the SDK then reconnects
- * there with `Last-Event-ID` if the connection drops.
+ * there with `Last-Event-ID` if the connection drops. Events carry ids except on a stateless run's own
+ * non-resumable stream, as on the official server.
  */
 export async function createAndStream(c: Context<AppEnv>, threadId: string | undefined, body: RunCreateBody): Promise<Response> {
   const { request, options } = await prepareRun(c, threadId, body);
@@ -37,6 +38,7 @@ export async function createAndStream(c: Context<AppEnv>, threadId: string | und
   return sseResponse(c, events, {
     headers,
     abort,
+    ids: threadId !== undefined || request.stream_resumable === true,
     onDisconnect: request.on_disconnect === "cancel" ? () => cancelGone(engine, run) : undefined,
   });
 }

@@ -86,6 +86,15 @@ describe.each(runDrivers)("thread runs: create, read, wait, join, delete ($name)
     expect((await client.runs.list(thread)).map((r) => r.status)).toEqual(["success", "success"]);
   });
 
+  it("answers a run stopped at a breakpoint with its values and an empty __interrupt__, then goes on with input null", async () => {
+    const thread = await newThread(server.storage);
+    const stopped = await client.runs.wait(thread, "slow", { input: { delayMs: 1 }, interruptBefore: ["second"] });
+    expect(stopped).toEqual({ delayMs: 1, steps: [1], __interrupt__: [] });
+    expect((await client.threads.get(thread)).status).toBe("interrupted");
+    expect(await client.runs.wait(thread, "slow", { input: null })).toEqual({ delayMs: 1, steps: [1, 2] });
+    expect((await client.threads.get(thread)).status).toBe("idle");
+  });
+
   it("deletes a finished run, refuses an active one (409), and 404s unknown ones", async () => {
     const thread = await newThread(server.storage);
     const active = await client.runs.create(thread, "slow", { input: { delayMs: 3000 } });

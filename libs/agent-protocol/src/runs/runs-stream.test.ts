@@ -147,12 +147,39 @@ describe.each(runDrivers)("run streaming over SSE ($name)", (driver) => {
     expect(plain.headers.get("content-location")).toMatch(new RegExp(`^/threads/${thread}/runs/[0-9a-f-]+$`));
     expect(plain.headers.get("location")).toBeNull();
     const text = await plain.text();
-    expect(text).toMatch(/^event: metadata\ndata: \{"run_id":"[0-9a-f-]+","attempt":1\}\n\n/);
-    expect(text).not.toMatch(/^id:/m);
+    // Numbered from 0 as on the official server, though a non-resumable run keeps nothing to replay.
+    expect(text).toMatch(/^event: metadata\ndata: \{"run_id":"[0-9a-f-]+","attempt":1\}\nid: 0\n\n/);
+    const ids = [...text.matchAll(/^id: (.*)$/gm)].map((m) => m[1]);
+    expect(ids).toEqual(ids.map((_, index) => String(index)));
+    expect(ids.length).toBe(text.match(/^event: /gm)!.length);
     const resumable = await post({ stream_resumable: true });
     const location = resumable.headers.get("location");
     expect(location).toBe(`${resumable.headers.get("content-location")}/stream`);
     expect(await resumable.text()).toMatch(/^event: metadata\ndata: .*\nid: \d+\n\n/);
+  });
+
+  it("sends a stateless run's own stream without ids, as the official server does", async () => {
+    const response = await fetch(`${server.url}/runs/stream`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ assistant_id: "echo", input: hello }),
+    });
+    const text = await response.text();
+    expect(text).toMatch(/^event: metadata\n/);
+    expect(text).not.toMatch(/^id:/m);
+  });
+
+  it("accepts stream_mode tools (the SDK's useStream asks for it) and streams tool-call events", async () => {
+    const thread = await newThread(server.storage);
+    const parts = await collect(client.runs.stream(thread, "tool-caller", { input: { city: "Porto" }, streamMode: ["tools", "updates"] }));
+    expect(parts.map((p) => p.event)).toEqual(["metadata", "tools", "tools", "updates"]);
+    expect(parts[1]!.data).toEqual({ event: "on_tool_start", toolCallId: "call-1", name: "get_weather", input: expect.anything() });
+    expect(parts[2]!.data).toMatchObject({
+      event: "on_tool_end",
+      toolCallId: "call-1",
+      name: "get_weather",
+      output: { type: "tool", content: "sunny in Porto", tool_call_id: "call-1" },
+    });
   });
 
   it("cancels the run when a client with on_disconnect=cancel goes away", async () => {

@@ -23,6 +23,7 @@ export const STREAM_MODES = [
   "debug",
   "tasks",
   "checkpoints",
+  "tools",
 ] as const;
 
 const StreamModeEnum = z.enum(STREAM_MODES);

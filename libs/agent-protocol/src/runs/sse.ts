@@ -11,18 +11,20 @@ export interface SseOptions {
   abort?: AbortController;
   /** Only events this keeps are sent (a join narrowed with `stream_mode`). */
   keep?: (event: StreamEvent) => boolean;
+  /** False: no `id:` lines (the official server numbers a stateless run's stream only when joined). */
+  ids?: boolean;
 }
 
 const encoder = new TextEncoder();
 
 /**
  * One SSE frame as `@langchain/langgraph-sdk` parses it (utils/sse.js): `event:` is the stream mode (or
- * `mode|ns` for subgraphs), `data:` one line of JSON, `id:` only for resumable runs (what the client
- * sends back as `Last-Event-ID`). No heartbeats: the official JS server sends none, and the SDK only arms
- * its idle-reconnect watchdog once it has seen them.
+ * `mode|ns` for subgraphs), `data:` one line of JSON, `id:` the event's id (see `StreamEvent.id`). No
+ * heartbeats: the official JS server sends none, and the SDK only arms its idle-reconnect watchdog once it
+ * has seen them.
  */
-export function sseFrame(event: StreamEvent): string {
-  const id = event.id !== undefined ? `id: ${event.id}\n` : "";
+export function sseFrame(event: StreamEvent, options: { ids?: boolean } = {}): string {
+  const id = event.id !== undefined && options.ids !== false ? `id: ${event.id}\n` : "";
   return `event: ${event.event}\ndata: ${JSON.stringify(event.data ?? null)}\n${id}\n`;
 }
 
@@ -51,7 +53,7 @@ export function sseResponse(c: Context<AppEnv>, events: AsyncIterable<StreamEven
             return;
           }
           if (options.keep && !options.keep(next.value)) continue;
-          controller.enqueue(encoder.encode(sseFrame(next.value)));
+          controller.enqueue(encoder.encode(sseFrame(next.value, { ids: options.ids })));
           return;
         }
       } catch (error) {

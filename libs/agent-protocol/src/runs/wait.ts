@@ -62,16 +62,15 @@ export function waitResponse(
  * What `/wait` and `/join` answer for a run that ended: its error as `__error__` (the SDK's `wait` raises
  * it); otherwise the final state values, or the thread's values when the run produced none (cancelled
  * before it started, rolled back), as the official `Runs.join` falls back to `thread.values`. A run that
- * stopped at `interrupt()` also carries `__interrupt__`, as the official server's last `values` chunk does,
- * so a caller can tell it is waiting for a resume.
+ * stopped with work left also carries `__interrupt__`, as the official server's last `values` chunk does,
+ * so a caller can tell the thread waits: the pending interrupts after `interrupt()`, `[]` at a breakpoint.
  */
 export async function endValues(end: RunEnd, threadOf: () => Promise<Thread | null>): Promise<unknown> {
   if (end.error) return { __error__: end.error };
   const thread = await threadOf();
   const values = end.values ?? thread?.values ?? null;
-  const interrupts = thread?.status === "interrupted" ? Object.values(thread.interrupts ?? {}).flat() : [];
-  if (interrupts.length > 0 && values !== null && typeof values === "object") return { ...values, __interrupt__: interrupts };
-  return values;
+  if (thread?.status !== "interrupted" || values === null || typeof values !== "object") return values;
+  return { ...values, __interrupt__: Object.values(thread.interrupts ?? {}).flat() };
 }
 
 function errorJson(error: unknown): { error: string; message: string } {

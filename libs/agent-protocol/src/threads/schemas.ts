@@ -37,6 +37,16 @@ export const Checkpoint = z
   })
   .openapi("Checkpoint");
 
+/** A subgraph task's namespace: the id and map appear once LangGraph has them (the official server's shape). */
+export const TaskCheckpoint = z
+  .object({
+    thread_id: z.string(),
+    checkpoint_ns: z.string(),
+    checkpoint_id: z.string().optional(),
+    checkpoint_map: Metadata.optional(),
+  })
+  .openapi("TaskCheckpoint");
+
 /** Which checkpoint a request means (thread id comes from the path). */
 export const CheckpointSelector = z
   .object({
@@ -60,8 +70,10 @@ export const ThreadState = z
         name: z.string(),
         error: z.string().nullable(),
         interrupts: z.array(z.unknown()),
-        checkpoint: Checkpoint.nullable(),
-        state: z.unknown().openapi({ description: "The subgraph's ThreadState (with subgraphs=true), else null." }),
+        checkpoint: TaskCheckpoint.nullable(),
+        state: z.unknown().openapi({
+          description: "The subgraph's ThreadState without the root's `interrupts` list (with subgraphs=true), else null.",
+        }),
         result: z.unknown(),
       }),
     ),

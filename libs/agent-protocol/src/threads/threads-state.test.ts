@@ -85,6 +85,34 @@ describe.each(threadDrivers)("/threads state on $name", (driver) => {
     expect((await s.client.threads.search({ ids: [thread_id], status: "interrupted" })).length).toBe(1);
   });
 
+  it("a run stopped at a breakpoint leaves the thread interrupted, its subgraph task pointing at its namespace", async () => {
+    const s = server();
+    const { thread_id } = await s.client.threads.create();
+    await s.client.runs.wait(thread_id, "parent", { input: say("hi"), interruptBefore: ["child"] });
+    const [run] = await s.client.runs.list(thread_id);
+    expect(run.status).toBe("success");
+    expect(await s.client.threads.get(thread_id)).toMatchObject({ status: "interrupted", interrupts: {} });
+    const state = await s.client.threads.getState(thread_id);
+    expect(state.next).toEqual(["child"]);
+    // The official server's shape: the namespace only (no checkpoint id or map before the subgraph ran).
+    expect(state.tasks).toEqual([
+      {
+        id: expect.any(String),
+        name: "child",
+        path: ["__pregel_pull", "child"],
+        error: null,
+        interrupts: [],
+        checkpoint: { thread_id, checkpoint_ns: expect.stringMatching(/^child:/) },
+        state: null,
+        result: null,
+      },
+    ]);
+
+    await s.client.runs.wait(thread_id, "parent", { input: null });
+    expect(await s.client.threads.get(thread_id)).toMatchObject({ status: "idle" });
+    expect(contents((await s.client.threads.getState(thread_id)).values)).toEqual(["hi", "echo: hi"]);
+  });
+
   it("updates state as a node, and the next run continues from that checkpoint", async () => {
     const s = server();
     const { thread_id } = await s.client.threads.create({ graphId: "approval" });

@@ -3,6 +3,15 @@ import type { Run } from "@agent-server/core";
 import type { CompiledGraph } from "../graphs/types.js";
 import { toCommand } from "./command.js";
 import type { EngineRunKwargs, StreamMode } from "./run-request.js";
+import {
+  isCheckpointEnvelope,
+  streamCheckpoint,
+  streamDebugChunk,
+  streamTask,
+  streamToolChunk,
+  type LangGraphCheckpointPayload,
+  type StreamTask,
+} from "./stream-payloads.js";
 
 export interface EmittedEvent {
   event: string;
@@ -12,7 +21,9 @@ export interface EmittedEvent {
 /**
  * Executes one run of a graph and yields its stream events as `@langchain/langgraph-sdk` parses them:
  * `metadata` first, then one event per requested mode (`mode|ns|...` for subgraph chunks), with
- * `messages/partial`, `messages/complete` and `messages/metadata` for the `messages` mode.
+ * `messages/partial`, `messages/complete` and `messages/metadata` for the `messages` mode. `tools`
+ * (tool-call lifecycle: `on_tool_start`, `on_tool_event`, `on_tool_end`, `on_tool_error`) is LangGraph's
+ * own stream mode, passed through.
  */
 export async function* executeGraph(
   run: Run,
@@ -63,8 +74,12 @@ export async function* executeGraph(
       const name = kwargs.subgraphs && ns?.length ? `${mode}|${ns.join("|")}` : mode;
       if (mode === "messages") {
         if (userModes.has("messages-tuple")) yield { event: name, data: chunk };
+      } else if (mode === "checkpoints" && isCheckpointEnvelope(chunk)) {
+        // LangGraph pairs each values chunk with this envelope when subgraphs are streamed; the official
+        // server passes it on as a `checkpoints` event unless full checkpoints were asked for.
+        if (!userModes.has("checkpoints")) yield { event: name, data: chunk };
       } else if (userModes.has(mode as StreamMode)) {
-        yield { event: name, data: chunk };
+        yield { event: name, data: streamPayload(mode, chunk) };
       }
       if (userModes.has("messages") && mode === "values") {
         const fresh = newMessages(chunk, completed);
@@ -83,6 +98,15 @@ export async function* executeGraph(
       yield { event: "messages/partial", data: [merged] };
     }
   }
+}
+
+/** Checkpoints and tasks carry checkpoint coordinates on the wire, tool errors a message (see stream-payloads.ts). */
+function streamPayload(mode: string, chunk: unknown): unknown {
+  if (mode === "debug") return streamDebugChunk(chunk);
+  if (mode === "checkpoints") return streamCheckpoint(chunk as LangGraphCheckpointPayload);
+  if (mode === "tasks") return streamTask(chunk as StreamTask);
+  if (mode === "tools") return streamToolChunk(chunk);
+  return chunk;
 }
 
 interface StreamEventV2 {

@@ -6,6 +6,11 @@ export interface ThreadSnapshot {
   values: DefaultValues;
   /** Pending interrupts keyed by task id. */
   interrupts: Record<string, Interrupt[]>;
+  /**
+   * Nodes the graph would run next. Non-empty once it stopped before finishing: at `interrupt()`, at a
+   * static breakpoint (`interrupt_before` / `interrupt_after`), or partway through a failed or cancelled step.
+   */
+  next: string[];
   checkpoint?: Checkpoint;
 }
 
@@ -20,6 +25,7 @@ export async function readThreadSnapshot(graph: CompiledGraph, threadId: string)
   return {
     values: (state.values ?? {}) as DefaultValues,
     interrupts,
+    next: [...(state.next ?? [])],
     checkpoint:
       typeof checkpointId === "string"
         ? { thread_id: threadId, checkpoint_ns: String(configurable?.checkpoint_ns ?? ""), checkpoint_id: checkpointId }

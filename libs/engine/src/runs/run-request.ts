@@ -9,7 +9,8 @@ export type StreamMode =
   | "events"
   | "debug"
   | "tasks"
-  | "checkpoints";
+  | "checkpoints"
+  | "tools";
 
 /** `Command` as the Agent Protocol carries it (resume an interrupt, update state, jump to nodes). */
 export interface RunCommand {

@@ -116,7 +116,7 @@ export class Settlement {
       this.finish(run.run_id, { status: "interrupted", values: null, erased: true });
       return null;
     }
-    await this.updateThread(final, snapshot, error);
+    await this.updateThread(final, snapshot, error, outcome.kind === "success");
     if (won && kwargsOf(run).webhook) {
       await this.outbox.enqueueRunWebhook(kwargsOf(run).webhook!, final, snapshot?.values ?? null, error);
     }
@@ -153,9 +153,17 @@ export class Settlement {
     if (thread) await this.storage.threads.update(run.thread_id, { status: "idle", interrupts: {} });
   }
 
-  private async updateThread(run: Run, snapshot: ThreadSnapshot | undefined, error: unknown): Promise<void> {
-    const interrupted = snapshot && Object.keys(snapshot.interrupts).length > 0;
-    const status: ThreadStatus = run.status === "error" || run.status === "timeout" ? "error" : interrupted ? "interrupted" : "idle";
+  /**
+   * The thread's status after a run, as the official server sets it: `error` after an error; `interrupted`
+   * when the graph stopped by itself with work left (`next` non-empty: a static breakpoint or
+   * `interrupt()`), or when interrupts are pending; else `idle`. A cancelled execution leaves `next`
+   * pointing at the step it was stopped in, which waits on nobody: that thread is `idle`.
+   */
+  private async updateThread(run: Run, snapshot: ThreadSnapshot | undefined, error: unknown, executionCompleted: boolean): Promise<void> {
+    const pending = snapshot !== undefined && Object.keys(snapshot.interrupts).length > 0;
+    const stoppedEarly = executionCompleted && snapshot !== undefined && snapshot.next.length > 0;
+    const status: ThreadStatus =
+      run.status === "error" || run.status === "timeout" ? "error" : pending || stoppedEarly ? "interrupted" : "idle";
     await this.storage.threads.update(run.thread_id, {
       status,
       ...(snapshot ? { values: snapshot.values, interrupts: snapshot.interrupts } : {}),

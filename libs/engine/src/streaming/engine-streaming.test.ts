@@ -28,11 +28,13 @@ describe.each(drivers)("engine streaming on $name", (driver) => {
     await dispose();
   });
 
-  it("sends metadata first, then values chunks wire-serialized", async () => {
+  it("sends metadata first, then values chunks wire-serialized, numbered from 0", async () => {
     const threadId = await newThread(storage);
     const { run, events } = await engine.streamRun({ assistant_id: "echo", input: hello }, { threadId });
     const all = await collect(events);
-    expect(all[0]).toEqual({ event: "metadata", data: { run_id: run.run_id, attempt: 1 } });
+    expect(all[0]).toEqual({ id: "0", event: "metadata", data: { run_id: run.run_id, attempt: 1 } });
+    // As the official server numbers a run's events (its SSE `id:`), though nothing is kept to replay.
+    expect(all.map((e) => e.id)).toEqual(all.map((_, index) => String(index)));
     const values = all.filter((e) => e.event === "values");
     const last = values.at(-1)!.data as { messages: Array<{ type: string; content: string }> };
     expect(last.messages.map((m) => [m.type, m.content])).toEqual([

@@ -1,7 +1,11 @@
 import { toWireJson, type EventRepo, type StoredEvent } from "@agent-server/core";
 
 export interface StreamEvent {
-  /** Set for events of resumable runs (what SSE sends as `id:`). */
+  /**
+   * What SSE sends as `id:`. Resumable runs: the stored event's id (a client sends it back as
+   * `Last-Event-ID`). Other runs: the event's index in the run's stream ("0" for `metadata`), as the
+   * official server numbers them; nothing is stored to replay from.
+   */
   id?: string;
   event: string;
   data: unknown;
@@ -17,6 +21,8 @@ const MAX_QUEUED_EVENTS = 10_000;
  */
 export class StreamHub {
   private readonly subscribers = new Map<string, Set<Subscription>>();
+  /** How many events each live, non-resumable run has published (the next event's id). */
+  private readonly published = new Map<string, number>();
 
   constructor(
     private readonly events: EventRepo,
@@ -34,10 +40,14 @@ export class StreamHub {
 
   async publish(runId: string, event: string, data: unknown, options: { resumable: boolean }): Promise<void> {
     const json = toStreamJson(data);
-    let delivered: StreamEvent = { event, data: json };
+    let delivered: StreamEvent;
     if (options.resumable) {
       const stored = await this.events.append(runId, event, json, { ttlMs: this.ttlMs });
       delivered = { id: stored.id, event, data: stored.data };
+    } else {
+      const index = this.published.get(runId) ?? 0;
+      this.published.set(runId, index + 1);
+      delivered = { id: String(index), event, data: json };
     }
     for (const subscriber of this.subscribers.get(runId) ?? []) subscriber.push(delivered);
   }
@@ -46,6 +56,7 @@ export class StreamHub {
   end(runId: string): void {
     const set = this.subscribers.get(runId);
     this.subscribers.delete(runId);
+    this.published.delete(runId);
     for (const subscriber of set ?? []) subscriber.finish();
   }
 

@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
 import { Annotation, interrupt, MessagesAnnotation, StateGraph, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import { z } from "zod";
 
 /** Replies "echo: <last message>"; a custom event and a store write make other stream modes observable. */
 export const echoGraph = new StateGraph(MessagesAnnotation)
@@ -65,4 +67,34 @@ export const whoamiGraph = new StateGraph(MessagesAnnotation)
     return { messages: [new AIMessage({ content: user?.identity ?? "anonymous" })] };
   })
   .addEdge("__start__", "whoami")
+  .compile();
+
+const getWeather = tool(async ({ city }: { city: string }) => `sunny in ${city}`, {
+  name: "get_weather",
+  description: "The weather in a city",
+  schema: z.object({ city: z.string() }),
+});
+
+const getForecast = tool(
+  async (): Promise<string> => {
+    throw new Error("weather service down");
+  },
+  { name: "get_forecast", description: "Always fails", schema: z.object({}) },
+);
+
+const ToolCallerState = Annotation.Root({ city: Annotation<string>(), report: Annotation<string>() });
+
+/**
+ * Calls the `get_weather` tool with a tool call (id "call-1"), as an agent's tool node does, for the
+ * `tools` stream mode; for city "nowhere" also `get_forecast` (id "call-2"), which fails.
+ */
+export const toolCallerGraph = new StateGraph(ToolCallerState)
+  .addNode("call", async (state) => {
+    const message = await getWeather.invoke({ id: "call-1", name: "get_weather", args: { city: state.city }, type: "tool_call" });
+    if (state.city === "nowhere") {
+      await getForecast.invoke({ id: "call-2", name: "get_forecast", args: {}, type: "tool_call" }).catch(() => undefined);
+    }
+    return { report: String(message.content) };
+  })
+  .addEdge("__start__", "call")
   .compile();

@@ -1,6 +1,6 @@
 import type { Storage } from "@agent-server/core";
 import { Engine, type EngineOptions } from "../engine.js";
-import { approvalGraph, echoGraph, failingGraph, parentGraph, slowGraph, whoamiGraph } from "./graphs.js";
+import { approvalGraph, echoGraph, failingGraph, parentGraph, slowGraph, toolCallerGraph, whoamiGraph } from "./graphs.js";
 
 /** An engine over `storage` with the test graphs registered, tuned for quick tests. */
 export async function startEngine(storage: Storage, options: Partial<EngineOptions> = {}): Promise<Engine> {
@@ -19,6 +19,7 @@ export async function startEngine(storage: Storage, options: Partial<EngineOptio
   engine.registry.register("failing", failingGraph);
   engine.registry.register("parent", parentGraph);
   engine.registry.register("whoami", whoamiGraph);
+  engine.registry.register("tool-caller", toolCallerGraph);
   await engine.start();
   return engine;
 }

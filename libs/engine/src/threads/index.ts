@@ -13,6 +13,8 @@ export {
   interruptsByTask,
   type ThreadState,
   type ThreadStateTask,
+  type TaskCheckpoint,
+  type NestedThreadState,
   type StateCheckpoint,
 } from "./state-projection.js";
 export { resolveThreadGraph, type ThreadGraph } from "./thread-graph.js";

@@ -13,15 +13,26 @@ export interface StateCheckpoint {
   checkpoint_map: Record<string, unknown> | null;
 }
 
+/**
+ * Where a subgraph task keeps its state: the task's namespace, as the official server reports it (the
+ * task config's `configurable`), so a checkpoint id or map appears only once LangGraph has one.
+ */
+export interface TaskCheckpoint {
+  thread_id: string;
+  checkpoint_ns: string;
+  checkpoint_id?: string;
+  checkpoint_map?: Record<string, unknown>;
+}
+
 export interface ThreadStateTask {
   id: string;
   name: string;
   error: string | null;
   interrupts: Interrupt[];
   /** Where a subgraph task keeps its own state (when the state itself was not requested). */
-  checkpoint: StateCheckpoint | null;
-  /** The subgraph's state, with `subgraphs: true`. */
-  state: ThreadState | null;
+  checkpoint: TaskCheckpoint | null;
+  /** The subgraph's state, with `subgraphs: true`; its pending interrupts are in its own tasks. */
+  state: NestedThreadState | null;
   result: unknown;
   path?: unknown[];
 }
@@ -37,6 +48,9 @@ export interface ThreadState {
   /** Every pending interrupt of this state's tasks, in task order. */
   interrupts: Interrupt[];
 }
+
+/** A subgraph's state inside a task: the official server's shape, without the root's `interrupts` list. */
+export type NestedThreadState = Omit<ThreadState, "interrupts">;
 
 /** What a thread without checkpoints (or without a known graph) reports, as the official server does. */
 export function emptyThreadState(): ThreadState {
@@ -70,14 +84,14 @@ export function toStateCheckpoint(config: ConfigLike): StateCheckpoint | null {
 }
 
 /** A subgraph task's config points at a namespace, not (yet) at one checkpoint: the id may be missing. */
-function toTaskCheckpoint(config: ConfigLike): StateCheckpoint | null {
+function toTaskCheckpoint(config: ConfigLike): TaskCheckpoint | null {
   const configurable = config?.configurable;
   if (typeof configurable?.thread_id !== "string") return null;
   return {
     thread_id: configurable.thread_id,
     checkpoint_ns: typeof configurable.checkpoint_ns === "string" ? configurable.checkpoint_ns : "",
-    checkpoint_id: typeof configurable.checkpoint_id === "string" ? configurable.checkpoint_id : null,
-    checkpoint_map: isRecord(configurable.checkpoint_map) ? configurable.checkpoint_map : null,
+    ...(typeof configurable.checkpoint_id === "string" ? { checkpoint_id: configurable.checkpoint_id } : {}),
+    ...(isRecord(configurable.checkpoint_map) ? { checkpoint_map: configurable.checkpoint_map } : {}),
   };
 }
 
@@ -90,7 +104,7 @@ export function toThreadState(snapshot: StateSnapshot): ThreadState {
       error: task.error == null ? null : errorMessage(task.error),
       interrupts: (task.interrupts ?? []) as Interrupt[],
       checkpoint: nested ? null : toTaskCheckpoint(task.state as ConfigLike),
-      state: nested ? toThreadState(nested) : null,
+      state: nested ? withoutInterrupts(toThreadState(nested)) : null,
       result: task.result ?? null,
       ...(task.path ? { path: [...task.path] } : {}),
     };
@@ -105,6 +119,11 @@ export function toThreadState(snapshot: StateSnapshot): ThreadState {
     tasks,
     interrupts: tasks.flatMap((task) => task.interrupts),
   };
+}
+
+function withoutInterrupts(state: ThreadState): NestedThreadState {
+  const { interrupts: _interrupts, ...nested } = state;
+  return nested;
 }
 
 /** Pending interrupts keyed by task id: what the thread row keeps (`Thread.interrupts`). */

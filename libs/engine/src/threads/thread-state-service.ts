@@ -136,14 +136,18 @@ export class ThreadStateService {
     return { checkpoint: written };
   }
 
-  /** The thread row mirrors the latest state: values, pending interrupts, and whether it waits on them. */
+  /**
+   * The thread row mirrors the latest state: values, pending interrupts, and whether it waits to go on
+   * (`interrupted` while the state has `next` nodes or pending interrupts, as after a run).
+   */
   private async syncThread(threadId: string, graph: CompiledGraph): Promise<void> {
     const state = toThreadState(await graph.getState({ configurable: { thread_id: threadId } }));
     const interrupts = interruptsByTask(state);
+    const waiting = state.next.length > 0 || Object.keys(interrupts).length > 0;
     await this.storage.threads.update(threadId, {
       values: (state.values ?? {}) as Record<string, unknown>,
       interrupts,
-      status: Object.keys(interrupts).length > 0 ? "interrupted" : "idle",
+      status: waiting ? "interrupted" : "idle",
     });
   }
 
