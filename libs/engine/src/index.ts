@@ -3,6 +3,7 @@ export { GraphRegistry, systemAssistantId, GRAPH_ASSISTANT_NAMESPACE } from "./g
 export { loadGraph, parseGraphSpec, type GraphSpec } from "./graphs/load-graph.js";
 export type { CompiledGraph } from "./graphs/types.js";
 export { loadLangGraphConfig, applyEnv, LangGraphConfigSchema, type LangGraphConfig, type LoadedConfig } from "./config/langgraph-config.js";
+export { systemAssistantDefaultsFromEnv, type SystemAssistantDefaults } from "./config/system-assistant-defaults.js";
 export { REJECT_MESSAGE, type AdmissionOptions } from "./runs/admission.js";
 export type { RunCreateRequest, RunCommand, StreamMode, EngineRunKwargs, RunAuthContext } from "./runs/run-request.js";
 export type { RunEnd } from "./runs/waiters.js";

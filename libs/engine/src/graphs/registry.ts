@@ -1,6 +1,7 @@
 import { v5 as uuidv5 } from "uuid";
 import { NotFoundError, type Storage } from "@agent-server/core";
 import { loadGraph, parseGraphSpec, type GraphSpec, type ResolvedGraph } from "./load-graph.js";
+import type { SystemAssistantDefaults } from "../config/system-assistant-defaults.js";
 import type { CompiledGraph, RunnableConfig } from "./types.js";
 
 /** The namespace LangGraph servers derive system assistant ids from: uuid5(graph_id, this). */
@@ -16,6 +17,7 @@ export function systemAssistantId(graphId: string): string {
  */
 export class GraphRegistry {
   private readonly graphs = new Map<string, { spec: GraphSpec; resolved: ResolvedGraph }>();
+  private systemAssistantDefaults: Record<string, SystemAssistantDefaults> = {};
 
   constructor(private readonly storage: Pick<Storage, "checkpointer" | "langgraphStore">) {}
 
@@ -65,16 +67,26 @@ export class GraphRegistry {
     return graph;
   }
 
+  /**
+   * The config and context each graph's system assistant is created with (`LANGGRAPH_CONFIG`, keyed by
+   * graph id). Like the official server, they apply when the assistant is created, not to one that exists.
+   */
+  setSystemAssistantDefaults(defaults: Record<string, SystemAssistantDefaults>): void {
+    this.systemAssistantDefaults = defaults;
+  }
+
   /** One system assistant per graph (created_by: system), created once; later starts leave it as is. */
   async ensureSystemAssistants(storage: Pick<Storage, "assistants">): Promise<void> {
     for (const graphId of this.graphs.keys()) {
+      const defaults = this.systemAssistantDefaults[graphId];
       await storage.assistants.create(
         {
           assistant_id: systemAssistantId(graphId),
           graph_id: graphId,
           name: graphId,
           metadata: { created_by: "system" },
-          config: {},
+          config: defaults?.config ?? {},
+          ...(defaults?.context !== undefined ? { context: defaults.context } : {}),
         },
         { ifExists: "do_nothing" },
       );
