@@ -53,7 +53,17 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
     if (options.snapshot !== undefined) await hydrate(storage, options, logger);
 
     registerSdkLogger(logger);
-    engine = new Engine({ storage, workers: options.workers, logger: runLogger(logger) });
+    engine = new Engine({
+      storage,
+      workers: options.workers,
+      logger: runLogger(logger),
+      schemas: {
+        onExtracted: (graphIds, durationMs) =>
+          logger.info({ graphs: graphIds, duration_ms: durationMs }, `Schemas of ${graphIds.join(", ")} read from source in ${durationMs} ms`),
+        onFailure: (graphIds, error) =>
+          logger.warn({ graphs: graphIds, error: error.message }, `Schemas of ${graphIds.join(", ")} could not be read from source: ${error.message}`),
+      },
+    });
     await engine.registry.load(config.graphs, cwd);
     engine.registry.setSystemAssistantDefaults(assistantDefaults);
     const graphs = engine.registry.ids();

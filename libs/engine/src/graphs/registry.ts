@@ -2,6 +2,9 @@ import { v5 as uuidv5 } from "uuid";
 import { NotFoundError, type Storage } from "@agent-server/core";
 import { loadGraph, parseGraphSpec, type GraphSpec, type ResolvedGraph } from "./load-graph.js";
 import type { SystemAssistantDefaults } from "../config/system-assistant-defaults.js";
+import { channelSchemas, runtimeGraphSchemas } from "./schemas/runtime-schemas.js";
+import { DEFAULT_STATIC_SCHEMA_OPTIONS, StaticSchemaCache, type StaticSchemaOptions } from "./schemas/static-schema-cache.js";
+import { NO_SCHEMAS, type GraphSchemaSet } from "./schemas/types.js";
 import type { CompiledGraph, RunnableConfig } from "./types.js";
 
 /** The namespace LangGraph servers derive system assistant ids from: uuid5(graph_id, this). */
@@ -16,16 +19,22 @@ export function systemAssistantId(graphId: string): string {
  * store, replacing whatever the module compiled it with, so its state lands in the chosen storage.
  */
 export class GraphRegistry {
-  private readonly graphs = new Map<string, { spec: GraphSpec; resolved: ResolvedGraph }>();
+  private readonly graphs = new Map<string, { spec: GraphSpec; resolved: ResolvedGraph; projectDir?: string }>();
   private systemAssistantDefaults: Record<string, SystemAssistantDefaults> = {};
+  private readonly staticSchemas: StaticSchemaCache;
 
-  constructor(private readonly storage: Pick<Storage, "checkpointer" | "langgraphStore">) {}
+  constructor(
+    private readonly storage: Pick<Storage, "checkpointer" | "langgraphStore">,
+    schemaOptions: Partial<StaticSchemaOptions> = {},
+  ) {
+    this.staticSchemas = new StaticSchemaCache({ ...DEFAULT_STATIC_SCHEMA_OPTIONS, ...schemaOptions });
+  }
 
   /** Loads every graph of the config (paths relative to `cwd`); fails on the first that cannot load. */
   async load(graphs: Record<string, string>, cwd: string): Promise<void> {
     for (const [graphId, raw] of Object.entries(graphs)) {
       const spec = parseGraphSpec(graphId, raw, cwd);
-      this.graphs.set(graphId, { spec, resolved: await loadGraph(spec) });
+      this.graphs.set(graphId, { spec, resolved: await loadGraph(spec), projectDir: cwd });
     }
   }
 
@@ -65,6 +74,33 @@ export class GraphRegistry {
     graph.checkpointer = options.checkpointer === false ? undefined : this.storage.checkpointer;
     graph.store = this.storage.langgraphStore;
     return graph;
+  }
+
+  /**
+   * JSON schemas of `graph`, built from the graph `graphId`: what LangGraph reports at run time (StateSchema,
+   * zod), else the types of the graph's TypeScript source (`Annotation.Root` states), extracted on first
+   * use and cached. Null schemas when neither works (no source, source that cannot be analysed).
+   */
+  async schemas(graphId: string, graph: CompiledGraph): Promise<GraphSchemaSet> {
+    const entry = this.graphs.get(graphId);
+    if (!entry) throw new NotFoundError(`graph "${graphId}" not found`);
+    const { spec, resolved, projectDir } = entry;
+    const origin = resolved.scope ? { sourceFile: spec.sourceFile, scope: resolved.scope } : undefined;
+    const runtime = await runtimeGraphSchemas(graph, origin);
+    if (runtime) return runtime;
+    if (projectDir === undefined) return NO_SCHEMAS;
+    const fromSource = await this.staticSchemas.get(graphId, { sourceFile: spec.sourceFile, exportName: spec.exportName, projectDir });
+    return fromSource ?? NO_SCHEMAS;
+  }
+
+  /**
+   * Schemas of a subgraph of the graph `graphId`: what LangGraph reports at run time, else (an
+   * `Annotation.Root` state) its channel names with any value.
+   */
+  async subgraphSchemas(graphId: string, subgraph: CompiledGraph): Promise<GraphSchemaSet> {
+    const entry = this.graphs.get(graphId);
+    const origin = entry?.resolved.scope ? { sourceFile: entry.spec.sourceFile, scope: entry.resolved.scope } : undefined;
+    return (await runtimeGraphSchemas(subgraph, origin)) ?? channelSchemas(subgraph);
   }
 
   /**
