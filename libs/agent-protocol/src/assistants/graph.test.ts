@@ -117,6 +117,15 @@ describe("assistant schemas of graphs loaded from TypeScript files", () => {
     expect(schemas.context_schema).toEqual(schemas.config_schema);
   }, 120_000);
 
+  it("reads a subgraph's types from the same source, under both the SDK's and the official JS server's keys", async () => {
+    const subgraphs = await server.client.assistants.getSubgraphs("annotation");
+    expect(Object.keys(subgraphs)).toEqual(["review"]);
+    const verdict = { type: "object", properties: { verdict: { type: "string", enum: ["approve", "reject"] } } };
+    expect(subgraphs.review).toMatchObject({ graph_id: "annotation", state_schema: verdict, state: verdict, input: verdict });
+    const review = subgraphs.review as unknown as Record<string, unknown>;
+    for (const key of ["input", "output", "config"]) expect(review[key]).toEqual(review[`${key}_schema`]);
+  }, 120_000);
+
   it("reads zod registry metadata and StateSchema fields at run time, jsonSchemaExtra included", async () => {
     const { client } = server;
     const zod = await client.assistants.getSchemas("zod_registry");

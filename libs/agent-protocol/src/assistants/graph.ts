@@ -6,7 +6,7 @@ import type { AppEnv } from "../app-env.js";
 import { createRouter } from "../http/router.js";
 import { json, reply, text } from "../meta/route-helpers.js";
 import { authorizedAssistant } from "./access.js";
-import { AssistantIdParam, Detail, DrawableGraph, GraphSchemas, RecurseQuery, XrayQuery } from "./schemas.js";
+import { AssistantIdParam, Detail, DrawableGraph, GraphSchemas, JsonSchemaOrNull, RecurseQuery, XrayQuery } from "./schemas.js";
 
 const tags = ["Assistants"];
 const notFound = json(Detail, "Unknown assistant, graph or subgraph namespace");
@@ -34,13 +34,20 @@ async function subgraphs(c: Context<AppEnv>, assistantId: string, namespace: str
   const graph = await assistantGraph(c, assistant);
   const result: Record<string, unknown> = {};
   for await (const [ns, subgraph] of graph.getSubgraphsAsync(namespace, recurse)) {
-    const schemas = await c.var.deps.engine.registry.subgraphSchemas(assistant.graph_id, subgraph as CompiledGraph);
-    result[ns] = schemasReply(assistant.graph_id, schemas);
+    const schemas = await c.var.deps.engine.registry.subgraphSchemas(assistant.graph_id, ns, subgraph as CompiledGraph);
+    // The SDK's GraphSchema keys, and the official JS server's own (state, input, output, config).
+    result[ns] = { ...schemasReply(assistant.graph_id, schemas), ...schemas };
   }
   return result;
 }
 
-const Subgraphs = z.record(z.string(), GraphSchemas).openapi("Subgraphs");
+const SubgraphSchemas = GraphSchemas.extend({
+  state: JsonSchemaOrNull.openapi({ description: "Same as state_schema (the official JS server's key)" }),
+  input: JsonSchemaOrNull.openapi({ description: "Same as input_schema (the official JS server's key)" }),
+  output: JsonSchemaOrNull.openapi({ description: "Same as output_schema (the official JS server's key)" }),
+  config: JsonSchemaOrNull.openapi({ description: "Same as config_schema (the official JS server's key)" }),
+}).openapi("SubgraphSchemas");
+const Subgraphs = z.record(z.string(), SubgraphSchemas).openapi("Subgraphs");
 
 /** Graph introspection: drawable graph, JSON schemas, subgraphs. */
 export const assistantGraphRoutes = createRouter()

@@ -54,9 +54,28 @@ describe("GraphRegistry.schemas", () => {
     });
   });
 
+  it("reads subgraphs' types from the graph's source, by namespace; channel names where the source has none", async () => {
+    await registry.load({ nested: "./nested-graph.mts:graph" }, cwd);
+    const root = await registry.get("nested", {});
+    const found: Record<string, unknown> = {};
+    for await (const [namespace, subgraph] of root.getSubgraphsAsync(undefined, true)) {
+      found[namespace] = (await registry.subgraphSchemas("nested", namespace, subgraph as typeof root)).state;
+    }
+    expect(found).toMatchObject({
+      r_parent: { properties: { parent: { type: "string", enum: ["left", "right"] } } },
+      "r_parent|p_child": { properties: { child: { type: "string", enum: ["one", "two"] } } },
+    });
+    // A namespace the source analysis did not find (here: asked under another name) falls back to channel names.
+    const [, parent] = (await root.getSubgraphsAsync().next()).value!;
+    expect((await registry.subgraphSchemas("nested", "elsewhere", parent as typeof root)).state).toEqual({
+      type: "object",
+      properties: { items: {}, parent: {} },
+    });
+  }, 120_000);
+
   it("gives null schemas to a graph without source, and subgraph-style channel names on request", async () => {
     expect(await registry.schemas("in_process", inProcess)).toEqual(NO_SCHEMAS);
-    expect((await registry.subgraphSchemas("in_process", inProcess)).state).toEqual({ type: "object", properties: { topic: {} } });
+    expect((await registry.subgraphSchemas("in_process", "any", inProcess)).state).toEqual({ type: "object", properties: { topic: {} } });
   });
 
   it("answers null when extraction times out, reports why, and tries again after retryAfterMs", async () => {

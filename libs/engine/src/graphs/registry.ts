@@ -2,8 +2,9 @@ import { v5 as uuidv5 } from "uuid";
 import { NotFoundError, type Storage } from "@agent-server/core";
 import { loadGraph, parseGraphSpec, type GraphSpec, type ResolvedGraph } from "./load-graph.js";
 import type { SystemAssistantDefaults } from "../config/system-assistant-defaults.js";
-import { channelSchemas, runtimeGraphSchemas } from "./schemas/runtime-schemas.js";
+import { channelSchemas, runtimeGraphSchemas, type GraphOrigin } from "./schemas/runtime-schemas.js";
 import { DEFAULT_STATIC_SCHEMA_OPTIONS, StaticSchemaCache, type StaticSchemaOptions } from "./schemas/static-schema-cache.js";
+import type { StaticGraphSchemas } from "./schemas/static-schemas.js";
 import { NO_SCHEMAS, type GraphSchemaSet } from "./schemas/types.js";
 import type { CompiledGraph, RunnableConfig } from "./types.js";
 
@@ -82,25 +83,32 @@ export class GraphRegistry {
    * use and cached. Null schemas when neither works (no source, source that cannot be analysed).
    */
   async schemas(graphId: string, graph: CompiledGraph): Promise<GraphSchemaSet> {
-    const entry = this.graphs.get(graphId);
-    if (!entry) throw new NotFoundError(`graph "${graphId}" not found`);
-    const { spec, resolved, projectDir } = entry;
-    const origin = resolved.scope ? { sourceFile: spec.sourceFile, scope: resolved.scope } : undefined;
-    const runtime = await runtimeGraphSchemas(graph, origin);
+    const runtime = await runtimeGraphSchemas(graph, this.origin(graphId));
     if (runtime) return runtime;
-    if (projectDir === undefined) return NO_SCHEMAS;
-    const fromSource = await this.staticSchemas.get(graphId, { sourceFile: spec.sourceFile, exportName: spec.exportName, projectDir });
-    return fromSource ?? NO_SCHEMAS;
+    return (await this.fromSource(graphId))?.graph ?? NO_SCHEMAS;
   }
 
   /**
-   * Schemas of a subgraph of the graph `graphId`: what LangGraph reports at run time, else (an
-   * `Annotation.Root` state) its channel names with any value.
+   * Schemas of the subgraph at `namespace` (`a|b`) of the graph `graphId`: what LangGraph reports at run
+   * time, else its types in the graph's source, else (an `Annotation.Root` state) its channel names.
    */
-  async subgraphSchemas(graphId: string, subgraph: CompiledGraph): Promise<GraphSchemaSet> {
+  async subgraphSchemas(graphId: string, namespace: string, subgraph: CompiledGraph): Promise<GraphSchemaSet> {
+    const runtime = await runtimeGraphSchemas(subgraph, this.origin(graphId));
+    if (runtime) return runtime;
+    return (await this.fromSource(graphId))?.subgraphs[namespace] ?? channelSchemas(subgraph);
+  }
+
+  private origin(graphId: string): GraphOrigin | undefined {
     const entry = this.graphs.get(graphId);
-    const origin = entry?.resolved.scope ? { sourceFile: entry.spec.sourceFile, scope: entry.resolved.scope } : undefined;
-    return (await runtimeGraphSchemas(subgraph, origin)) ?? channelSchemas(subgraph);
+    if (!entry) throw new NotFoundError(`graph "${graphId}" not found`);
+    return entry.resolved.scope ? { sourceFile: entry.spec.sourceFile, scope: entry.resolved.scope } : undefined;
+  }
+
+  private async fromSource(graphId: string): Promise<StaticGraphSchemas | null> {
+    const entry = this.graphs.get(graphId);
+    if (!entry || entry.projectDir === undefined) return null;
+    const { spec, projectDir } = entry;
+    return this.staticSchemas.get(graphId, { sourceFile: spec.sourceFile, exportName: spec.exportName, projectDir });
   }
 
   /**

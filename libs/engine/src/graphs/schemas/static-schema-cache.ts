@@ -1,6 +1,5 @@
 import { Worker } from "node:worker_threads";
-import type { StaticTarget } from "./static-schemas.js";
-import type { GraphSchemaSet } from "./types.js";
+import type { StaticGraphSchemas, StaticTarget } from "./static-schemas.js";
 
 export interface StaticSchemaOptions {
   /** How long one extraction may take before its worker is stopped and its graphs get null schemas. */
@@ -22,7 +21,7 @@ const GATHER_MS = 25;
 interface Waiting {
   graphId: string;
   target: StaticTarget;
-  resolve: (schemas: GraphSchemaSet | null) => void;
+  resolve: (schemas: StaticGraphSchemas | null) => void;
 }
 
 /**
@@ -33,13 +32,13 @@ interface Waiting {
  * perhaps only a busy machine) the graphs answer null for `retryAfterMs`, then are tried again.
  */
 export class StaticSchemaCache {
-  private readonly results = new Map<string, Promise<GraphSchemaSet | null>>();
+  private readonly results = new Map<string, Promise<StaticGraphSchemas | null>>();
   private waiting: Waiting[] = [];
   private running = false;
 
   constructor(private readonly options: StaticSchemaOptions = DEFAULT_STATIC_SCHEMA_OPTIONS) {}
 
-  get(graphId: string, target: StaticTarget): Promise<GraphSchemaSet | null> {
+  get(graphId: string, target: StaticTarget): Promise<StaticGraphSchemas | null> {
     let result = this.results.get(graphId);
     if (!result) {
       result = new Promise((resolve) => this.waiting.push({ graphId, target, resolve }));
@@ -79,7 +78,7 @@ export class StaticSchemaCache {
       });
   }
 
-  private extract(targets: StaticTarget[]): Promise<(GraphSchemaSet | null)[]> {
+  private extract(targets: StaticTarget[]): Promise<(StaticGraphSchemas | null)[]> {
     return new Promise((resolve, reject) => {
       const worker = new Worker(new URL("./static-schema-worker.mjs", import.meta.url), {
         workerData: { targets },
@@ -91,7 +90,7 @@ export class StaticSchemaCache {
       worker.stdout.resume();
       worker.stderr.resume();
       let settled = false;
-      const finish = (error: Error | undefined, results?: (GraphSchemaSet | null)[]) => {
+      const finish = (error: Error | undefined, results?: (StaticGraphSchemas | null)[]) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
@@ -103,7 +102,7 @@ export class StaticSchemaCache {
         () => finish(new Error(`schema extraction timed out after ${this.options.timeoutMs} ms`)),
         this.options.timeoutMs,
       );
-      worker.once("message", (results: (GraphSchemaSet | null)[]) => finish(undefined, results));
+      worker.once("message", (results: (StaticGraphSchemas | null)[]) => finish(undefined, results));
       worker.once("error", (error) => finish(error));
       worker.once("exit", (code) => finish(new Error(`schema extraction worker exited with code ${code}`)));
     });

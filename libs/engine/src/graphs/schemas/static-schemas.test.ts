@@ -1,7 +1,6 @@
 import { resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { extractStaticSchemas, type StaticTarget } from "./static-schemas.js";
-import type { GraphSchemaSet } from "./types.js";
+import { extractStaticSchemas, type StaticGraphSchemas, type StaticTarget } from "./static-schemas.js";
 
 const projectDir = resolve(import.meta.dirname, "fixtures");
 const target = (file: string, exportName: string): StaticTarget => ({ sourceFile: resolve(projectDir, file), exportName, projectDir });
@@ -9,23 +8,28 @@ const target = (file: string, exportName: string): StaticTarget => ({ sourceFile
 const MESSAGE_REF = "#/definitions/BaseMessage<MessageStructure<MessageToolSet>,MessageType>";
 
 describe("extractStaticSchemas (TypeScript source of Annotation.Root graphs)", () => {
-  let compiled: GraphSchemaSet | null;
-  let builder: GraphSchemaSet | null;
-  let pending: GraphSchemaSet | null;
-  let factory: GraphSchemaSet | null;
-  let typeError: GraphSchemaSet | null;
-  let missingExport: GraphSchemaSet | null;
+  let compiled: StaticGraphSchemas["graph"];
+  let builder: StaticGraphSchemas["graph"];
+  let pending: StaticGraphSchemas["graph"];
+  let factory: StaticGraphSchemas["graph"];
+  let typeError: StaticGraphSchemas["graph"];
+  let missingExport: StaticGraphSchemas | null;
+  let nested: StaticGraphSchemas | null;
+  let withoutSubgraphs: StaticGraphSchemas | null;
 
   // One compiler program for every target, as the server's worker does for graphs asked for together.
   beforeAll(() => {
-    [compiled, builder, pending, factory, typeError, missingExport] = extractStaticSchemas([
+    const results = extractStaticSchemas([
       target("annotation-graph.mts", "graph"),
       target("annotation-graph.mts", "builder"),
       target("annotation-graph.mts", "pending"),
       target("annotation-graph.mts", "makeGraph"),
       target("type-error-graph.mts", "graph"),
       target("annotation-graph.mts", "noSuchExport"),
+      target("nested-graph.mts", "graph"),
     ]);
+    [compiled, builder, pending, factory, typeError] = results.slice(0, 5).map((r) => r?.graph ?? null);
+    [withoutSubgraphs, missingExport, nested] = [results[0], results[5], results[6]];
   }, 120_000);
 
   it("reads state, input, output and config types as JSON schemas (draft-07)", () => {
@@ -70,5 +74,13 @@ describe("extractStaticSchemas (TypeScript source of Annotation.Root graphs)", (
   it("reads a module with type errors elsewhere, and gives null for an export that is not there", () => {
     expect(typeError?.state).toMatchObject({ properties: { topic: { type: "string" }, count: { type: "number" } } });
     expect(missingExport).toBeNull();
+  });
+
+  it("finds subgraphs embedded as nodes, at any depth, exported or not, keyed by namespace", () => {
+    expect(Object.keys(nested?.subgraphs ?? {}).sort()).toEqual(["r_parent", "r_parent|p_child"]);
+    expect(nested?.subgraphs.r_parent.state).toMatchObject({ properties: { parent: { type: "string", enum: ["left", "right"] } } });
+    expect(nested?.subgraphs["r_parent|p_child"].state).toMatchObject({ properties: { child: { type: "string", enum: ["one", "two"] } } });
+    expect(nested?.graph?.state?.properties).toEqual({ items: { type: "array", items: { type: "string" } } });
+    expect(withoutSubgraphs?.subgraphs).toEqual({});
   });
 });

@@ -1,6 +1,8 @@
 import { basename, dirname, extname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { buildGenerator } from "typescript-json-schema";
+import { analysisSource, KINDS, type AnalysedGraph } from "./analysis-source.js";
+import { findSubgraphCandidates } from "./subgraph-discovery.js";
 import type { GraphSchemaSet, JsonSchema } from "./types.js";
 
 /** One graph to analyse: the module that exports it, and the project folder (where a tsconfig.json may be). */
@@ -10,82 +12,29 @@ export interface StaticTarget {
   projectDir: string;
 }
 
-const KINDS = { state: "State", input: "Input", output: "Output", config: "Config" } as const;
-
-/**
- * Type aliases that turn a graph export's TypeScript type into the four plain object types whose JSON
- * schemas the API reports. Written beside the graph (so its imports resolve from the graph's own
- * project) as a file that exists only in the compiler host, never on disk.
- *
- * - the export may be a graph, a StateGraph (compiled), a promise of either, or a factory of either;
- * - state: the compiled graph's input type (the update a client sends, all keys optional);
- * - input/output/config: the builder's input (update), output (full state) and config definitions;
- * - message-like values are reported as `BaseMessage` (their union of classes has no useful schema),
- *   `Overwrite` wrappers are dropped, and nesting stops at three levels (state types can be recursive).
- */
-function analysisSource(moduleSpecifier: string, exportName: string, prefix: string): string {
-  const exported = `typeof import(${JSON.stringify(moduleSpecifier)})[${JSON.stringify(exportName)}]`;
-  return `
-import type { BaseMessage } from "@langchain/core/messages";
-import type { StateDefinition, StateType, UpdateType } from "@langchain/langgraph";
-
-type Settled<T> = T extends (...args: any[]) => infer R ? Awaited<R> : Awaited<T>;
-type Built<T> = T extends { compile(...args: any[]): infer C } ? C : T;
-type Graph = Built<Settled<${exported}>>;
-
-type IsAny<T> = 0 extends 1 & T ? true : false;
-type Same<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;
-type Unwrapped<T> = Exclude<T, { __overwrite__: any }>;
-type AsMessage<T> = T extends BaseMessage ? BaseMessage : never;
-type AsMessages<T> = T extends Array<infer E> ? (Same<AsMessage<E>, BaseMessage> extends true ? BaseMessage[] : never) : never;
-type Plain<T, Depth extends 0[] = []> = Depth extends [0, 0, 0]
-  ? any
-  : T extends unknown
-    ? {
-        [K in keyof T]: IsAny<T[K]> extends true
-          ? T[K]
-          : Same<AsMessages<Unwrapped<T[K]>>, BaseMessage[]> extends true
-            ? BaseMessage[]
-            : Same<AsMessage<Unwrapped<T[K]>>, BaseMessage> extends true
-              ? BaseMessage
-              : Plain<Unwrapped<T[K]>, [0, ...Depth]>;
-      }
-    : never;
-type Known<T> = IsAny<T> extends true ? never : T;
-
-type RunTypes<G> = G extends { RunInput: infer I } ? I : G extends { "~InputType": infer I } ? I : never;
-type BuilderTypes<G> = G extends {
-  builder: {
-    _inputDefinition: infer I extends StateDefinition;
-    _outputDefinition: infer O extends StateDefinition;
-    _configSchema?: infer C extends StateDefinition | undefined;
-  };
+/** A graph's schemas from source, and those of the subgraphs found in it, keyed by namespace (`a|b`). */
+export interface StaticGraphSchemas {
+  graph: GraphSchemaSet | null;
+  subgraphs: Record<string, GraphSchemaSet>;
 }
-  ? { input: UpdateType<I>; output: StateType<O>; config: UpdateType<Exclude<C, undefined>> }
-  : never;
 
-export type ${prefix}${KINDS.state} = Plain<RunTypes<Graph>>;
-export type ${prefix}${KINDS.input} = Plain<Known<BuilderTypes<Graph>["input"]>>;
-export type ${prefix}${KINDS.output} = Plain<Known<BuilderTypes<Graph>["output"]>>;
-export type ${prefix}${KINDS.config} = Plain<Known<BuilderTypes<Graph>["config"]>>;
-`;
+interface Planned {
+  prefix: string;
+  /** Subgraph candidates: namespace and alias prefix of each name proposed for it. */
+  subgraphs: { namespace: string; prefix: string }[];
 }
 
 /**
- * JSON schemas of graphs' state, input, output and config, from their TypeScript source: one compiler
- * program for all targets, type aliases evaluated by the checker, then typescript-json-schema. Synchronous
- * and CPU-heavy (seconds): run it off the main thread. A target that cannot be analysed gets null.
+ * JSON schemas of graphs' state, input, output and config, and of their subgraphs, from their TypeScript
+ * source: one compiler program for all targets, type aliases evaluated by the checker, then
+ * typescript-json-schema. Synchronous and CPU-heavy (seconds): run it off the main thread. A target
+ * that cannot be analysed gets null.
  */
-export function extractStaticSchemas(targets: StaticTarget[]): (GraphSchemaSet | null)[] {
+export function extractStaticSchemas(targets: StaticTarget[]): (StaticGraphSchemas | null)[] {
   if (targets.length === 0) return [];
   const options = compilerOptions(targets[0].projectDir);
   const virtualFiles = new Map<string, string>();
-  const prefixes = targets.map((target, index) => {
-    const prefix = `AgentServerGraph${index}`;
-    const file = join(dirname(target.sourceFile), `__agent_server_schemas_${index}__.mts`);
-    virtualFiles.set(file, analysisSource(importSpecifier(target.sourceFile), target.exportName, prefix));
-    return prefix;
-  });
+  const plans = targets.map((target, index) => planTarget(target, index, virtualFiles));
   const host = ts.createCompilerHost(options);
   const { getSourceFile, fileExists, readFile } = host;
   host.getSourceFile = (fileName, languageVersion, ...rest) => {
@@ -95,15 +44,16 @@ export function extractStaticSchemas(targets: StaticTarget[]): (GraphSchemaSet |
   host.fileExists = (fileName) => virtualFiles.has(fileName) || fileExists.call(host, fileName);
   host.readFile = (fileName) => virtualFiles.get(fileName) ?? readFile.call(host, fileName);
 
-  const program = ts.createProgram([...virtualFiles.keys()], options, host);
+  const analysisFiles = [...virtualFiles.keys()].filter((file) => file.includes(ANALYSIS_FILE_MARK));
+  const program = ts.createProgram(analysisFiles, options, host);
   // Type errors in the project do not stop the analysis: what the checker resolved is still reported.
-  const generator = buildGenerator(program, { ignoreErrors: true }, [...virtualFiles.keys()]);
+  const generator = buildGenerator(program, { ignoreErrors: true }, analysisFiles);
   if (!generator) return targets.map(() => null);
-  return prefixes.map((prefix) => {
+  const schemasOf = (prefix: string): GraphSchemaSet | null => {
     const schemaOf = (kind: string): JsonSchema | null => {
       try {
         const schema = generator.getSchemaForSymbol(`${prefix}${kind}`) as unknown as JsonSchema;
-        // `any` (an export that is not there, a type the checker could not resolve) says nothing.
+        // `any` (not a graph, an export that is not there, a type the checker could not resolve) says nothing.
         return Object.keys(schema).some((key) => key !== "$schema") ? readableRefs(schema) : null;
       } catch {
         return null;
@@ -116,7 +66,47 @@ export function extractStaticSchemas(targets: StaticTarget[]): (GraphSchemaSet |
       config: schemaOf(KINDS.config),
     };
     return Object.values(result).some((schema) => schema !== null) ? result : null;
+  };
+  return plans.map((plan) => {
+    const graph = schemasOf(plan.prefix);
+    if (!graph) return null;
+    const subgraphs: Record<string, GraphSchemaSet> = {};
+    // Of the names proposed for a node, the first that is a graph is its subgraph.
+    for (const { namespace, prefix } of plan.subgraphs) {
+      if (subgraphs[namespace]) continue;
+      const schemas = schemasOf(prefix);
+      if (schemas) subgraphs[namespace] = schemas;
+    }
+    return { graph, subgraphs };
   });
+}
+
+const ANALYSIS_FILE_MARK = "__agent_server_schemas_";
+
+/**
+ * Adds the target's analysis file, and, for subgraphs (module-level variables that need not be
+ * exported), `export type` lines appended to the graph module's text as the compiler host serves it.
+ */
+function planTarget(target: StaticTarget, index: number, virtualFiles: Map<string, string>): Planned {
+  const prefix = `AgentServerGraph${index}`;
+  const specifier = importSpecifier(target.sourceFile);
+  const graphs: AnalysedGraph[] = [{ prefix, typeExpression: `typeof import(${JSON.stringify(specifier)})[${JSON.stringify(target.exportName)}]` }];
+  const planned: Planned = { prefix, subgraphs: [] };
+  const sourceText = virtualFiles.get(target.sourceFile) ?? ts.sys.readFile(target.sourceFile);
+  if (sourceText !== undefined) {
+    const exports: string[] = [];
+    for (const candidate of findSubgraphCandidates(target.sourceFile, sourceText, target.exportName)) {
+      for (const name of candidate.names) {
+        const alias = `${prefix}Subgraph${exports.length}`;
+        exports.push(`export type ${alias} = typeof ${name};`);
+        graphs.push({ prefix: `${alias}_`, typeExpression: `import(${JSON.stringify(specifier)}).${alias}` });
+        planned.subgraphs.push({ namespace: candidate.namespace, prefix: `${alias}_` });
+      }
+    }
+    if (exports.length > 0) virtualFiles.set(target.sourceFile, `${sourceText}\n${exports.join("\n")}\n`);
+  }
+  virtualFiles.set(join(dirname(target.sourceFile), `${ANALYSIS_FILE_MARK}${index}__.mts`), analysisSource(graphs));
+  return planned;
 }
 
 /** The project's tsconfig.json (not one above the project), with what the analysis needs on top. */
