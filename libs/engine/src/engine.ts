@@ -95,6 +95,7 @@ export class Engine {
   async stop(graceMs = 10_000): Promise<void> {
     this.admitting = false;
     clearInterval(this.housekeeping);
+    this.registry.stopSchemaExtraction();
     await this.crons.stop();
     await this.pool.stop(graceMs);
     await this.outbox.stop();

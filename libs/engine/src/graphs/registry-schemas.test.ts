@@ -93,4 +93,20 @@ describe("GraphRegistry.schemas", () => {
     expect(await impatient.schemas("type_error", graph)).toEqual(NO_SCHEMAS);
     expect(seen).toHaveLength(2);
   });
+
+  it("stops a running extraction on shutdown: its graphs get null, nothing is reported as failed", async () => {
+    const events: string[] = [];
+    const stopping = new GraphRegistry(storage, {
+      onExtracted: () => events.push("extracted"),
+      onFailure: () => events.push("failed"),
+    });
+    await stopping.load({ type_error: "./type-error-graph.mts:graph" }, cwd);
+    const graph = await stopping.get("type_error", {});
+    const pending = stopping.schemas("type_error", graph);
+    await new Promise((r) => setTimeout(r, 200)); // past the gathering window: the worker is running
+    stopping.stopSchemaExtraction();
+    expect(await pending).toEqual(NO_SCHEMAS);
+    expect(await stopping.schemas("type_error", graph)).toEqual(NO_SCHEMAS);
+    expect(events).toEqual([]);
+  });
 });

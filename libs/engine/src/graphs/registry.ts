@@ -98,6 +98,11 @@ export class GraphRegistry {
     return (await this.fromSource(graphId))?.subgraphs[namespace] ?? channelSchemas(subgraph);
   }
 
+  /** Stops schema extraction in progress (engine shutdown). */
+  stopSchemaExtraction(): void {
+    this.staticSchemas.stop();
+  }
+
   private origin(graphId: string): GraphOrigin | undefined {
     const entry = this.graphs.get(graphId);
     if (!entry) throw new NotFoundError(`graph "${graphId}" not found`);

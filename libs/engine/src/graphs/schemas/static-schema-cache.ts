@@ -35,10 +35,14 @@ export class StaticSchemaCache {
   private readonly results = new Map<string, Promise<StaticGraphSchemas | null>>();
   private waiting: Waiting[] = [];
   private running = false;
+  private stopped = false;
+  /** Ends the extraction in progress (its worker is terminated). */
+  private cancel: (() => void) | undefined;
 
   constructor(private readonly options: StaticSchemaOptions = DEFAULT_STATIC_SCHEMA_OPTIONS) {}
 
   get(graphId: string, target: StaticTarget): Promise<StaticGraphSchemas | null> {
+    if (this.stopped) return Promise.resolve(null);
     let result = this.results.get(graphId);
     if (!result) {
       result = new Promise((resolve) => this.waiting.push({ graphId, target, resolve }));
@@ -48,14 +52,22 @@ export class StaticSchemaCache {
     return result;
   }
 
+  /** Stops the worker of a running extraction (a shutdown need not wait for it); what waits gets null. */
+  stop(): void {
+    this.stopped = true;
+    this.cancel?.();
+    this.waiting.splice(0).forEach((w) => w.resolve(null));
+  }
+
   private next(): void {
-    if (this.running || this.waiting.length === 0) return;
+    if (this.stopped || this.running || this.waiting.length === 0) return;
     this.running = true;
     // A client usually asks for several graphs' schemas at once: gather them into one extraction.
     setTimeout(() => this.extractWaiting(), GATHER_MS);
   }
 
   private extractWaiting(): void {
+    if (this.stopped) return;
     const batch = this.waiting;
     this.waiting = [];
     const started = performance.now();
@@ -66,8 +78,9 @@ export class StaticSchemaCache {
           batch.forEach((w, i) => w.resolve(results[i] ?? null));
         },
         (error: Error) => {
-          this.options.onFailure?.(batch.map((w) => w.graphId), error);
           batch.forEach((w) => w.resolve(null));
+          if (this.stopped) return;
+          this.options.onFailure?.(batch.map((w) => w.graphId), error);
           const retry = setTimeout(() => batch.forEach((w) => this.results.delete(w.graphId)), this.options.retryAfterMs);
           retry.unref();
         },
@@ -93,6 +106,7 @@ export class StaticSchemaCache {
       const finish = (error: Error | undefined, results?: (StaticGraphSchemas | null)[]) => {
         if (settled) return;
         settled = true;
+        this.cancel = undefined;
         clearTimeout(timer);
         void worker.terminate();
         if (error) reject(error);
@@ -102,6 +116,7 @@ export class StaticSchemaCache {
         () => finish(new Error(`schema extraction timed out after ${this.options.timeoutMs} ms`)),
         this.options.timeoutMs,
       );
+      this.cancel = () => finish(new Error("schema extraction stopped"));
       worker.once("message", (results: (StaticGraphSchemas | null)[]) => finish(undefined, results));
       worker.once("error", (error) => finish(error));
       worker.once("exit", (code) => finish(new Error(`schema extraction worker exited with code ${code}`)));
