@@ -104,6 +104,18 @@ describe("agent-server command line", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("a LANGGRAPH_CONFIG that is not JSON (here from langgraph.json env) exits 2 naming the variable", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "agent-server-cli-"));
+    try {
+      writeFileSync(join(dir, "langgraph.json"), JSON.stringify({ graphs: {}, env: { LANGGRAPH_CONFIG: "{agent: nope" } }));
+      const run = runCli(["dev", "--config", join(dir, "langgraph.json"), "--storage", "memory", "--port", "0", "--log-format", "json"]);
+      expect(await run.exited).toBe(2);
+      expect(run.stdout()).toContain("LANGGRAPH_CONFIG is not valid JSON");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("parseCli defaults", () => {

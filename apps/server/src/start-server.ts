@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { bundleUi, createApp, listen, loadAuth, type RunningServer, type UiBundles, type UserHttpApp } from "@agent-server/agent-protocol";
 import { InvalidInputError, type Storage } from "@agent-server/core";
-import { applyEnv, Engine, loadLangGraphConfig, type LoadedConfig } from "@agent-server/engine";
+import { applyEnv, Engine, loadLangGraphConfig, systemAssistantDefaultsFromEnv, type LoadedConfig } from "@agent-server/engine";
 import { a2aRoutes } from "@agent-server/interop";
 import { UsageError, type CliOptions } from "./args.js";
 import { loadHttpApp } from "./http-app.js";
@@ -43,6 +43,8 @@ export async function readProject(options: CliOptions): Promise<LoadedConfig | u
 export async function startServer(options: CliOptions, project: LoadedConfig, logger: Logger): Promise<StartedServer> {
   const { config, cwd } = project;
   const dev = options.command === "dev";
+  // Read before anything is opened: a malformed LANGGRAPH_CONFIG stops the start with its own message.
+  const assistantDefaults = systemAssistantDefaultsFromEnv(process.env.LANGGRAPH_CONFIG);
   const opened = await openStorage(options, cwd);
   const { storage } = opened;
   let engine: Engine | undefined;
@@ -60,8 +62,20 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
     if (options.snapshot !== undefined) await hydrate(storage, options, logger);
 
     registerSdkLogger(logger);
-    engine = new Engine({ storage, workers: options.workers, logger: runLogger(logger), loopback });
+    engine = new Engine({
+      storage,
+      workers: options.workers,
+      logger: runLogger(logger),
+      loopback,
+      schemas: {
+        onExtracted: (graphIds, durationMs) =>
+          logger.info({ graphs: graphIds, duration_ms: durationMs }, `Schemas of ${graphIds.join(", ")} read from source in ${durationMs} ms`),
+        onFailure: (graphIds, error) =>
+          logger.warn({ graphs: graphIds, error: error.message }, `Schemas of ${graphIds.join(", ")} could not be read from source: ${error.message}`),
+      },
+    });
     await engine.registry.load(config.graphs, cwd);
+    engine.registry.setSystemAssistantDefaults(assistantDefaults);
     const graphs = engine.registry.ids();
     logger.info({ graphs }, `Graphs: ${graphs.join(", ") || "(none)"}`);
 

@@ -3,6 +3,7 @@ import { v4 as uuidv4 } from "uuid";
 import { NotFoundError, nowIso, type Run, type Storage } from "@agent-server/core";
 import { CronScheduler } from "./crons/scheduler.js";
 import { GraphRegistry } from "./graphs/registry.js";
+import type { StaticSchemaOptions } from "./graphs/schemas/static-schema-cache.js";
 import { Admission, type AdmissionOptions } from "./runs/admission.js";
 import { RunExecutor, type RunLogger } from "./runs/run-executor.js";
 import type { RunCreateRequest } from "./runs/run-request.js";
@@ -26,6 +27,8 @@ export interface EngineOptions {
   /** The server's own HTTP app, in-process: relative webhooks ("/path") are delivered through it. */
   loopback?: LoopbackFetch;
   logger?: RunLogger;
+  /** Extraction of graph schemas from TypeScript source (timeout, worker heap, failure report). */
+  schemas?: Partial<StaticSchemaOptions>;
 }
 
 export type CancelAction = "interrupt" | "rollback";
@@ -50,7 +53,7 @@ export class Engine {
 
   constructor(private readonly options: EngineOptions) {
     this.storage = options.storage;
-    this.registry = new GraphRegistry(this.storage);
+    this.registry = new GraphRegistry(this.storage, options.schemas);
     this.hub = new StreamHub(this.storage.events, options.eventTtlMs ?? 60 * 60_000);
     this.outbox = new WebhookOutbox(this.storage, { ...DEFAULT_OUTBOX_OPTIONS, ...options.outbox }, options.loopback);
     this.settlement = new Settlement(this.storage, this.hub, this.outbox, this.waiters, options.logger);
@@ -94,6 +97,7 @@ export class Engine {
   async stop(graceMs = 10_000): Promise<void> {
     this.admitting = false;
     clearInterval(this.housekeeping);
+    this.registry.stopSchemaExtraction();
     await this.crons.stop();
     await this.pool.stop(graceMs);
     await this.outbox.stop();

@@ -1,12 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Assistant } from "@agent-server/core";
-import type { CompiledGraph } from "@agent-server/engine";
+import type { CompiledGraph, GraphSchemaSet } from "@agent-server/engine";
 import type { AppEnv } from "../app-env.js";
 import { createRouter } from "../http/router.js";
 import { json, reply, text } from "../meta/route-helpers.js";
 import { authorizedAssistant } from "./access.js";
-import { extractGraphSchemas } from "./graph-schemas.js";
 import { AssistantIdParam, Detail, DrawableGraph, GraphSchemas, JsonSchemaOrNull, RecurseQuery, XrayQuery } from "./schemas.js";
 
 const tags = ["Assistants"];
@@ -17,8 +16,7 @@ async function assistantGraph(c: Context<AppEnv>, assistant: Assistant): Promise
   return c.var.deps.engine.registry.get(assistant.graph_id, assistant.config);
 }
 
-async function schemasOf(graphId: string, graph: CompiledGraph) {
-  const schemas = await extractGraphSchemas(graph);
+function schemasReply(graphId: string, schemas: GraphSchemaSet) {
   return {
     graph_id: graphId,
     input_schema: schemas.input,
@@ -37,14 +35,19 @@ async function subgraphs(c: Context<AppEnv>, assistantId: string, namespace: str
   const result: Record<string, unknown> = {};
   // Keyed `state`, `input`, `output`, `config` (not `*_schema`), as the official server answers here.
   for await (const [ns, subgraph] of graph.getSubgraphsAsync(namespace, recurse)) {
-    result[ns] = await extractGraphSchemas(subgraph as CompiledGraph);
+    const schemas = await c.var.deps.engine.registry.subgraphSchemas(assistant.graph_id, ns, subgraph as CompiledGraph);
+    // The SDK's GraphSchema keys, and the official JS server's own (state, input, output, config).
+    result[ns] = { ...schemasReply(assistant.graph_id, schemas), ...schemas };
   }
   return result;
 }
 
-const SubgraphSchemas = z
-  .object({ state: JsonSchemaOrNull, input: JsonSchemaOrNull, output: JsonSchemaOrNull, config: JsonSchemaOrNull })
-  .openapi("SubgraphSchema");
+const SubgraphSchemas = GraphSchemas.extend({
+  state: JsonSchemaOrNull.openapi({ description: "Same as state_schema (the official JS server's key)" }),
+  input: JsonSchemaOrNull.openapi({ description: "Same as input_schema (the official JS server's key)" }),
+  output: JsonSchemaOrNull.openapi({ description: "Same as output_schema (the official JS server's key)" }),
+  config: JsonSchemaOrNull.openapi({ description: "Same as config_schema (the official JS server's key)" }),
+}).openapi("SubgraphSchemas");
 const Subgraphs = z.record(z.string(), SubgraphSchemas).openapi("Subgraphs");
 
 /** Graph introspection: drawable graph, JSON schemas, subgraphs. */
@@ -74,14 +77,15 @@ export const assistantGraphRoutes = createRouter()
       tags,
       summary: "JSON schemas of the graph's input, output, state, config and context",
       description:
-        "Typed schemas for graphs whose state is a StateSchema or zod object; for Annotation.Root states, object " +
-        "schemas listing the channels (any value); null where nothing can be derived at run time.",
+        "StateSchema and zod states are read at run time; Annotation.Root states from the graph's TypeScript types " +
+        "(extracted on first request, then cached). Null where neither is possible.",
       request: { params: AssistantIdParam },
       responses: { 200: json(GraphSchemas, "The schemas"), 404: notFound },
     }),
     async (c) => {
       const { assistant } = await authorizedAssistant(c, c.req.valid("param").assistant_id, "read");
-      return reply(c, await schemasOf(assistant.graph_id, await assistantGraph(c, assistant)));
+      const graph = await assistantGraph(c, assistant);
+      return reply(c, schemasReply(assistant.graph_id, await c.var.deps.engine.registry.schemas(assistant.graph_id, graph)));
     },
   )
   .openapi(

@@ -4,10 +4,17 @@ import { pathToFileURL } from "node:url";
 import { InvalidInputError } from "@agent-server/core";
 import type { CompiledGraph, RunnableConfig } from "./types.js";
 
-/** What a graph spec's export resolves to: a compiled graph, or a factory called per run with its config. */
-export type ResolvedGraph =
+/** Imports a module (by URL) with the same module instances the graph module got. */
+export type ModuleScope = (url: string) => Promise<unknown>;
+
+/**
+ * What a graph spec's export resolves to: a compiled graph, or a factory called per run with its config;
+ * with the scope its module was loaded in (absent for graphs registered in process).
+ */
+export type ResolvedGraph = (
   | { kind: "compiled"; graph: CompiledGraph }
-  | { kind: "factory"; make: (config: RunnableConfig) => Promise<CompiledGraph> };
+  | { kind: "factory"; make: (config: RunnableConfig) => Promise<CompiledGraph> }
+) & { scope?: ModuleScope };
 
 export interface GraphSpec {
   graphId: string;
@@ -32,24 +39,27 @@ export async function loadGraph(spec: GraphSpec): Promise<ResolvedGraph> {
   } catch {
     throw new InvalidInputError(`graph "${spec.graphId}": file not found: ${spec.sourceFile}`);
   }
-  const module = await importModule(spec.sourceFile);
+  const scope = await moduleScope(spec.sourceFile);
+  const module = await scope(pathToFileURL(spec.sourceFile).href);
   const exported = (module as Record<string, unknown>)[spec.exportName];
   if (exported == null) {
     throw new InvalidInputError(`graph "${spec.graphId}": ${spec.sourceFile} has no export "${spec.exportName}"`);
   }
   if (typeof exported === "function" && !isGraphLike(exported)) {
     const factory = exported as (config: RunnableConfig) => unknown;
-    return { kind: "factory", make: async (config) => toCompiled(spec, await factory(config)) };
+    return { kind: "factory", make: async (config) => toCompiled(spec, await factory(config)), scope };
   }
-  return { kind: "compiled", graph: toCompiled(spec, await exported) };
+  return { kind: "compiled", graph: toCompiled(spec, await exported), scope };
 }
 
-async function importModule(file: string): Promise<unknown> {
+/** TypeScript modules load through tsx, each graph in a scope of its own; JavaScript ones as usual. */
+async function moduleScope(file: string): Promise<ModuleScope> {
   if (/\.(m|c)?tsx?$/.test(file)) {
     const { tsImport } = await import("tsx/esm/api");
-    return tsImport(pathToFileURL(file).href, import.meta.url);
+    const scoped = (await tsImport(new URL("./module-scope.ts", import.meta.url).href, import.meta.url)) as typeof import("./module-scope.js");
+    return scoped.importInScope;
   }
-  return import(pathToFileURL(file).href);
+  return (url) => import(url);
 }
 
 function isGraphLike(value: unknown): boolean {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { InvalidInputError } from "@agent-server/core";
 import { createMemoryStorage } from "@agent-server/storage-memory";
 import { applyEnv, loadLangGraphConfig } from "../config/langgraph-config.js";
+import { systemAssistantDefaultsFromEnv } from "../config/system-assistant-defaults.js";
 import { GraphRegistry, systemAssistantId } from "./registry.js";
 
 const fixture = resolve(import.meta.dirname, "../testing/fixtures/project/langgraph.json");
@@ -62,6 +63,29 @@ describe("GraphRegistry", () => {
     await edited.load({ described: { path: "./graphs/echo.mts:graph", description: "Repeats you" } }, cwd);
     await edited.ensureSystemAssistants(storage);
     expect(await storage.assistants.get(systemAssistantId("described"))).toMatchObject({ description: "Repeats you", version: 2 });
+  });
+
+  it("creates system assistants with the LANGGRAPH_CONFIG defaults of their graph, and leaves existing ones as they are", async () => {
+    const loaded = await loadLangGraphConfig(fixture);
+    const storage = createMemoryStorage();
+    const registry = new GraphRegistry(storage);
+    await registry.load(loaded.config.graphs, loaded.cwd);
+    registry.setSystemAssistantDefaults(
+      systemAssistantDefaultsFromEnv(
+        JSON.stringify({ compiled: { configurable: { model_name: "openai" } }, factory: { context: { model: "unknown" } } }),
+      ),
+    );
+    await registry.ensureSystemAssistants(storage);
+    const compiled = await storage.assistants.get(systemAssistantId("compiled"));
+    expect(compiled).toMatchObject({ config: { configurable: { model_name: "openai" } }, metadata: { created_by: "system" } });
+    const factory = await storage.assistants.get(systemAssistantId("factory"));
+    expect(factory).toMatchObject({ config: {}, context: { model: "unknown" } });
+    expect((await storage.assistants.get(systemAssistantId("builder")))?.config).toEqual({});
+
+    // Only at creation, as on the official server: a restart with other defaults changes nothing.
+    registry.setSystemAssistantDefaults({ compiled: { config: { configurable: { model_name: "anthropic" } } } });
+    await registry.ensureSystemAssistants(storage);
+    expect((await storage.assistants.get(systemAssistantId("compiled")))?.config).toEqual({ configurable: { model_name: "openai" } });
     await storage.close();
   });
 

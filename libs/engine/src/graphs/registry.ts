@@ -2,6 +2,11 @@ import { v5 as uuidv5 } from "uuid";
 import { NotFoundError, type Storage } from "@agent-server/core";
 import { readGraphEntry, type GraphEntry } from "../config/graph-entry.js";
 import { loadGraph, parseGraphSpec, type GraphSpec, type ResolvedGraph } from "./load-graph.js";
+import type { SystemAssistantDefaults } from "../config/system-assistant-defaults.js";
+import { channelSchemas, runtimeGraphSchemas, type GraphOrigin } from "./schemas/runtime-schemas.js";
+import { DEFAULT_STATIC_SCHEMA_OPTIONS, StaticSchemaCache, type StaticSchemaOptions } from "./schemas/static-schema-cache.js";
+import type { StaticGraphSchemas } from "./schemas/static-schemas.js";
+import { NO_SCHEMAS, type GraphSchemaSet } from "./schemas/types.js";
 import type { CompiledGraph, RunnableConfig } from "./types.js";
 
 /** The namespace LangGraph servers derive system assistant ids from: uuid5(graph_id, this). */
@@ -16,9 +21,16 @@ export function systemAssistantId(graphId: string): string {
  * store, replacing whatever the module compiled it with, so its state lands in the chosen storage.
  */
 export class GraphRegistry {
-  private readonly graphs = new Map<string, { spec: GraphSpec; resolved: ResolvedGraph; description?: string }>();
+  private readonly graphs = new Map<string, { spec: GraphSpec; resolved: ResolvedGraph; projectDir?: string; description?: string }>();
+  private systemAssistantDefaults: Record<string, SystemAssistantDefaults> = {};
+  private readonly staticSchemas: StaticSchemaCache;
 
-  constructor(private readonly storage: Pick<Storage, "checkpointer" | "langgraphStore">) {}
+  constructor(
+    private readonly storage: Pick<Storage, "checkpointer" | "langgraphStore">,
+    schemaOptions: Partial<StaticSchemaOptions> = {},
+  ) {
+    this.staticSchemas = new StaticSchemaCache({ ...DEFAULT_STATIC_SCHEMA_OPTIONS, ...schemaOptions });
+  }
 
   /**
    * Loads every graph of the config (paths relative to `cwd`), in either form of a `graphs` entry; fails
@@ -28,7 +40,7 @@ export class GraphRegistry {
     for (const [graphId, entry] of Object.entries(graphs)) {
       const { spec: raw, description } = readGraphEntry(entry);
       const spec = parseGraphSpec(graphId, raw, cwd);
-      this.graphs.set(graphId, { spec, resolved: await loadGraph(spec), description });
+      this.graphs.set(graphId, { spec, resolved: await loadGraph(spec), projectDir: cwd, description });
     }
   }
 
@@ -76,12 +88,60 @@ export class GraphRegistry {
   }
 
   /**
-   * One system assistant per graph (created_by: system), created once; later starts leave it as is,
-   * except for a description langgraph.json gives that differs from the stored one: the file is where
-   * it is edited, so it is written as a new version of the assistant.
+   * JSON schemas of `graph`, built from the graph `graphId`: what LangGraph reports at run time (StateSchema,
+   * zod), else the types of the graph's TypeScript source (`Annotation.Root` states), extracted on first
+   * use and cached. Null schemas when neither works (no source, source that cannot be analysed).
+   */
+  async schemas(graphId: string, graph: CompiledGraph): Promise<GraphSchemaSet> {
+    const runtime = await runtimeGraphSchemas(graph, this.origin(graphId));
+    if (runtime) return runtime;
+    return (await this.fromSource(graphId))?.graph ?? NO_SCHEMAS;
+  }
+
+  /**
+   * Schemas of the subgraph at `namespace` (`a|b`) of the graph `graphId`: what LangGraph reports at run
+   * time, else its types in the graph's source, else (an `Annotation.Root` state) its channel names.
+   */
+  async subgraphSchemas(graphId: string, namespace: string, subgraph: CompiledGraph): Promise<GraphSchemaSet> {
+    const runtime = await runtimeGraphSchemas(subgraph, this.origin(graphId));
+    if (runtime) return runtime;
+    return (await this.fromSource(graphId))?.subgraphs[namespace] ?? channelSchemas(subgraph);
+  }
+
+  /** Stops schema extraction in progress (engine shutdown). */
+  stopSchemaExtraction(): void {
+    this.staticSchemas.stop();
+  }
+
+  private origin(graphId: string): GraphOrigin | undefined {
+    const entry = this.graphs.get(graphId);
+    if (!entry) throw new NotFoundError(`graph "${graphId}" not found`);
+    return entry.resolved.scope ? { sourceFile: entry.spec.sourceFile, scope: entry.resolved.scope } : undefined;
+  }
+
+  private async fromSource(graphId: string): Promise<StaticGraphSchemas | null> {
+    const entry = this.graphs.get(graphId);
+    if (!entry || entry.projectDir === undefined) return null;
+    const { spec, projectDir } = entry;
+    return this.staticSchemas.get(graphId, { sourceFile: spec.sourceFile, exportName: spec.exportName, projectDir });
+  }
+
+  /**
+   * The config and context each graph's system assistant is created with (`LANGGRAPH_CONFIG`, keyed by
+   * graph id). Like the official server, they apply when the assistant is created, not to one that exists.
+   */
+  setSystemAssistantDefaults(defaults: Record<string, SystemAssistantDefaults>): void {
+    this.systemAssistantDefaults = defaults;
+  }
+
+  /**
+   * One system assistant per graph (created_by: system), created once with its LANGGRAPH_CONFIG defaults;
+   * later starts leave it as is, except for a description langgraph.json gives that differs from the
+   * stored one: the file is where it is edited, so it is written as a new version of the assistant.
    */
   async ensureSystemAssistants(storage: Pick<Storage, "assistants">): Promise<void> {
     for (const [graphId, { description }] of this.graphs) {
+      const defaults = this.systemAssistantDefaults[graphId];
       const assistantId = systemAssistantId(graphId);
       const assistant = await storage.assistants.create(
         {
@@ -90,7 +150,8 @@ export class GraphRegistry {
           name: graphId,
           description: description ?? null,
           metadata: { created_by: "system" },
-          config: {},
+          config: defaults?.config ?? {},
+          ...(defaults?.context !== undefined ? { context: defaults.context } : {}),
         },
         { ifExists: "do_nothing" },
       );
