@@ -74,8 +74,11 @@ describe.each(httpDrivers)("assistant graph introspection on $name", (driver) =>
     const { client } = server;
     const subgraphs = await client.assistants.getSubgraphs("parent");
     expect(Object.keys(subgraphs)).toEqual(["child"]);
-    // The official server's shape here: `state`, `input`, `output`, `config` (no graph_id, no `*_schema`).
-    expect(Object.keys(subgraphs.child).sort()).toEqual(["config", "input", "output", "state"]);
+    // The official JS server's keys (`state`, `input`, `output`, `config`) and the SDK's GraphSchema keys.
+    expect(Object.keys(subgraphs.child).sort()).toEqual(
+      ["config", "config_schema", "context_schema", "graph_id", "input", "input_schema", "output", "output_schema", "state", "state_schema"],
+    );
+    expect(subgraphs.child.state_schema).toEqual((subgraphs.child as unknown as { state: unknown }).state);
     expect(subgraphs.child).toMatchObject({ state: { type: "object", properties: { messages: {} } } });
     expect(Object.keys(await client.assistants.getSubgraphs("parent", { namespace: "child", recurse: true }))).toEqual(["child"]);
     expect(await client.assistants.getSubgraphs("echo")).toEqual({});
