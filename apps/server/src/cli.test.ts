@@ -105,6 +105,21 @@ describe("agent-server command line", () => {
     }
   });
 
+  it("names the langgraph.json runtime settings it does not implement, once, at start", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "agent-server-cli-"));
+    try {
+      const echo = join(dirname(EXAMPLE_CONFIG), "src/echo.ts");
+      const config = { graphs: { echo: `${echo}:graph` }, store: { index: { dims: 8 } }, http: { disable_meta: true }, dependencies: ["."] };
+      writeFileSync(join(dir, "langgraph.json"), JSON.stringify(config));
+      const run = runCli(["dev", "--config", join(dir, "langgraph.json"), "--storage", "memory", "--port", "0", "--no-reload", "--log-format", "json"]);
+      await run.waitFor(/listening on/);
+      const warning = jsonLines(run.stdout()).find((line) => Array.isArray(line.ignored));
+      expect(warning).toMatchObject({ level: 40, ignored: ["http.disable_meta", "store"] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("a LANGGRAPH_CONFIG that is not JSON (here from langgraph.json env) exits 2 naming the variable", async () => {
     const dir = mkdtempSync(join(tmpdir(), "agent-server-cli-"));
     try {

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { bundleUi, createApp, listen, loadAuth, type RunningServer, type UiBundles, type UserHttpApp } from "@agent-server/agent-protocol";
 import { InvalidInputError, type Storage } from "@agent-server/core";
-import { applyEnv, Engine, loadLangGraphConfig, systemAssistantDefaultsFromEnv, type LoadedConfig } from "@agent-server/engine";
+import { applyEnv, Engine, loadLangGraphConfig, systemAssistantDefaultsFromEnv, unsupportedConfigKeys, type LoadedConfig } from "@agent-server/engine";
 import { a2aRoutes } from "@agent-server/interop";
 import { UsageError, type CliOptions } from "./args.js";
 import { loadHttpApp } from "./http-app.js";
@@ -78,6 +78,10 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
     engine.registry.setSystemAssistantDefaults(assistantDefaults);
     const graphs = engine.registry.ids();
     logger.info({ graphs }, `Graphs: ${graphs.join(", ") || "(none)"}`);
+    const unsupported = unsupportedConfigKeys(config);
+    if (unsupported.length > 0) {
+      logger.warn({ ignored: unsupported }, `langgraph.json: ${unsupported.join(", ")} not supported by agent-server: ignored`);
+    }
 
     const auth = await loadCustomAuth(config.auth?.path, cwd, logger);
     let httpApp: UserHttpApp | undefined;

@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { LangGraphConfigSchema } from "./langgraph-config.js";
+import { unsupportedConfigKeys } from "./unsupported-keys.js";
+
+const parse = (json: unknown) => LangGraphConfigSchema.parse(json);
+
+describe("unsupportedConfigKeys", () => {
+  it("names runtime settings the server does not act on, as dotted paths", () => {
+    const config = parse({
+      graphs: { agent: "./agent.ts:graph" },
+      store: { index: { dims: 1536, embed: "openai:text-embedding-3-small" } },
+      checkpointer: { ttl: { default_ttl: 60 } },
+      http: { app: "./app.ts:app", cors: { allow_origins: ["*"] }, disable_assistants: true, mount_prefix: "/api" },
+      auth: { path: "./auth.ts:auth", openapi: {} },
+    });
+    expect(unsupportedConfigKeys(config).sort()).toEqual(["auth.openapi", "checkpointer", "http.disable_assistants", "http.mount_prefix", "store"]);
+  });
+
+  it("says nothing of the keys it honours or of build-only keys", () => {
+    const config = parse({
+      $schema: "https://langgra.ph/schema.json",
+      node_version: "20",
+      dependencies: ["."],
+      dockerfile_lines: [],
+      image_distro: "wolfi",
+      graphs: { agent: { path: "./agent.ts:graph", description: "d" } },
+      env: ".env",
+      auth: { path: "./auth.ts:auth" },
+      http: { app: "./app.ts:app" },
+      ui: { agent: "./ui.tsx" },
+      ui_config: { shared: ["x"] },
+      a2a: { default_assistant: "agent" },
+    });
+    expect(unsupportedConfigKeys(config)).toEqual([]);
+  });
+});
