@@ -26,6 +26,10 @@ export class WorkerPool {
   readonly active = new Map<string, ActiveExecution>();
   private readonly running = new Set<Promise<void>>();
   private pumping = false;
+  /** True while a claim is on its way back from storage: its run is running there, but not active here yet. */
+  private claiming = false;
+  /** Aborts that arrived for a run not active here while a claim was in flight (run id -> rollback). */
+  private abortedWhileClaiming = new Map<string, boolean>();
   private repump = false;
   private stopped = true;
   private timers: NodeJS.Timeout[] = [];
@@ -70,7 +74,12 @@ export class WorkerPool {
 
   abort(runId: string, options: { rollback: boolean }): boolean {
     const execution = this.active.get(runId);
-    if (!execution) return false;
+    if (!execution) {
+      // The run may be the one whose claim is in flight: keep the abort for it, or it would execute and
+      // end `interrupted` instead of being rolled back.
+      if (this.claiming) this.abortedWhileClaiming.set(runId, options.rollback || (this.abortedWhileClaiming.get(runId) ?? false));
+      return false;
+    }
     execution.rollback ||= options.rollback;
     execution.controller.abort(options.rollback ? "rollback" : "interrupt");
     return true;
@@ -91,10 +100,20 @@ export class WorkerPool {
 
   private async pump(): Promise<void> {
     while (!this.stopped && this.active.size < this.options.workers) {
-      const claimed = await this.storage.runs.claimNext({ owner: this.options.owner, leaseMs: this.options.leaseMs });
+      this.claiming = true;
+      let claimed: ClaimedRun | null;
+      try {
+        claimed = await this.storage.runs.claimNext({ owner: this.options.owner, leaseMs: this.options.leaseMs });
+      } finally {
+        this.claiming = false;
+      }
+      const early = this.abortedWhileClaiming;
+      this.abortedWhileClaiming = new Map();
       if (!claimed) return;
       const execution: ActiveExecution = { controller: new AbortController(), rollback: false };
       this.active.set(claimed.run.run_id, execution);
+      const rollback = early.get(claimed.run.run_id);
+      if (rollback !== undefined) this.abort(claimed.run.run_id, { rollback });
       const task = this.execute(claimed, execution)
         .catch(() => undefined)
         .finally(() => {

@@ -1,0 +1,58 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ClaimedRun, Storage } from "@agent-server/core";
+import type { Engine } from "../engine.js";
+import { drivers } from "../testing/drivers.js";
+import { newThread, startEngine } from "../testing/harness.js";
+
+/**
+ * A rollback that arrives while the run's claim is on its way back from storage (the row is already
+ * `running` there, the worker does not hold it yet) still erases the run. The gap is widened here by
+ * holding the claim's answer until the cancel has been issued; on PostgreSQL it occurs by itself.
+ */
+describe.each(drivers)("rollback while a claim is in flight ($name)", (driver) => {
+  let storage: Storage;
+  let engine: Engine;
+  let dispose: () => Promise<void>;
+  let holdClaims: Promise<void> | undefined;
+  let claimHeld: (run: ClaimedRun) => void = () => undefined;
+
+  beforeEach(async () => {
+    const opened = await driver.open();
+    dispose = opened.dispose;
+    const runs = Object.create(opened.storage.runs) as Storage["runs"];
+    runs.claimNext = async (options) => {
+      const claimed = await opened.storage.runs.claimNext(options);
+      if (claimed && holdClaims) {
+        claimHeld(claimed);
+        await holdClaims;
+      }
+      return claimed;
+    };
+    storage = Object.assign(Object.create(opened.storage) as Storage, { runs });
+    engine = await startEngine(storage);
+  });
+
+  afterEach(async () => {
+    await engine.stop(0);
+    await dispose();
+  });
+
+  it("erases the run and lets the rolling-back run execute", async () => {
+    const threadId = await newThread(storage);
+    let release!: () => void;
+    holdClaims = new Promise((resolve) => (release = resolve));
+    const held = new Promise<ClaimedRun>((resolve) => (claimHeld = resolve));
+    const first = await engine.createRun({ assistant_id: "slow", input: { delayMs: 200 } }, { threadId });
+    expect((await held).run.run_id).toBe(first.run_id);
+    expect((await storage.runs.get(first.run_id))?.status).toBe("running");
+
+    const second = engine.createRun({ assistant_id: "slow", input: { delayMs: 10 }, multitask_strategy: "rollback" }, { threadId });
+    // Admission cancels the first run before it resolves; give it that time, then let the claim land.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    holdClaims = undefined;
+    release();
+    const admitted = await second;
+    expect((await engine.waitRun(admitted.run_id)).status).toBe("success");
+    expect(await storage.runs.get(first.run_id)).toBeNull();
+  });
+});
