@@ -259,6 +259,12 @@ export class Engine {
         cancelled.push(fromPending);
         continue;
       }
+      // A rollback of a run executing here is left to its executor, which erases it straight from
+      // `running`; marking it `interrupted` first would show it ended before it disappears.
+      if (rollback && this.pool.abort(runId, { rollback })) {
+        cancelled.push(run);
+        continue;
+      }
       const fromRunning = await this.storage.runs.transition(runId, "interrupted", { from: ["running"] });
       const local = this.pool.abort(runId, { rollback });
       if (fromRunning) cancelled.push(fromRunning);

@@ -55,4 +55,23 @@ describe.each(drivers)("rollback while a claim is in flight ($name)", (driver) =
     expect((await engine.waitRun(admitted.run_id)).status).toBe("success");
     expect(await storage.runs.get(first.run_id)).toBeNull();
   });
+
+  it("a rolled-back running run goes from running to gone: readers never see it interrupted", async () => {
+    const threadId = await newThread(storage);
+    const first = await engine.createRun({ assistant_id: "slow", input: { delayMs: 300 } }, { threadId });
+    while ((await storage.runs.get(first.run_id))?.status !== "running") await new Promise((resolve) => setTimeout(resolve, 5));
+    const seen = new Set<string>();
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        seen.add((await storage.runs.get(first.run_id))?.status ?? "gone");
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    const second = await engine.createRun({ assistant_id: "slow", input: { delayMs: 10 }, multitask_strategy: "rollback" }, { threadId });
+    expect((await engine.waitRun(second.run_id)).status).toBe("success");
+    polling = false;
+    await poller;
+    expect([...seen].sort()).toEqual(["gone", "running"]);
+  });
 });

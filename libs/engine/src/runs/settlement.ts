@@ -95,6 +95,12 @@ export class Settlement {
     snapshot: ThreadSnapshot | undefined,
     options: { captureResult: boolean; rollback: boolean; internal?: RunInternal | null },
   ): Promise<Run | null> {
+    if (options.rollback) {
+      // Erased straight from `running`: no reader ever sees it end as `interrupted` before it is gone.
+      await this.erase(run);
+      this.finish(run.run_id, { status: "interrupted", values: null, erased: true });
+      return null;
+    }
     let status: RunStatus = outcome.kind === "success" ? "success" : outcome.kind === "error" ? "error" : "interrupted";
     let error = outcome.kind === "error" ? outcome.error : undefined;
     if (outcome.kind === "success" && options.captureResult) {
@@ -111,7 +117,7 @@ export class Settlement {
       await this.hub.publish(run.run_id, "error", errorPayload(error), { resumable: kwargsOf(run).resumable });
     }
     const final = won ?? (await this.storage.runs.get(run.run_id));
-    if (options.rollback || !final) {
+    if (!final) {
       await this.erase(run);
       this.finish(run.run_id, { status: "interrupted", values: null, erased: true });
       return null;
