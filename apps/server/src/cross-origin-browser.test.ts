@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "./testing/browser-page/chromium.js";
+import { launchChromium } from "@agent-server/agent-protocol/testing";
 import type { ScenarioResult } from "./testing/browser-page/cross-origin-page.js";
 import { bundlePageScript, startPageServer, type PageServer } from "./testing/browser-page/page-server.js";
 import { EXAMPLE_CONFIG, killAll, startCli } from "./testing/cli-process.js";

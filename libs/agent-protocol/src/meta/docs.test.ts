@@ -1,19 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { createMemoryStorage } from "@agent-server/storage-memory";
 import { startTestServer, type TestServer } from "../testing/index.js";
-
-const CHROMIUM = "/usr/bin/chromium";
-const LAUNCH_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+import { launchChromium } from "../testing/chromium.js";
 
 /** Swagger UI renders paths with zero-width spaces before each "/" so they wrap; compare without them. */
 const plain = (text: string) => text.replace(/[\u200b\u00ad]/g, "");
@@ -23,7 +12,7 @@ describe("GET /docs (API reference)", () => {
   let browser: Browser;
   beforeAll(async () => {
     server = await startTestServer(createMemoryStorage());
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

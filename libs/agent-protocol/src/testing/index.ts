@@ -38,3 +38,4 @@ export async function startTestServer(
     },
   };
 }
+export { CHROMIUM, launchChromium } from "./chromium.js";

@@ -2,19 +2,17 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryStorage } from "@agent-server/storage-memory";
 import { startTestServer, type TestServer } from "../testing/index.js";
+import { launchChromium } from "../testing/chromium.js";
 import { bundleUi } from "./bundle.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 /** What this test calls in the page (the project's TypeScript has no DOM lib). */
 interface Window {
   getComputedStyle(element: unknown): { color: string };
 }
-
-const LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-sync"];
 
 /**
  * A frontend as the SDK documents it: React renders `LoadExternalComponent` of
@@ -69,7 +67,7 @@ describe("generative UI in a browser (LoadExternalComponent of the official SDK)
       logLevel: "silent",
     });
     pageScript = page.outputFiles[0].text;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -4,8 +4,8 @@ import { chromium, type Browser } from "playwright-core";
 export const CHROMIUM = "/usr/bin/chromium";
 
 /**
- * Headless Chromium with the flags the /docs rendering test uses on these machines (agent-protocol's
- * meta/docs.test.ts): no sandbox (tests run as root), no GPU, and no background traffic to other hosts.
+ * Headless Chromium as browser tests run it on these machines: no sandbox (tests run as root), no GPU,
+ * and no background traffic to other hosts (the closed network refuses it, many connections at a time).
  */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
