@@ -5,7 +5,8 @@ import { parseArgs } from "node:util";
 
 export type Command = "dev" | "serve" | "migrate" | "snapshot" | "import-dev";
 export type SnapshotAction = "export" | "import";
-export type StorageKind = "sqlite" | "memory" | "postgres";
+/** "custom": a user's own driver module (`--storage ./driver.ts:export`, or langgraph.json `storage.path`). */
+export type StorageKind = "sqlite" | "memory" | "postgres" | "custom";
 export type LogFormat = "pretty" | "json";
 
 /** Everything a command needs, with the command's defaults filled in. */
@@ -18,9 +19,16 @@ export interface CliOptions {
   host: string;
   port: number;
   storage: StorageKind;
+  /** Whether --storage was given: without it, langgraph.json `storage.path` selects a custom driver. */
+  storageGiven: boolean;
+  /** --storage <module spec> ("./driver.ts:export"), as given (resolved against the process cwd when used). */
+  storageModule?: string;
   databaseUrl?: string;
   databaseSchema: string;
-  /** Unset: `<folder of langgraph.json>/.agent-server`, where the official dev server keeps `.langgraph_api`. */
+  /**
+   * Unset: `<folder of langgraph.json>/.agent-server`, where the official dev server keeps `.langgraph_api`.
+   * SQLite keeps its file there; a custom driver's function export is given it.
+   */
   dataDir?: string;
   workers: number;
   logFormat: LogFormat;
@@ -63,10 +71,12 @@ Options:
   -c, --config <path>      langgraph.json of the project, or its folder (default: ./langgraph.json)
   -h, --host <host>        Address to bind (dev: 127.0.0.1, serve: 0.0.0.0)
   -p, --port <port>        Port to bind, 0 picks a free one (dev: 2024, serve: 8123)
-  --storage <kind>         sqlite | memory | postgres (default: sqlite)
+  --storage <kind>         sqlite | memory | postgres (default: sqlite), or a driver module of your own:
+                           ./path/driver.ts:export (a Storage, or a function returning one)
   --database-url <url>     PostgreSQL URL (default: $POSTGRES_URL, then $POSTGRES_URI)
   --database-schema <name> PostgreSQL schema holding the tables (default: public)
-  --data-dir <dir>         Folder of the SQLite file (default: .agent-server beside langgraph.json)
+  --data-dir <dir>         Folder of the SQLite file, or given to a custom driver
+                           (default: .agent-server beside langgraph.json)
   --workers <n>            Runs executed concurrently by this process (default: 10)
   -n, --n-jobs-per-worker <n>
                            The same as --workers (the name \`langgraphjs dev\` uses)
@@ -136,7 +146,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   }
 
   const production = command === "serve";
-  const storage = oneOf("--storage", values.storage ?? "sqlite", ["sqlite", "memory", "postgres"] as const);
+  const storageModule = values.storage !== undefined && isModuleSpec(values.storage) ? values.storage : undefined;
+  const storage: StorageKind = storageModule !== undefined ? "custom" : storageKind(values.storage ?? "sqlite");
   const options: CliOptions = {
     command,
     config: values.config === undefined ? "langgraph.json" : configFile(values.config),
@@ -144,6 +155,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     host: values.host ?? (production ? "0.0.0.0" : "127.0.0.1"),
     port: integer("--port", values.port, production ? 8123 : 2024, 0, 65535),
     storage,
+    storageGiven: values.storage !== undefined,
+    storageModule,
     databaseUrl: values["database-url"] ?? (env.POSTGRES_URL || env.POSTGRES_URI || undefined),
     databaseSchema: values["database-schema"] ?? "public",
     dataDir: values["data-dir"],
@@ -161,8 +174,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (storage !== "postgres" && (values["database-url"] !== undefined || values["database-schema"] !== undefined)) {
     throw new UsageError("--database-url and --database-schema need --storage postgres");
   }
-  if (storage !== "sqlite" && values["data-dir"] !== undefined) {
-    throw new UsageError("--data-dir is for --storage sqlite");
+  if (storage !== "sqlite" && storage !== "custom" && values["data-dir"] !== undefined) {
+    throw new UsageError("--data-dir is for --storage sqlite or a custom driver");
   }
   return { kind: "run", options };
 }
@@ -213,6 +226,22 @@ function configFile(value: string): string {
     // Not there: reported later, with the path.
   }
   return path;
+}
+
+/**
+ * A driver module rather than a built-in kind: a path ("./driver.ts", "/abs/driver.js"), a package
+ * ("@acme/driver"), or any of them with ":export".
+ */
+function isModuleSpec(value: string): boolean {
+  return value.includes("/") || value.includes(":") || /\.(m|c)?[jt]s$/.test(value);
+}
+
+function storageKind(value: string): StorageKind {
+  const kinds = ["sqlite", "memory", "postgres"];
+  if (!kinds.includes(value)) {
+    throw new UsageError(`--storage must be one of ${kinds.join(", ")}, or a driver module such as ./driver.ts:storage (got '${value}')`);
+  }
+  return value as StorageKind;
 }
 
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {

@@ -9,10 +9,11 @@ import { openStorage } from "./storage.js";
  */
 export async function migrate(options: CliOptions, out: (line: string) => void): Promise<void> {
   const project = await readProject(options);
-  const opened = await openStorage(options, project?.cwd ?? projectDirOf(options.config));
+  const opened = await openStorage(options, project?.cwd ?? projectDirOf(options.config), project?.config.storage);
   try {
     out(`Storage: ${opened.description}`);
-    if (options.storage === "memory") out("The memory storage has no schema: nothing to migrate.");
+    if (opened.kind === "memory") out("The memory storage has no schema: nothing to migrate.");
+    else if (opened.kind === "custom") out("A custom driver applies its own migrations when it opens: nothing more to do.");
     else if (opened.applied.length === 0) out("Schema is up to date: no migration applied.");
     else out(`Applied ${opened.applied.length} migration(s): ${opened.applied.join(", ")}`);
   } finally {

@@ -18,11 +18,18 @@ const IGNORED = /(^|[/\\])(node_modules|\.git|\.agent-server|\.nx|dist)([/\\]|$)
 
 /**
  * Where a project's code lives, from langgraph.json: the project folder itself (langgraph.json, .env,
- * files at its top), and recursively each other folder an entry (graph, auth.path, http.app, ui) lives in:
+ * files at its top), and recursively each other folder an entry (graph, auth.path, http.app, ui,
+ * storage.path) lives in:
  * `./src/agent.ts` → `src/`. node_modules and dot folders are never walked.
  */
 export async function watchTargets(configPath: string): Promise<{ path: string; recursive: boolean }[]> {
-  let config: { graphs?: Record<string, unknown>; auth?: { path?: unknown }; http?: { app?: unknown }; ui?: Record<string, unknown> };
+  let config: {
+    graphs?: Record<string, unknown>;
+    auth?: { path?: unknown };
+    http?: { app?: unknown };
+    ui?: Record<string, unknown>;
+    storage?: { path?: unknown };
+  };
   try {
     config = JSON.parse(await readFile(configPath, "utf8"));
   } catch (error) {
@@ -32,7 +39,7 @@ export async function watchTargets(configPath: string): Promise<{ path: string; 
     throw new UsageError(`cannot read ${configPath}: ${(error as Error).message}`);
   }
   const cwd = dirname(configPath);
-  const specs = [...Object.values(config.graphs ?? {}), config.auth?.path, config.http?.app, ...Object.values(config.ui ?? {})]
+  const specs = [...Object.values(config.graphs ?? {}), config.auth?.path, config.http?.app, ...Object.values(config.ui ?? {}), config.storage?.path]
     .map((spec) => (typeof spec === "object" && spec !== null ? (spec as { path?: unknown }).path : spec))
     .filter((spec): spec is string => typeof spec === "string");
   const targets = new Map<string, boolean>([[cwd, false]]);

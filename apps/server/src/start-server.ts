@@ -45,7 +45,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
   const dev = options.command === "dev";
   // Read before anything is opened: a malformed LANGGRAPH_CONFIG stops the start with its own message.
   const assistantDefaults = systemAssistantDefaultsFromEnv(process.env.LANGGRAPH_CONFIG);
-  const opened = await openStorage(options, cwd);
+  const opened = await openStorage(options, cwd, config.storage);
   const { storage } = opened;
   let engine: Engine | undefined;
   let server: RunningServer | undefined;
@@ -59,6 +59,12 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
   const unbindSdkLoopback = bindSdkLoopback(loopback);
   try {
     logger.info({ storage: storage.kind, location: opened.description, migrations: opened.applied }, `Storage: ${opened.description}`);
+    if (!storage.runs.recordResult || !storage.runs.getResult) {
+      logger.warn(
+        { storage: storage.kind },
+        `Storage driver "${storage.kind}" has no RunRepo.recordResult/getResult: A2A refuses new messages (the LangGraph API works as usual)`,
+      );
+    }
     if (options.snapshot !== undefined) await hydrate(storage, options, logger);
 
     registerSdkLogger(logger);

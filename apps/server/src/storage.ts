@@ -5,9 +5,12 @@ import { openPostgresStorage, PostgresStorage } from "@agent-server/storage-post
 import { openSqliteStorage } from "@agent-server/storage-sqlite";
 import pg from "pg";
 import { UsageError, type CliOptions } from "./args.js";
+import { openCustomStorage } from "./custom-storage.js";
 
 export interface OpenedStorage {
   storage: Storage;
+  /** Which driver was opened: the flag's, or "custom" from langgraph.json `storage.path` too. */
+  kind: CliOptions["storage"];
   /** For the start-up banner: "sqlite (/abs/agent-server.sqlite)", "postgres (host/db, schema public)". */
   description: string;
   /** Migrations applied by this open (versions, as the driver names them). */
@@ -16,21 +19,40 @@ export interface OpenedStorage {
 
 export const SQLITE_FILE = "agent-server.sqlite";
 
-/** Where the SQLite file lives: --data-dir (against the process cwd), else beside langgraph.json. */
+/** The data folder: --data-dir (against the process cwd), else `.agent-server` beside langgraph.json. */
+export function dataDir(options: CliOptions, projectDir: string): string {
+  return options.dataDir !== undefined ? resolve(options.dataDir) : resolve(projectDir, ".agent-server");
+}
+
+/** Where the SQLite file lives: in the data folder. */
 export function sqlitePath(options: CliOptions, projectDir: string): string {
-  const dir = options.dataDir !== undefined ? resolve(options.dataDir) : resolve(projectDir, ".agent-server");
-  return resolve(dir, SQLITE_FILE);
+  return resolve(dataDir(options, projectDir), SQLITE_FILE);
+}
+
+/** langgraph.json's `storage` key: `{ "path": "./driver.ts:export" }` names a custom driver module. */
+export interface ProjectStorage {
+  path?: string;
 }
 
 /**
- * Opens the storage the flags select. Opening migrates (every driver applies pending migrations when it
- * opens), and the versions applied are reported so `migrate` can print them.
+ * Opens the storage the flags select, or else langgraph.json's `storage.path`. Opening migrates (every
+ * built-in driver applies pending migrations when it opens), and the versions applied are reported so
+ * `migrate` can print them.
  */
-export async function openStorage(options: CliOptions, projectDir: string): Promise<OpenedStorage> {
+export async function openStorage(options: CliOptions, projectDir: string, projectStorage?: ProjectStorage): Promise<OpenedStorage> {
+  const fromProject = !options.storageGiven && projectStorage?.path ? projectStorage.path : undefined;
+  if (options.storage === "custom" || fromProject !== undefined) {
+    const [spec, base, origin] = fromProject !== undefined
+      ? [fromProject, projectDir, "langgraph.json storage.path" as const]
+      : [options.storageModule!, process.cwd(), "--storage" as const];
+    const storage = await openCustomStorage(spec, base, { projectDir: resolve(projectDir), dataDir: dataDir(options, projectDir) }, origin);
+    return { storage, kind: "custom", description: `custom driver "${storage.kind}" (${spec})`, applied: [] };
+  }
   switch (options.storage) {
     case "memory":
       return {
         storage: createMemoryStorage(),
+        kind: "memory",
         description: options.snapshotSave && options.snapshot !== undefined
           ? `memory (saved to ${resolve(options.snapshot)} on shutdown)`
           : "memory (nothing is kept after exit)",
@@ -45,7 +67,7 @@ export async function openStorage(options: CliOptions, projectDir: string): Prom
       const rows = storage.db
         .prepare("SELECT version, name FROM schema_migrations WHERE applied_at >= ? ORDER BY version")
         .all(startedAt) as { version: number; name: string }[];
-      return { storage, description: `sqlite (${path})`, applied: rows.map((r) => `${r.version}_${r.name}`) };
+      return { storage, kind: "sqlite", description: `sqlite (${path})`, applied: rows.map((r) => `${r.version}_${r.name}`) };
     }
     case "postgres": {
       const url = options.databaseUrl;
@@ -61,7 +83,7 @@ export async function openStorage(options: CliOptions, projectDir: string): Prom
         await pool.end();
       }
       const storage = await openPostgresStorage({ connectionString: url, schema: options.databaseSchema });
-      return { storage, description: `postgres (${redact(url)}, schema ${options.databaseSchema})`, applied };
+      return { storage, kind: "postgres", description: `postgres (${redact(url)}, schema ${options.databaseSchema})`, applied };
     }
   }
 }

@@ -41,3 +41,14 @@ export interface Storage {
   /** Releases connections and file handles. The driver is unusable afterwards. */
   close(): Promise<void>;
 }
+
+/** What the server gives a custom driver module's function export (`--storage ./driver.ts:export`). */
+export interface StorageOpenOptions {
+  /** Absolute folder of langgraph.json. */
+  projectDir: string;
+  /** Absolute `--data-dir` (default `<projectDir>/.agent-server`); it may not exist yet. */
+  dataDir: string;
+}
+
+/** A custom driver module may export a `Storage`, or this: a function (sync or async) returning one. */
+export type StorageFactory = (options: StorageOpenOptions) => Storage | Promise<Storage>;

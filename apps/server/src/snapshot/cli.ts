@@ -14,7 +14,7 @@ import { formatExportCounts, formatReport } from "./report.js";
  */
 export async function runSnapshotCommand(options: CliOptions, out: (line: string) => void): Promise<void> {
   const project = await readProject(options);
-  const opened = await openStorage(options, project?.cwd ?? projectDirOf(options.config));
+  const opened = await openStorage(options, project?.cwd ?? projectDirOf(options.config), project?.config.storage);
   const { storage } = opened;
   try {
     out(`Storage: ${opened.description}`);

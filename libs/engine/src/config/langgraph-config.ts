@@ -22,6 +22,8 @@ export const LangGraphConfigSchema = z.looseObject({
   ui_config: z.looseObject({ shared: z.array(z.string()).optional() }).optional(),
   /** Which assistant the domain-root A2A agent card describes (defaults to the only graph). */
   a2a: z.looseObject({ default_assistant: z.string().optional() }).optional(),
+  /** A custom storage driver module, `"./driver.ts:export"` (the CLI's `--storage` overrides it). */
+  storage: z.looseObject({ path: z.string().optional() }).optional(),
 });
 
 export type LangGraphConfig = z.infer<typeof LangGraphConfigSchema>;

@@ -30,7 +30,9 @@ describe("unsupportedConfigKeys", () => {
       ui: { agent: "./ui.tsx" },
       ui_config: { shared: ["x"] },
       a2a: { default_assistant: "agent" },
+      storage: { path: "./driver.ts:createStorage" },
     });
     expect(unsupportedConfigKeys(config)).toEqual([]);
+    expect(unsupportedConfigKeys(parse({ graphs: {}, storage: { path: "./d.ts", pool: 3 } }))).toEqual(["storage.pool"]);
   });
 });

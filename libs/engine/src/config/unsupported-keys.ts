@@ -27,6 +27,7 @@ const HONOURED: Record<string, true | Set<string>> = {
   ui: true,
   ui_config: new Set(["shared"]),
   a2a: new Set(["default_assistant"]),
+  storage: new Set(["path"]),
 };
 
 /**
