@@ -5,6 +5,7 @@ import { describeCrons } from "./crons.js";
 import { describeDeliveries } from "./deliveries.js";
 import { describeEvents } from "./events.js";
 import { createHarness, type ConformanceFactory } from "./harness.js";
+import { describePushConfigsAbsent, describeResultsAbsent, type ConformanceOptions } from "./optional.js";
 import { describePushConfigs } from "./push-configs.js";
 import { describeQueue } from "./queue.js";
 import { describeReopen } from "./reopen.js";
@@ -17,6 +18,7 @@ import { describeThreads } from "./threads.js";
 import { describeWireJson } from "./wire-json.js";
 
 export type { ConformanceFactory } from "./harness.js";
+export type { ConformanceOptions } from "./optional.js";
 
 /**
  * The storage contract suite. Call it at the top level of a driver's test file:
@@ -25,9 +27,10 @@ export type { ConformanceFactory } from "./harness.js";
  *
  * Every test opens fresh drivers through the factory and the suite closes all of them afterwards.
  * Tests that need `sibling` or `reopen` are registered only when the factory provides them; races that
- * can use a sibling run within one driver otherwise.
+ * can use a sibling run within one driver otherwise. `options` says which optional parts of the contract
+ * the driver leaves out (by default it has them all, as every first-party driver does).
  */
-export function describeStorageConformance(name: string, factory: ConformanceFactory): void {
+export function describeStorageConformance(name: string, factory: ConformanceFactory, options: ConformanceOptions = {}): void {
   describe(`storage conformance: ${name}`, () => {
     const h = createHarness(factory);
     describeStorage(h);
@@ -35,9 +38,11 @@ export function describeStorageConformance(name: string, factory: ConformanceFac
     describeThreads(h);
     describeRuns(h);
     describeQueue(h);
-    describeResults(h);
+    if (options.results === false) describeResultsAbsent(h);
+    else describeResults(h);
     describeTasks(h);
-    describePushConfigs(h);
+    if (options.pushConfigs === false) describePushConfigsAbsent(h);
+    else describePushConfigs(h);
     describeStore(h);
     describeCrons(h);
     describeDeliveries(h);

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { NewPushConfig, PushConfig, PushConfigRepo, Storage } from "@agent-server/core";
 import { ISO_MS, newRun, sleep, uid, type Harness } from "./harness.js";
 
-/** The suite requires push configs: every first-party driver implements them (A2A push needs them). */
+/** Every first-party driver has push configs (A2A push needs them); a driver without declares `{ pushConfigs: false }`. */
 function pushConfigs(s: Storage): PushConfigRepo {
-  if (!s.pushConfigs) throw new Error(`driver "${s.kind}" lacks Storage.pushConfigs`);
+  if (!s.pushConfigs) throw new Error(`driver "${s.kind}" lacks Storage.pushConfigs: implement it, or declare { pushConfigs: false } to describeStorageConformance`);
   return s.pushConfigs;
 }
 

@@ -5,10 +5,10 @@ import { RUN_KEYS, newRun, newThread, uid, type Harness } from "./harness.js";
 
 type ResultRepo = RunRepo & Required<Pick<RunRepo, "recordResult" | "getResult">>;
 
-/** The suite requires results: every first-party driver implements them (A2A needs both). */
+/** Every first-party driver has results (A2A needs both); a driver without them declares `{ results: false }`. */
 function results(s: Storage): ResultRepo {
   if (typeof s.runs.recordResult !== "function" || typeof s.runs.getResult !== "function") {
-    throw new Error(`driver "${s.kind}" lacks RunRepo.recordResult/getResult`);
+    throw new Error(`driver "${s.kind}" lacks RunRepo.recordResult/getResult: implement both, or declare { results: false } to describeStorageConformance`);
   }
   return s.runs as ResultRepo;
 }

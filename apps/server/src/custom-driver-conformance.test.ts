@@ -1,0 +1,10 @@
+import { describeStorageConformance } from "@agent-server/storage-conformance";
+import { createStorage } from "./testing/fixture-project/driver-without-results.js";
+
+// How a third party tests its own driver (docs/storage.md, "Custom drivers"): the whole contract suite,
+// with the optional parts this driver leaves out declared, so the suite checks they are really absent.
+describeStorageConformance(
+  "custom driver without results",
+  { create: async () => createStorage({ projectDir: process.cwd(), dataDir: ".agent-server" }) },
+  { results: false, pushConfigs: false },
+);

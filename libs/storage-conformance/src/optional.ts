@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import type { Harness } from "./harness.js";
+
+/** Which optional parts of the contract a driver implements; see `describeStorageConformance`. */
+export interface ConformanceOptions {
+  /**
+   * `RunRepo.recordResult` and `getResult` (default true). A driver without them serves the whole
+   * LangGraph API, and A2A refuses new messages (a task could not be read back). With `false` the suite
+   * checks that both are absent instead of their contract: a driver has both or neither.
+   */
+  results?: boolean;
+  /** `Storage.pushConfigs`, A2A push notification configs (default true). Without it, A2A has no push. */
+  pushConfigs?: boolean;
+}
+
+/** For a driver declared without results: neither method may be there, not even one of them. */
+export function describeResultsAbsent(h: Harness): void {
+  describe("run results (left out by this driver)", () => {
+    it("RunRepo has neither recordResult nor getResult", async () => {
+      const s = await h.open();
+      expect({ recordResult: s.runs.recordResult, getResult: s.runs.getResult }).toEqual({ recordResult: undefined, getResult: undefined });
+    });
+  });
+}
+
+export function describePushConfigsAbsent(h: Harness): void {
+  describe("A2A push configs (left out by this driver)", () => {
+    it("Storage has no pushConfigs", async () => {
+      const s = await h.open();
+      expect(s.pushConfigs).toBeUndefined();
+    });
+  });
+}
