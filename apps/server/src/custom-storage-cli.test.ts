@@ -65,6 +65,14 @@ describe("a custom storage driver without the result methods, plugged in through
       }),
     );
     await expect(intoContext).rejects.toThrow(/storage driver cannot record run results/);
+    // Streaming too: the stream fails before its first event.
+    const streamed: unknown[] = [];
+    const stream = async () => {
+      const request = SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: "hello" }] } });
+      for await (const event of agent.sendMessageStream(request)) streamed.push(event);
+    };
+    await expect(stream()).rejects.toThrow(/storage driver cannot record run results/);
+    expect(streamed).toEqual([]);
     expect(await threadsAndRuns(client)).toEqual(before);
     expect(Object.keys(before)).toEqual([thread.thread_id]);
   });

@@ -8,6 +8,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCli, UsageError, type CliOptions } from "./args.js";
 import { openCustomStorage } from "./custom-storage.js";
+import { migrate } from "./migrate.js";
 import { watchTargets } from "./reload.js";
 import { startServer } from "./start-server.js";
 import { openStorage } from "./storage.js";
@@ -118,6 +119,17 @@ describe("openStorage with a custom driver", () => {
     await memory.storage.close();
     const fromFlag = await openStorage(run(["dev", "--storage", `./${relative(process.cwd(), probe)}:openAsync`]), FIXTURE_DIR, { path: "./nothere.ts" });
     expect(fromFlag.storage.kind).toBe("async");
+  });
+});
+
+describe("migrate with a custom driver", () => {
+  it("opens and closes the driver from langgraph.json storage.path, saying it migrates itself", async () => {
+    const lines: string[] = [];
+    await migrate(run(["migrate", "--config", PROJECT]), (line) => lines.push(line));
+    expect(lines).toEqual([
+      'Storage: custom driver "memory-without-results" (./driver-without-results.ts:createStorage)',
+      "A custom driver applies its own migrations when it opens: nothing more to do.",
+    ]);
   });
 });
 
