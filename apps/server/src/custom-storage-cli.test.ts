@@ -1,7 +1,7 @@
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SendMessageRequest } from "@a2a-js/sdk";
-import { ClientFactory } from "@a2a-js/sdk/client";
+import { ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { jsonLines, killAll, REPO_ROOT, runCli, startCli } from "./testing/cli-process.js";
@@ -10,6 +10,11 @@ afterEach(killAll);
 
 const PROJECT = fileURLToPath(new URL("./testing/fixture-project/langgraph-custom-storage.json", import.meta.url));
 const DRIVER = fileURLToPath(new URL("./testing/fixture-project/driver-without-results.ts", import.meta.url));
+
+/** An A2A user message saying "hello", in `contextId` when given. */
+function hello(contextId?: string): SendMessageRequest {
+  return SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: "ROLE_USER", contextId, parts: [{ text: "hello" }] } });
+}
 
 /** Every thread id and each thread's run ids, read through the LangGraph API. */
 async function threadsAndRuns(client: Client): Promise<Record<string, string[]>> {
@@ -53,26 +58,22 @@ describe("a custom storage driver without the result methods, plugged in through
 
     const before = await threadsAndRuns(client);
     const agent = await new ClientFactory().createFromUrl(`${server.url}/a2a/echo/`);
-    const refused = agent.sendMessage(
-      SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: "hello" }] } }),
-    );
+    const refused = agent.sendMessage(hello());
     await expect(refused).rejects.toThrow(/storage driver cannot record run results/);
     expect(await refused.catch((error: { envelopeCode?: number; code?: number }) => error.envelopeCode ?? error.code)).toBe(-32004);
     // Into an existing context too: refused before the thread gets a run.
-    const intoContext = agent.sendMessage(
-      SendMessageRequest.fromJSON({
-        message: { messageId: crypto.randomUUID(), role: "ROLE_USER", contextId: thread.thread_id, parts: [{ text: "hello" }] },
-      }),
-    );
-    await expect(intoContext).rejects.toThrow(/storage driver cannot record run results/);
+    await expect(agent.sendMessage(hello(thread.thread_id))).rejects.toThrow(/storage driver cannot record run results/);
     // Streaming too: the stream fails before its first event.
     const streamed: unknown[] = [];
     const stream = async () => {
-      const request = SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: "hello" }] } });
-      for await (const event of agent.sendMessageStream(request)) streamed.push(event);
+      for await (const event of agent.sendMessageStream(hello())) streamed.push(event);
     };
     await expect(stream()).rejects.toThrow(/storage driver cannot record run results/);
     expect(streamed).toEqual([]);
+    // And over the HTTP+JSON binding.
+    const rest = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: ["HTTP+JSON"] }))
+      .createFromUrl(`${server.url}/a2a/echo/`);
+    await expect(rest.sendMessage(hello())).rejects.toThrow(/storage driver cannot record run results/);
     expect(await threadsAndRuns(client)).toEqual(before);
     expect(Object.keys(before)).toEqual([thread.thread_id]);
   });
