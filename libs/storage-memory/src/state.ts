@@ -1,4 +1,6 @@
 import {
+  erasesDelivery,
+  RUN_DEPENDENTS,
   toWireJson,
   toWireObject,
   type Assistant,
@@ -10,6 +12,7 @@ import {
   type PushConfig,
   type Run,
   type RunInternal,
+  type RunDependent,
   type RunResult,
   type RunStatus,
   type SortOrder,
@@ -53,6 +56,8 @@ export class MemoryState {
   readonly crons = new Map<string, CronRecord>();
   readonly cronsByAssistant = new Map<string, Set<string>>();
   readonly deliveries = new Map<string, DeliveryRecord>();
+  /** run_id -> ids of its deliveries, for the run cascade. */
+  readonly deliveriesByRun = new Map<string, Set<string>>();
   /** run_id -> its resumable stream events. */
   readonly events = new Map<string, EventLog>();
   readonly checkpointer = new RunAwareMemorySaver();
@@ -86,8 +91,8 @@ export class MemoryState {
   }
 
   /**
-   * Removes a run with its result, internals, events, push configs and lineage index entries.
-   * Synchronous, so the cascade is atomic.
+   * Erases a run with what core's run cascade takes along (`RUN_DEPENDENTS`; its result lives on the
+   * record) and its lineage index entries. Synchronous, so the cascade is atomic.
    */
   removeRun(runId: string): boolean {
     const record = this.runs.get(runId);
@@ -100,9 +105,31 @@ export class MemoryState {
     if (taskId !== null) removeFromIndex(this.continuationsByTask, taskId, runId);
     this.pendingRuns.delete(runId);
     this.runningRuns.delete(runId);
-    this.events.delete(runId);
-    this.pushConfigs.delete(runId);
+    for (const dependent of RUN_DEPENDENTS) this.eraseDependent[dependent](runId);
     return true;
+  }
+
+  private readonly eraseDependent: Record<RunDependent, (runId: string) => void> = {
+    result: () => undefined,
+    events: (runId) => this.events.delete(runId),
+    pushConfigs: (runId) => this.pushConfigs.delete(runId),
+    deliveries: (runId) => {
+      for (const id of [...(this.deliveriesByRun.get(runId) ?? [])]) {
+        if (erasesDelivery(this.deliveries.get(id)!.delivery)) this.removeDelivery(id);
+      }
+    },
+  };
+
+  addDelivery(record: DeliveryRecord): void {
+    this.deliveries.set(record.delivery.delivery_id, record);
+    if (record.delivery.run_id !== null) addToIndex(this.deliveriesByRun, record.delivery.run_id, record.delivery.delivery_id);
+  }
+
+  removeDelivery(deliveryId: string): void {
+    const record = this.deliveries.get(deliveryId);
+    if (!record) return;
+    this.deliveries.delete(deliveryId);
+    if (record.delivery.run_id !== null) removeFromIndex(this.deliveriesByRun, record.delivery.run_id, deliveryId);
   }
 
   runsOfThread(threadId: string): RunRecord[] {

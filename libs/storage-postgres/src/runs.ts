@@ -1,11 +1,14 @@
 import {
   addMs,
   ConflictError,
+  ERASED_DELIVERY_STATUSES,
   NotFoundError,
   nowIso,
+  RUN_DEPENDENTS,
   type ClaimedRun,
   type NewRun,
   type Run,
+  type RunDependent,
   type RunInternal,
   type RunRepo,
   type RunResult,
@@ -56,15 +59,29 @@ export const taskSql = (runs: string) => ({
 });
 
 /**
- * Deletes the runs matching `condition` (over the runs table, parameters `values`) with their events and
- * event counters; results and push configs go by ON DELETE CASCADE. Returns the deleted run ids.
+ * Where each of a run's dependents (core's run cascade) lives; $1 is the erased run ids. Results and push
+ * configs go by ON DELETE CASCADE from runs.
+ */
+const dependentSql = (t: Tables): Record<RunDependent, string[]> => ({
+  result: [],
+  pushConfigs: [],
+  events: [`DELETE FROM ${t.runEvents} WHERE run_id = ANY($1::text[])`, `DELETE FROM ${t.runEventCounters} WHERE run_id = ANY($1::text[])`],
+  deliveries: [
+    `DELETE FROM ${t.deliveries} WHERE run_id = ANY($1::text[])
+        AND status IN (${ERASED_DELIVERY_STATUSES.map((status) => `'${status}'`).join(", ")})`,
+  ],
+});
+
+/**
+ * Erases the runs matching `condition` (over the runs table, parameters `values`) with their dependents,
+ * in the caller's transaction. Returns the erased run ids.
  */
 export async function deleteRunsWhere(db: Queryable, t: Tables, condition: string, values: unknown[]): Promise<string[]> {
   const rows = await query<{ run_id: string }>(db, `DELETE FROM ${t.runs} WHERE ${condition} RETURNING run_id`, values);
   const ids = rows.map((r) => r.run_id);
   if (ids.length) {
-    await query(db, `DELETE FROM ${t.runEvents} WHERE run_id = ANY($1::text[])`, [ids]);
-    await query(db, `DELETE FROM ${t.runEventCounters} WHERE run_id = ANY($1::text[])`, [ids]);
+    const sql = dependentSql(t);
+    for (const dependent of RUN_DEPENDENTS) for (const statement of sql[dependent]) await query(db, statement, [ids]);
   }
   return ids;
 }

@@ -11,6 +11,7 @@ import {
   type NewAssistant,
 } from "@agent-server/core";
 import { intOr, parseJson, sortDir, Statements, type Db } from "./db.js";
+import { eraseRuns } from "./runs.js";
 
 interface AssistantRow {
   assistant_id: string;
@@ -120,8 +121,7 @@ export class SqliteAssistantRepo implements AssistantRepo {
 
   async delete(assistantId: string): Promise<boolean> {
     const tx = this.db.transaction(() => {
-      this.s.get("DELETE FROM events WHERE run_id IN (SELECT run_id FROM runs WHERE assistant_id = ?)").run(assistantId);
-      this.s.get("DELETE FROM runs WHERE assistant_id = ?").run(assistantId); // results and push configs cascade
+      eraseRuns(this.s, "assistant_id", assistantId);
       this.s.get("DELETE FROM crons WHERE assistant_id = ?").run(assistantId);
       return this.s.get("DELETE FROM assistants WHERE assistant_id = ?").run(assistantId).changes > 0; // versions cascade
     });
