@@ -23,7 +23,7 @@ export class MemoryDeliveryRepo implements DeliveryRepo {
     if (this.state.deliveries.has(delivery.delivery_id)) {
       throw new ConflictError(`delivery ${delivery.delivery_id} already exists`);
     }
-    this.state.addDelivery({ delivery, seq: this.state.nextSeq() });
+    this.state.deliveries.set(delivery.delivery_id, { delivery, seq: this.state.nextSeq() });
     return wireOut(delivery);
   }
 
@@ -68,7 +68,7 @@ export class MemoryDeliveryRepo implements DeliveryRepo {
     for (const [id, record] of this.state.deliveries) {
       const { status, updated_at } = record.delivery;
       if ((status === "delivered" || status === "failed") && updated_at < before) {
-        this.state.removeDelivery(id);
+        this.state.deliveries.delete(id);
         purged += 1;
       }
     }

@@ -56,8 +56,6 @@ export class MemoryState {
   readonly crons = new Map<string, CronRecord>();
   readonly cronsByAssistant = new Map<string, Set<string>>();
   readonly deliveries = new Map<string, DeliveryRecord>();
-  /** run_id -> ids of its deliveries, for the run cascade. */
-  readonly deliveriesByRun = new Map<string, Set<string>>();
   /** run_id -> its resumable stream events. */
   readonly events = new Map<string, EventLog>();
   readonly checkpointer = new RunAwareMemorySaver();
@@ -110,27 +108,14 @@ export class MemoryState {
   }
 
   private readonly eraseDependent: Record<RunDependent, (runId: string) => void> = {
-    result: () => undefined,
+    result: () => undefined, // kept on the run record
     events: (runId) => this.events.delete(runId),
     pushConfigs: (runId) => this.pushConfigs.delete(runId),
+    // O(deliveries), as claimDue is: the outbox is small and purged.
     deliveries: (runId) => {
-      for (const id of [...(this.deliveriesByRun.get(runId) ?? [])]) {
-        if (erasesDelivery(this.deliveries.get(id)!.delivery)) this.removeDelivery(id);
-      }
+      for (const [id, { delivery }] of this.deliveries) if (delivery.run_id === runId && erasesDelivery(delivery)) this.deliveries.delete(id);
     },
   };
-
-  addDelivery(record: DeliveryRecord): void {
-    this.deliveries.set(record.delivery.delivery_id, record);
-    if (record.delivery.run_id !== null) addToIndex(this.deliveriesByRun, record.delivery.run_id, record.delivery.delivery_id);
-  }
-
-  removeDelivery(deliveryId: string): void {
-    const record = this.deliveries.get(deliveryId);
-    if (!record) return;
-    this.deliveries.delete(deliveryId);
-    if (record.delivery.run_id !== null) removeFromIndex(this.deliveriesByRun, record.delivery.run_id, deliveryId);
-  }
 
   runsOfThread(threadId: string): RunRecord[] {
     return [...(this.runsByThread.get(threadId) ?? [])].map((id) => this.runs.get(id)!);

@@ -58,24 +58,15 @@ export const taskSql = (runs: string) => ({
   listContinuations: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_id = $1 ORDER BY created_at, seq LIMIT $2`,
 });
 
-/**
- * Where each of a run's dependents (core's run cascade) lives; $1 is the erased run ids. Results and push
- * configs go by ON DELETE CASCADE from runs.
- */
+/** Where each of a run's dependents (core's run cascade) lives; $1 is the erased run ids. */
 const dependentSql = (t: Tables): Record<RunDependent, string[]> => ({
-  result: [],
-  pushConfigs: [],
+  result: [], // ON DELETE CASCADE from runs
+  pushConfigs: [], // ON DELETE CASCADE from runs
   events: [`DELETE FROM ${t.runEvents} WHERE run_id = ANY($1::text[])`, `DELETE FROM ${t.runEventCounters} WHERE run_id = ANY($1::text[])`],
-  deliveries: [
-    `DELETE FROM ${t.deliveries} WHERE run_id = ANY($1::text[])
-        AND status IN (${ERASED_DELIVERY_STATUSES.map((status) => `'${status}'`).join(", ")})`,
-  ],
+  deliveries: [`DELETE FROM ${t.deliveries} WHERE run_id = ANY($1::text[]) AND status = ANY('{${ERASED_DELIVERY_STATUSES.join(",")}}')`],
 });
 
-/**
- * Erases the runs matching `condition` (over the runs table, parameters `values`) with their dependents,
- * in the caller's transaction. Returns the erased run ids.
- */
+/** Erases the runs matching `condition` (parameters `values`) with their dependents, in the caller's transaction; returns their ids. */
 export async function deleteRunsWhere(db: Queryable, t: Tables, condition: string, values: unknown[]): Promise<string[]> {
   const rows = await query<{ run_id: string }>(db, `DELETE FROM ${t.runs} WHERE ${condition} RETURNING run_id`, values);
   const ids = rows.map((r) => r.run_id);

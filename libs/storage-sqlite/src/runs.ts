@@ -17,7 +17,7 @@ import {
   type RunStatus,
 } from "@agent-server/core";
 import type { CheckpointTables } from "./checkpointer.js";
-import { intOr, isUniqueViolation, parseJson, Statements, type Db } from "./db.js";
+import { fromRow, intOr, isUniqueViolation, parseJson, Statements, type Db } from "./db.js";
 
 interface RunRow {
   run_id: string;
@@ -52,13 +52,14 @@ export const LIST_CONTINUATIONS_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY ru
   WHERE task_id = ? ORDER BY created_at, seq LIMIT ?`;
 
 /** Where each of a run's dependents (core's run cascade) lives; `runs` selects the erased run ids. */
-const DEPENDENT_SQL: Record<RunDependent, (runs: string) => string> = {
-  result: (runs) => `DELETE FROM run_results WHERE run_id IN (${runs})`,
-  events: (runs) => `DELETE FROM events WHERE run_id IN (${runs})`,
-  pushConfigs: (runs) => `DELETE FROM push_configs WHERE run_id IN (${runs})`,
+const DEPENDENT_SQL: Record<RunDependent, (runs: string) => string[]> = {
+  result: () => [], // ON DELETE CASCADE from runs
+  pushConfigs: () => [], // ON DELETE CASCADE from runs
+  events: (runs) => [`DELETE FROM events WHERE run_id IN (${runs})`],
   // `+status`: the planner must take deliveries_run, not walk every finished delivery by status.
-  deliveries: (runs) =>
+  deliveries: (runs) => [
     `DELETE FROM deliveries WHERE run_id IN (${runs}) AND +status IN (${ERASED_DELIVERY_STATUSES.map((status) => `'${status}'`).join(", ")})`,
+  ],
 };
 
 type RunScope = "run_id" | "thread_id" | "assistant_id";
@@ -66,14 +67,10 @@ type RunScope = "run_id" | "thread_id" | "assistant_id";
 /** The statements erasing the runs whose `column` is the parameter, dependents first. Exported for the query-plan test. */
 export function eraseRunsSql(column: RunScope): string[] {
   const runs = `SELECT run_id FROM runs WHERE ${column} = ?`;
-  return [...RUN_DEPENDENTS.map((dependent) => DEPENDENT_SQL[dependent](runs)), `DELETE FROM runs WHERE ${column} = ?`];
+  return [...RUN_DEPENDENTS.flatMap((dependent) => DEPENDENT_SQL[dependent](runs)), `DELETE FROM runs WHERE ${column} = ?`];
 }
 
-/**
- * Erases the runs whose `column` is `id` (one run, a thread's, an assistant's) with their dependents,
- * in the caller's transaction; returns how many runs went. run_results and push_configs would also go
- * by ON DELETE CASCADE: deleting them here keeps the whole rule in one place.
- */
+/** Erases the runs whose `column` is `id` (one run, a thread's, an assistant's) with their dependents, in the caller's transaction; returns how many went. */
 export function eraseRuns(s: Statements, column: RunScope, id: string): number {
   let changes = 0;
   for (const sql of eraseRunsSql(column)) changes = s.get(sql).run(id).changes;
@@ -285,26 +282,10 @@ export class SqliteRunRepo implements RunRepo {
   }
 }
 
-/** The `internal` column of runs, as an object. */
-export function internalOf(text: string | null): RunInternal {
-  return parseJson(text, {});
-}
+/** The `internal` column of runs and the `result` column of run_results (null: no row), as objects. */
+export const internalOf = (text: string | null): RunInternal => parseJson(text, {});
+export const resultOf = (text: string | null): RunResult | null => parseJson(text, null);
 
-/** The `result` column of run_results, as an object (null: no row). */
-export function resultOf(text: string | null): RunResult | null {
-  return parseJson(text, null);
-}
-
-function toRun(row: RunRow): Run {
-  return {
-    run_id: row.run_id,
-    thread_id: row.thread_id,
-    assistant_id: row.assistant_id,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    status: row.status as RunStatus,
-    metadata: parseJson(row.metadata, {}),
-    kwargs: parseJson(row.kwargs, {}),
-    multitask_strategy: row.multitask_strategy as Run["multitask_strategy"],
-  };
-}
+/** A `Run` never carries `attempt` (only `claimNext` reports it) nor `internal`. */
+const toRun = ({ attempt: _attempt, internal: _internal, ...row }: RunRow & { internal?: string | null }): Run =>
+  fromRow(row, { metadata: {}, kwargs: {} });

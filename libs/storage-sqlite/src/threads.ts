@@ -3,7 +3,7 @@ import {
   nowIso,
   planThreadCopy,
   stringifyWire,
-  type Metadata,
+  toWireObject,
   type NewThread,
   type PruneStrategy,
   type Thread,
@@ -41,8 +41,6 @@ export class SqliteThreadRepo implements ThreadRepo {
   private readonly byId;
   private readonly insertRow;
   private readonly updateRow;
-  private readonly copyRun;
-  private readonly copyResult;
 
   constructor(
     private readonly db: Db,
@@ -57,18 +55,6 @@ export class SqliteThreadRepo implements ThreadRepo {
       `UPDATE threads SET updated_at = @updated_at, metadata = @metadata, config = @config, status = @status,
          state_values = @state_values, interrupts = @interrupts, error = @error
        WHERE thread_id = @thread_id`,
-    );
-    // A copied run is the source's row under the plan's id, thread, internal and lease.
-    this.copyRun = db.prepare(
-      `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs,
-         multitask_strategy, internal, attempt, lease_owner, lease_expires_at)
-       SELECT @run_id, @thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs,
-         multitask_strategy, @internal, attempt, @lease_owner, @lease_expires_at
-       FROM runs WHERE run_id = @source_run_id`,
-    );
-    this.copyResult = db.prepare(
-      `INSERT INTO run_results (run_id, result, created_at)
-       SELECT @run_id, @result, created_at FROM run_results WHERE run_id = @source_run_id`,
     );
   }
 
@@ -104,7 +90,7 @@ export class SqliteThreadRepo implements ThreadRepo {
 
   async update(threadId: string, patch: ThreadPatch): Promise<Thread | null> {
     // Serialize the patch before the transaction: a value that is not JSON changes nothing.
-    const metadata = patch.metadata !== undefined ? (JSON.parse(stringifyWire(patch.metadata)) as Metadata) : undefined;
+    const metadata = patch.metadata !== undefined ? toWireObject(patch.metadata) : undefined;
     const config = patch.config !== undefined ? stringifyWire(patch.config) : undefined;
     const values = patch.values === undefined ? undefined : patch.values === null ? null : stringifyWire(patch.values);
     const interrupts = patch.interrupts !== undefined ? stringifyWire(patch.interrupts) : undefined;
@@ -115,7 +101,7 @@ export class SqliteThreadRepo implements ThreadRepo {
       const next: ThreadRow = {
         ...current,
         updated_at: nowIso(),
-        metadata: metadata ? stringifyWire({ ...(JSON.parse(current.metadata) as Metadata), ...metadata }) : current.metadata,
+        metadata: metadata ? stringifyWire({ ...toThread(current).metadata, ...metadata }) : current.metadata,
         config: config ?? current.config,
         status: patch.status ?? current.status,
         state_values: values !== undefined ? values : current.state_values,
@@ -172,11 +158,22 @@ export class SqliteThreadRepo implements ThreadRepo {
         )
         .all(sourceThreadId) as RunCopyRow[];
       const plan = planThreadCopy(sourceThreadId, newThreadId, sources.map((r) => ({ run_id: r.run_id, internal: internalOf(r.internal), result: resultOf(r.result) })));
+      // A copied run is the source's row under the plan's id, thread, internal and lease.
+      const copyRun = this.s.get(
+        `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs,
+           multitask_strategy, internal, attempt, lease_owner, lease_expires_at)
+         SELECT @run_id, @thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs,
+           multitask_strategy, @internal, attempt, @lease_owner, @lease_expires_at
+         FROM runs WHERE run_id = @source_run_id`,
+      );
+      const copyResult = this.s.get(
+        "INSERT INTO run_results (run_id, result, created_at) SELECT @run_id, @result, created_at FROM run_results WHERE run_id = @source_run_id",
+      );
       for (const copy of plan) {
         const { source_run_id, run_id, thread_id, lease } = copy;
         const internal = stringifyWire(copy.internal);
-        this.copyRun.run({ source_run_id, run_id, thread_id, internal, lease_owner: lease?.owner ?? null, lease_expires_at: lease?.until ?? null });
-        if (copy.result) this.copyResult.run({ source_run_id, run_id, result: stringifyWire(copy.result) });
+        copyRun.run({ source_run_id, run_id, thread_id, internal, lease_owner: lease?.owner ?? null, lease_expires_at: lease?.until ?? null });
+        if (copy.result) copyResult.run({ source_run_id, run_id, result: stringifyWire(copy.result) });
       }
       this.checkpoints.copyThread(sourceThreadId, newThreadId);
       return row;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CopySourceRun } from "./thread-copy.js";
-import { planThreadCopy } from "./thread-copy.js";
+import { copiedCheckpointMetadata, planThreadCopy } from "./thread-copy.js";
 
 const ids = () => {
   let n = 0;
@@ -60,5 +60,20 @@ describe("planThreadCopy", () => {
     // Default ids are fresh UUIDs, distinct from the sources'.
     expect(new Set(plan.map((r) => r.run_id)).size).toBe(2);
     for (const r of plan) expect(r.run_id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe("copiedCheckpointMetadata", () => {
+  it("names the copy where the metadata named the source thread, keeps run_id and the rest", () => {
+    const metadata = { thread_id: "src", run_id: "r1", step: 2, source: "loop" };
+    expect(copiedCheckpointMetadata(metadata, "src", "dst")).toEqual({ thread_id: "dst", run_id: "r1", step: 2, source: "loop" });
+    expect(metadata.thread_id).toBe("src");
+  });
+
+  it("returns the same object when the metadata names no thread or another one", () => {
+    const without = { run_id: "r1" };
+    const other = { thread_id: "elsewhere", run_id: "r1" };
+    expect(copiedCheckpointMetadata(without, "src", "dst")).toBe(without);
+    expect(copiedCheckpointMetadata(other, "src", "dst")).toBe(other);
   });
 });

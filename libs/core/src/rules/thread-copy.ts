@@ -34,8 +34,7 @@ export interface CopiedRun {
  *   coordinates stay as they are;
  * - no lease.
  * Push configs, events and deliveries are not copied: they belong to the original task and run.
- * Checkpoints are copied by the saver's tables with only `thread_id` changed (their metadata `run_id`
- * keeps naming the run that wrote them, as on the official server).
+ * Checkpoints keep their ids; their metadata is `copiedCheckpointMetadata`.
  * Inputs are not modified; outputs share nothing with them.
  */
 export function planThreadCopy(
@@ -52,4 +51,14 @@ export function planThreadCopy(
     if (result?.checkpoint?.thread_id === sourceThreadId) result.checkpoint.thread_id = newThreadId;
     return { source_run_id: run.run_id, run_id: ids.get(run.run_id)!, thread_id: newThreadId, internal, result, lease: null };
   });
+}
+
+/**
+ * A checkpoint's metadata in the copy: a `thread_id` naming the source thread names the copy; `run_id`
+ * keeps naming the run that wrote the checkpoint in the source thread (as on the official server), so
+ * a copy's state and history differ from the source's only in `thread_id`. Returns `metadata` itself
+ * when nothing changes.
+ */
+export function copiedCheckpointMetadata<T extends Record<string, unknown>>(metadata: T, sourceThreadId: string, newThreadId: string): T {
+  return metadata.thread_id === sourceThreadId ? { ...metadata, thread_id: newThreadId } : metadata;
 }
