@@ -21,8 +21,11 @@ export function describeErasure(h: Harness): void {
         await s.runs.recordResult!(run.run_id, { values: { run: run.run_id } });
         await s.events.append(run.run_id, "values", { run: run.run_id }, { ttlMs: 60_000 });
         await s.pushConfigs!.put({ run_id: run.run_id, config_id: "cfg", url: "https://hooks.example/", token: "t", authentication: null });
-        const enqueue = async () =>
-          (await s.deliveries.enqueue({ delivery_id: uid(), kind: "a2a_push", url: "https://hooks.example/", headers: { authorization: "Bearer secret" }, payload: { run: run.run_id }, run_id: run.run_id })).delivery_id;
+        const enqueue = async () => {
+          const headers = { authorization: "Bearer secret" };
+          const delivery = { delivery_id: uid(), kind: "a2a_push" as const, url: "https://hooks.example/", headers, payload: { run: run.run_id }, run_id: run.run_id };
+          return (await s.deliveries.enqueue(delivery)).delivery_id;
+        };
         const [delivered, failed, pending] = [await enqueue(), await enqueue(), await enqueue()];
         await s.deliveries.markDelivered(delivered);
         await s.deliveries.markFailed(failed, "HTTP 500");

@@ -64,13 +64,16 @@ const DEPENDENT_SQL: Record<RunDependent, (runs: string) => string[]> = {
 
 type RunScope = "run_id" | "thread_id" | "assistant_id";
 
-/** The statements erasing the runs whose `column` is the parameter, dependents first. Exported for the query-plan test. */
+/** The statements erasing the runs whose `column` is the parameter, dependents first (exported for the query-plan test). */
 export function eraseRunsSql(column: RunScope): string[] {
   const runs = `SELECT run_id FROM runs WHERE ${column} = ?`;
   return [...RUN_DEPENDENTS.flatMap((dependent) => DEPENDENT_SQL[dependent](runs)), `DELETE FROM runs WHERE ${column} = ?`];
 }
 
-/** Erases the runs whose `column` is `id` (one run, a thread's, an assistant's) with their dependents, in the caller's transaction; returns how many went. */
+/**
+ * Erases the runs whose `column` is `id` (one run, a thread's, an assistant's) with their dependents, in
+ * the caller's transaction; returns how many runs went.
+ */
 export function eraseRuns(s: Statements, column: RunScope, id: string): number {
   let changes = 0;
   for (const sql of eraseRunsSql(column)) changes = s.get(sql).run(id).changes;

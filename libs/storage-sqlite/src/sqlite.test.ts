@@ -224,7 +224,8 @@ describe("query plans", () => {
     // Erasing runs (core's run cascade) reaches each table by the run, never by a scan or a status walk.
     for (const column of ["run_id", "thread_id", "assistant_id"] as const) {
       for (const sql of eraseRunsSql(column)) {
-        expect(plan(sql.replace("?", "'x'")).split(" | ")[0]).toMatch(/^SEARCH \w+ USING (COVERING )?INDEX \w+ \((run_id|thread_id|assistant_id)=\?\)/);
+        const target = plan(sql.replace("?", "'x'")).split(" | ")[0];
+        expect(target).toMatch(/^SEARCH \w+ USING (COVERING )?INDEX \w+ \((run_id|thread_id|assistant_id)=\?\)/);
       }
     }
     noScan("SELECT * FROM crons WHERE enabled = 1 AND next_run_date IS NOT NULL AND next_run_date <= 'z' ORDER BY next_run_date", "crons");

@@ -157,7 +157,11 @@ export class SqliteThreadRepo implements ThreadRepo {
            WHERE r.thread_id = ? ORDER BY r.seq`,
         )
         .all(sourceThreadId) as RunCopyRow[];
-      const plan = planThreadCopy(sourceThreadId, newThreadId, sources.map((r) => ({ run_id: r.run_id, internal: internalOf(r.internal), result: resultOf(r.result) })));
+      const plan = planThreadCopy(
+        sourceThreadId,
+        newThreadId,
+        sources.map((r) => ({ run_id: r.run_id, internal: internalOf(r.internal), result: resultOf(r.result) })),
+      );
       // A copied run is the source's row under the plan's id, thread, internal and lease.
       const copyRun = this.s.get(
         `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs,
