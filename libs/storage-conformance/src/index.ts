@@ -3,6 +3,7 @@ import { describeAssistants } from "./assistants.js";
 import { describeCheckpoints } from "./checkpoints.js";
 import { describeCrons } from "./crons.js";
 import { describeDeliveries } from "./deliveries.js";
+import { describeErasure } from "./erasure.js";
 import { describeEvents } from "./events.js";
 import { createHarness, type ConformanceFactory } from "./harness.js";
 import { describePushConfigsAbsent, describeResultsAbsent, type ConformanceOptions } from "./optional.js";
@@ -48,6 +49,7 @@ export function describeStorageConformance(name: string, factory: ConformanceFac
     describeDeliveries(h);
     describeEvents(h);
     describeCheckpoints(h);
+    describeErasure(h);
     describeWireJson(h);
     if (h.hasReopen) describeReopen(h);
   });

@@ -1,5 +1,5 @@
 import { MemorySaver, type Checkpoint, type CheckpointMetadata } from "@langchain/langgraph-checkpoint";
-import { checkpointMetadata } from "@agent-server/core";
+import { checkpointMetadata, copiedCheckpointMetadata } from "@agent-server/core";
 
 /** LangChain's RunnableConfig, taken from the saver's own signature (no direct @langchain/core dependency). */
 type RunnableConfig = Parameters<MemorySaver["put"]>[0];
@@ -50,8 +50,7 @@ export class RunAwareMemorySaver extends MemorySaver {
 
   /**
    * Copies every checkpoint (all namespaces, same checkpoint ids) and pending write of `sourceThreadId` to
-   * `targetThreadId`. Checkpoint metadata `thread_id` (if present) names the copy; `run_id` keeps naming
-   * the run that wrote the checkpoint, as on the official server.
+   * `targetThreadId`, metadata as core's `copiedCheckpointMetadata` has it.
    */
   async copyThread(sourceThreadId: string, targetThreadId: string): Promise<void> {
     const source = this.storage[sourceThreadId];
@@ -60,9 +59,8 @@ export class RunAwareMemorySaver extends MemorySaver {
     for (const [ns, checkpoints] of Object.entries(source)) {
       target[ns] = Object.create(null);
       for (const [checkpointId, [checkpointBytes, metadataBytes, parentId]] of Object.entries(checkpoints)) {
-        const metadata = { ...((await this.serde.loadsTyped("json", metadataBytes)) as Record<string, unknown>) };
-        if (metadata.thread_id === sourceThreadId) metadata.thread_id = targetThreadId;
-        const [, newMetadataBytes] = await this.serde.dumpsTyped(metadata);
+        const metadata = (await this.serde.loadsTyped("json", metadataBytes)) as Record<string, unknown>;
+        const [, newMetadataBytes] = await this.serde.dumpsTyped(copiedCheckpointMetadata(metadata, sourceThreadId, targetThreadId));
         target[ns][checkpointId] = [checkpointBytes.slice(), newMetadataBytes, parentId];
         const writes = this.writes[writesKey(sourceThreadId, ns, checkpointId)];
         if (writes) {

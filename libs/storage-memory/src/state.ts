@@ -1,4 +1,6 @@
 import {
+  erasesDelivery,
+  RUN_DEPENDENTS,
   toWireJson,
   toWireObject,
   type Assistant,
@@ -10,6 +12,7 @@ import {
   type PushConfig,
   type Run,
   type RunInternal,
+  type RunDependent,
   type RunResult,
   type RunStatus,
   type SortOrder,
@@ -86,8 +89,8 @@ export class MemoryState {
   }
 
   /**
-   * Removes a run with its result, internals, events, push configs and lineage index entries.
-   * Synchronous, so the cascade is atomic.
+   * Erases a run with what core's run cascade takes along (`RUN_DEPENDENTS`; its result lives on the
+   * record) and its lineage index entries. Synchronous, so the cascade is atomic.
    */
   removeRun(runId: string): boolean {
     const record = this.runs.get(runId);
@@ -100,10 +103,19 @@ export class MemoryState {
     if (taskId !== null) removeFromIndex(this.continuationsByTask, taskId, runId);
     this.pendingRuns.delete(runId);
     this.runningRuns.delete(runId);
-    this.events.delete(runId);
-    this.pushConfigs.delete(runId);
+    for (const dependent of RUN_DEPENDENTS) this.eraseDependent[dependent](runId);
     return true;
   }
+
+  private readonly eraseDependent: Record<RunDependent, (runId: string) => void> = {
+    result: () => undefined, // kept on the run record
+    events: (runId) => this.events.delete(runId),
+    pushConfigs: (runId) => this.pushConfigs.delete(runId),
+    // O(deliveries), as claimDue is: the outbox is small and purged.
+    deliveries: (runId) => {
+      for (const [id, { delivery }] of this.deliveries) if (delivery.run_id === runId && erasesDelivery(delivery)) this.deliveries.delete(id);
+    },
+  };
 
   runsOfThread(threadId: string): RunRecord[] {
     return [...(this.runsByThread.get(threadId) ?? [])].map((id) => this.runs.get(id)!);

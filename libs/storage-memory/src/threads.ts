@@ -1,9 +1,9 @@
-import { randomUUID } from "node:crypto";
 import {
   ConflictError,
   jsonContains,
   matchesAuthFilter,
   nowIso,
+  planThreadCopy,
   type NewThread,
   type PruneStrategy,
   type Thread,
@@ -11,7 +11,7 @@ import {
   type ThreadRepo,
   type ThreadSearch,
 } from "@agent-server/core";
-import { page, sortRecords, wireIn, wireObject, wireOut, type MemoryState, type RunRecord, type ThreadRecord } from "./state.js";
+import { page, sortRecords, wireIn, wireObject, wireOut, type MemoryState, type ThreadRecord } from "./state.js";
 
 export class MemoryThreadRepo implements ThreadRepo {
   constructor(private readonly state: MemoryState) {}
@@ -84,27 +84,16 @@ export class MemoryThreadRepo implements ThreadRepo {
     if (this.state.threads.has(newThreadId)) throw new ConflictError(`thread ${newThreadId} already exists`);
     const now = nowIso();
     const thread: Thread = { ...wireOut(source.thread), thread_id: newThreadId, created_at: now, updated_at: now };
-    // Runs (oldest first, so insertion order is preserved), their internals and results, all synchronously.
-    // addRun indexes the remapped internals: copied roots are roots of the copy, copied continuations point
-    // at the copied root. Push configs are not copied: they were registered for the original task.
+    // Runs (oldest first, so insertion order is preserved) as core's copy plan gives them, synchronously.
+    // addRun indexes the remapped internals.
     const runs = this.state.runsOfThread(sourceThreadId).sort((a, b) => a.seq - b.seq);
-    const runIds = new Map(runs.map((r) => [r.run.run_id, randomUUID()]));
+    const plan = planThreadCopy(sourceThreadId, newThreadId, runs.map((r) => ({ run_id: r.run.run_id, internal: r.internal, result: r.result })));
     this.state.threads.set(newThreadId, { thread, seq: this.state.nextSeq() });
-    for (const r of runs) {
-      const internal = wireOut(r.internal);
-      if (internal.taskId !== undefined && runIds.has(internal.taskId)) internal.taskId = runIds.get(internal.taskId);
-      const result = r.result ? wireOut(r.result) : null;
-      if (result?.checkpoint && result.checkpoint.thread_id === sourceThreadId) result.checkpoint.thread_id = newThreadId;
-      const copy: RunRecord = {
-        run: { ...wireOut(r.run), run_id: runIds.get(r.run.run_id)!, thread_id: newThreadId },
-        seq: this.state.nextSeq(),
-        internal,
-        result,
-        attempts: r.attempts,
-        lease: null,
-      };
-      this.state.addRun(copy);
-    }
+    plan.forEach((copy, i) => {
+      const { run, attempts } = runs[i];
+      const { run_id, thread_id, internal, result, lease } = copy;
+      this.state.addRun({ run: { ...wireOut(run), run_id, thread_id }, seq: this.state.nextSeq(), internal, result, attempts, lease });
+    });
     await this.state.checkpointer.copyThread(sourceThreadId, newThreadId);
     return wireOut(thread);
   }

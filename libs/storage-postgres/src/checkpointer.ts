@@ -70,8 +70,8 @@ export function checkpointSql(schema: string) {
       orphanBlobs,
     ],
     /**
-     * Copies thread $1 to thread $2. Checkpoint metadata `thread_id` (if present) names the copy; `run_id`
-     * keeps naming the run that wrote the checkpoint, as on the official server.
+     * Copies thread $1 to thread $2, checkpoint metadata as core's `copiedCheckpointMetadata` has it
+     * (written in SQL here, so the copy stays a few statements).
      */
     copyThread: [
       `INSERT INTO ${cp} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)

@@ -1,11 +1,14 @@
 import {
   addMs,
   ConflictError,
+  ERASED_DELIVERY_STATUSES,
   NotFoundError,
   nowIso,
+  RUN_DEPENDENTS,
   type ClaimedRun,
   type NewRun,
   type Run,
+  type RunDependent,
   type RunInternal,
   type RunRepo,
   type RunResult,
@@ -55,16 +58,21 @@ export const taskSql = (runs: string) => ({
   listContinuations: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_id = $1 ORDER BY created_at, seq LIMIT $2`,
 });
 
-/**
- * Deletes the runs matching `condition` (over the runs table, parameters `values`) with their events and
- * event counters; results and push configs go by ON DELETE CASCADE. Returns the deleted run ids.
- */
+/** Where each of a run's dependents (core's run cascade) lives; $1 is the erased run ids. */
+const dependentSql = (t: Tables): Record<RunDependent, string[]> => ({
+  result: [], // ON DELETE CASCADE from runs
+  pushConfigs: [], // ON DELETE CASCADE from runs
+  events: [`DELETE FROM ${t.runEvents} WHERE run_id = ANY($1::text[])`, `DELETE FROM ${t.runEventCounters} WHERE run_id = ANY($1::text[])`],
+  deliveries: [`DELETE FROM ${t.deliveries} WHERE run_id = ANY($1::text[]) AND status = ANY('{${ERASED_DELIVERY_STATUSES.join(",")}}')`],
+});
+
+/** Erases the runs matching `condition` (parameters `values`) with their dependents, in the caller's transaction; returns their ids. */
 export async function deleteRunsWhere(db: Queryable, t: Tables, condition: string, values: unknown[]): Promise<string[]> {
   const rows = await query<{ run_id: string }>(db, `DELETE FROM ${t.runs} WHERE ${condition} RETURNING run_id`, values);
   const ids = rows.map((r) => r.run_id);
   if (ids.length) {
-    await query(db, `DELETE FROM ${t.runEvents} WHERE run_id = ANY($1::text[])`, [ids]);
-    await query(db, `DELETE FROM ${t.runEventCounters} WHERE run_id = ANY($1::text[])`, [ids]);
+    const sql = dependentSql(t);
+    for (const dependent of RUN_DEPENDENTS) for (const statement of sql[dependent]) await query(db, statement, [ids]);
   }
   return ids;
 }

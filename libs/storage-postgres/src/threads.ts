@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import {
   ConflictError,
   nowIso,
+  planThreadCopy,
   type NewThread,
   type PruneStrategy,
   type RunInternal,
@@ -100,13 +100,10 @@ export class PostgresThreadRepo implements ThreadRepo {
   }
 
   /**
-   * One transaction: the thread row (new created_at/updated_at), its runs under new ids in insertion order
-   * (internals with `taskId` remapped, results with `checkpoint.thread_id` remapped; no worker holds a lease
-   * on a copy, so lease columns start empty, as in the memory driver), then every checkpoint,
-   * blob and pending write, with checkpoint metadata `thread_id` remapped (`run_id` keeps naming the run
-   * that wrote the checkpoint, as on the official server). task_root/task_id are
-   * generated from the remapped internal: copied roots are roots of the copy, copied continuations point
-   * at the copied root. Push configs are not copied: they were registered for the original task.
+   * One transaction: the thread row (new created_at/updated_at), its runs as core's copy plan gives them
+   * (in insertion order), then every checkpoint, blob and pending write, with checkpoint metadata
+   * `thread_id` remapped (`run_id` keeps naming the run that wrote the checkpoint, as on the official
+   * server). task_root/task_id are generated from the remapped internals.
    */
   async copy(sourceThreadId: string, newThreadId: string): Promise<Thread | null> {
     try {
@@ -127,28 +124,22 @@ export class PostgresThreadRepo implements ThreadRepo {
             WHERE r.thread_id = $1 ORDER BY r.seq`,
           [sourceThreadId],
         );
-        const ids = new Map(runs.map((r) => [r.run_id, randomUUID()]));
-        for (const run of runs) {
-          const internal = { ...run.internal };
-          if (internal.taskId !== undefined && ids.has(internal.taskId)) internal.taskId = ids.get(internal.taskId);
-          const newId = ids.get(run.run_id)!;
+        for (const copy of planThreadCopy(sourceThreadId, newThreadId, runs)) {
           await query(
             client,
             `INSERT INTO ${this.t.runs} (run_id, thread_id, assistant_id, status, metadata, kwargs, multitask_strategy, internal,
                                          lease_owner, lease_expires_at, attempt, created_at, updated_at)
              SELECT $2, $3, assistant_id, status, metadata, kwargs, multitask_strategy, $4::jsonb,
-                    NULL, NULL, attempt, created_at, updated_at
+                    $5, $6, attempt, created_at, updated_at
                FROM ${this.t.runs} WHERE run_id = $1`,
-            [run.run_id, newId, newThreadId, toDbJson(internal)],
+            [copy.source_run_id, copy.run_id, copy.thread_id, toDbJson(copy.internal), copy.lease?.owner ?? null, copy.lease?.until ?? null],
           );
-          if (run.result) {
-            const result = run.result;
-            if (result.checkpoint && result.checkpoint.thread_id === sourceThreadId) result.checkpoint.thread_id = newThreadId;
+          if (copy.result) {
             await query(
               client,
               `INSERT INTO ${this.t.runResults} (run_id, result, created_at)
                SELECT $2, $3::jsonb, created_at FROM ${this.t.runResults} WHERE run_id = $1`,
-              [run.run_id, newId, toDbJson(result)],
+              [copy.source_run_id, copy.run_id, toDbJson(copy.result)],
             );
           }
         }

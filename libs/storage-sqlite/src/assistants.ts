@@ -10,7 +10,8 @@ import {
   type Metadata,
   type NewAssistant,
 } from "@agent-server/core";
-import { intOr, parseJson, sortDir, Statements, type Db } from "./db.js";
+import { fromRow, intOr, sortDir, Statements, type Db } from "./db.js";
+import { eraseRuns } from "./runs.js";
 
 interface AssistantRow {
   assistant_id: string;
@@ -103,10 +104,7 @@ export class SqliteAssistantRepo implements AssistantRepo {
         description: patch.description !== undefined ? patch.description : current.description,
         config: patch.config !== undefined ? stringifyWire(patch.config) : current.config,
         context: patch.context !== undefined ? stringifyWire(patch.context) : current.context,
-        metadata:
-          patch.metadata !== undefined
-            ? stringifyWire({ ...(JSON.parse(current.metadata) as Metadata), ...patch.metadata })
-            : current.metadata,
+        metadata: patch.metadata !== undefined ? stringifyWire({ ...toAssistant(current).metadata, ...patch.metadata }) : current.metadata,
         version: max + 1,
         updated_at: now,
       };
@@ -120,8 +118,7 @@ export class SqliteAssistantRepo implements AssistantRepo {
 
   async delete(assistantId: string): Promise<boolean> {
     const tx = this.db.transaction(() => {
-      this.s.get("DELETE FROM events WHERE run_id IN (SELECT run_id FROM runs WHERE assistant_id = ?)").run(assistantId);
-      this.s.get("DELETE FROM runs WHERE assistant_id = ?").run(assistantId); // results and push configs cascade
+      eraseRuns(this.s, "assistant_id", assistantId);
       this.s.get("DELETE FROM crons WHERE assistant_id = ?").run(assistantId);
       return this.s.get("DELETE FROM assistants WHERE assistant_id = ?").run(assistantId).changes > 0; // versions cascade
     });
@@ -201,31 +198,7 @@ function versionOf(row: AssistantRow): VersionRow {
   return rest;
 }
 
-function toAssistant(row: AssistantRow): Assistant {
-  return {
-    assistant_id: row.assistant_id,
-    graph_id: row.graph_id,
-    name: row.name,
-    description: row.description,
-    config: parseJson(row.config, {}),
-    context: parseJson(row.context, null),
-    metadata: parseJson(row.metadata, {}),
-    version: row.version,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
+const ASSISTANT_JSON = { config: {}, context: null, metadata: {} };
+const toAssistant = (row: AssistantRow): Assistant => fromRow(row, ASSISTANT_JSON);
 
-function toVersion(row: VersionRow): AssistantVersion {
-  return {
-    assistant_id: row.assistant_id,
-    version: row.version,
-    graph_id: row.graph_id,
-    name: row.name,
-    description: row.description,
-    config: parseJson(row.config, {}),
-    context: parseJson(row.context, null),
-    metadata: parseJson(row.metadata, {}),
-    created_at: row.created_at,
-  };
-}
+const toVersion = (row: VersionRow): AssistantVersion => fromRow(row, ASSISTANT_JSON);

@@ -1,5 +1,5 @@
 import type { Checkpoint, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
-import { checkpointMetadata } from "@agent-server/core";
+import { checkpointMetadata, copiedCheckpointMetadata } from "@agent-server/core";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { Statements, type Db } from "./db.js";
 import { CHECKPOINT_RUN_ID_EXPR } from "./migrations.js";
@@ -76,9 +76,8 @@ export class CheckpointTables {
   }
 
   /**
-   * Copies every checkpoint (all namespaces) and pending write of `from` under `to`. JSON metadata
-   * `thread_id` becomes the new id; `run_id` keeps naming the run that wrote the checkpoint, as on the
-   * official server (a copied run is never rolled back: it has ended).
+   * Copies every checkpoint (all namespaces) and pending write of `from` under `to`, JSON metadata as
+   * core's `copiedCheckpointMetadata` has it.
    */
   copyThread(from: string, to: string): void {
     const rows = this.s
@@ -114,13 +113,8 @@ function remapMetadata(row: CheckpointRow, from: string, to: string): Buffer | s
     return row.metadata;
   }
   if (meta === null || typeof meta !== "object" || Array.isArray(meta)) return row.metadata;
-  const obj = meta as Record<string, unknown>;
-  let changed = false;
-  if (obj.thread_id === from) {
-    obj.thread_id = to;
-    changed = true;
-  }
-  if (!changed) return row.metadata;
-  const out = JSON.stringify(obj);
+  const copied = copiedCheckpointMetadata(meta as Record<string, unknown>, from, to);
+  if (copied === meta) return row.metadata;
+  const out = JSON.stringify(copied);
   return typeof row.metadata === "string" ? out : Buffer.from(out, "utf8");
 }

@@ -8,7 +8,7 @@ import {
   type CronSearch,
   type NewCron,
 } from "@agent-server/core";
-import { intOr, isUniqueViolation, parseJson, sortDir, Statements, type Db } from "./db.js";
+import { fromRow, intOr, isUniqueViolation, sortDir, Statements, type Db } from "./db.js";
 
 interface CronRow {
   cron_id: string;
@@ -165,20 +165,4 @@ function buildWhere(query: Omit<CronSearch, "limit" | "offset" | "sort_by" | "so
   return { where: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
 }
 
-function toCron(row: CronRow): Cron {
-  return {
-    cron_id: row.cron_id,
-    assistant_id: row.assistant_id,
-    thread_id: row.thread_id,
-    schedule: row.schedule,
-    payload: parseJson(row.payload, {}),
-    metadata: parseJson(row.metadata, {}),
-    user_id: row.user_id,
-    end_time: row.end_time,
-    next_run_date: row.next_run_date,
-    on_run_completed: row.on_run_completed as Cron["on_run_completed"],
-    enabled: row.enabled === 1,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
+const toCron = (row: CronRow): Cron => ({ ...fromRow<Cron>(row, { payload: {}, metadata: {} }), enabled: row.enabled === 1 });

@@ -49,8 +49,7 @@ function registerFunctions(db: Db): void {
 }
 
 function parseOrNull(text: unknown): unknown {
-  if (text === null || text === undefined) return null;
-  return JSON.parse(typeof text === "string" ? text : Buffer.from(text as Uint8Array).toString("utf8"));
+  return parseJson(typeof text === "string" || text == null ? text : Buffer.from(text as Uint8Array).toString("utf8"), null);
 }
 
 /** Statements prepared once per repo instance, keyed by SQL text (dynamic searches have a few shapes). */
@@ -68,10 +67,21 @@ export class Statements {
   }
 }
 
-/** Parses a JSON column; a fresh copy on every read. */
+/** Parses a JSON column (NULL reads as a copy of `fallback`); a fresh copy on every read. */
 export function parseJson<T>(text: string | null | undefined, fallback: T): T {
-  if (text === null || text === undefined) return fallback;
+  if (text === null || text === undefined) return structuredClone(fallback);
   return JSON.parse(text) as T;
+}
+
+/**
+ * A table row as its object: the JSON columns (`json`: column -> what NULL reads as) parsed, every other
+ * column as stored. Each table's mapping is one call of it, so database text becomes objects in one
+ * place, as PostgreSQL's per-query type parsers do it there.
+ */
+export function fromRow<T>(row: object, json: Record<string, unknown>): T {
+  const out: Record<string, unknown> = { ...row };
+  for (const [column, fallback] of Object.entries(json)) out[column] = parseJson(out[column] as string | null, fallback);
+  return out as T;
 }
 
 /** Clamps a limit/offset to a non-negative integer. */

@@ -1,5 +1,5 @@
 import { addMs, ConflictError, nowIso, stringifyWire, type Delivery, type DeliveryRepo, type NewDelivery } from "@agent-server/core";
-import { intOr, isUniqueViolation, parseJson, type Db } from "./db.js";
+import { fromRow, intOr, isUniqueViolation, type Db } from "./db.js";
 
 interface DeliveryRow {
   delivery_id: string;
@@ -121,19 +121,4 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   }
 }
 
-function toDelivery(row: DeliveryRow): Delivery {
-  return {
-    delivery_id: row.delivery_id,
-    kind: row.kind as Delivery["kind"],
-    url: row.url,
-    headers: parseJson(row.headers, {}),
-    payload: parseJson(row.payload, null),
-    run_id: row.run_id,
-    status: row.status as Delivery["status"],
-    attempts: row.attempts,
-    next_attempt_at: row.next_attempt_at,
-    last_error: row.last_error,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
+const toDelivery = (row: DeliveryRow): Delivery => fromRow(row, { headers: {}, payload: null });

@@ -1,5 +1,5 @@
 import { addMs, nowIso, stringifyWire, type EventRepo, type StoredEvent } from "@agent-server/core";
-import { intOr, type Db } from "./db.js";
+import { intOr, parseJson, type Db } from "./db.js";
 
 interface EventRow {
   event_id: number;
@@ -38,7 +38,7 @@ export class SqliteEventRepo implements EventRepo {
   async append(runId: string, event: string, data: unknown, options: { ttlMs: number }): Promise<StoredEvent> {
     const text = stringifyWire(data === undefined ? null : data);
     const row = this.insert.get(runId, event, text, addMs(nowIso(), options.ttlMs), runId) as { event_id: number };
-    return { id: String(row.event_id), event, data: JSON.parse(text) };
+    return toEvent({ event_id: row.event_id, event, data: text });
   }
 
   async list(runId: string, options?: { after?: string; limit?: number }): Promise<StoredEvent[]> {
@@ -51,7 +51,7 @@ export class SqliteEventRepo implements EventRepo {
     } else {
       rows = this.listAll.all(runId, now, limit) as EventRow[];
     }
-    return rows.map((r) => ({ id: String(r.event_id), event: r.event, data: JSON.parse(r.data) }));
+    return rows.map(toEvent);
   }
 
   async deleteExpired(now: string): Promise<number> {
@@ -61,4 +61,8 @@ export class SqliteEventRepo implements EventRepo {
   async deleteForRun(runId: string): Promise<number> {
     return this.forRun.run(runId).changes;
   }
+}
+
+function toEvent(row: EventRow): StoredEvent {
+  return { id: String(row.event_id), event: row.event, data: parseJson(row.data, null) };
 }

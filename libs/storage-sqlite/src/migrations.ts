@@ -232,6 +232,8 @@ CREATE TABLE push_configs (
 );
 `,
   },
+  // Erasing a run deletes its finished deliveries (core's run cascade) by run_id.
+  { version: 6, name: "deliveries_by_run", sql: "CREATE INDEX deliveries_run ON deliveries (run_id);" },
 ];
 
 /** The exact expression indexed by `checkpoints_run_id`; queries must repeat it verbatim to use the index. */

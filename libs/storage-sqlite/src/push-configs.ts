@@ -1,5 +1,5 @@
 import { nowIso, stringifyWire, type NewPushConfig, type PushConfig, type PushConfigRepo } from "@agent-server/core";
-import { parseJson, type Db } from "./db.js";
+import { fromRow, type Db } from "./db.js";
 
 interface PushConfigRow {
   run_id: string;
@@ -63,13 +63,4 @@ export class SqlitePushConfigRepo implements PushConfigRepo {
   }
 }
 
-function toConfig(row: PushConfigRow): PushConfig {
-  return {
-    run_id: row.run_id,
-    config_id: row.config_id,
-    url: row.url,
-    token: row.token,
-    authentication: parseJson(row.authentication, null),
-    created_at: row.created_at,
-  };
-}
+const toConfig = (row: PushConfigRow): PushConfig => fromRow(row, { authentication: null });

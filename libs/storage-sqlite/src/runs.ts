@@ -1,12 +1,15 @@
 import {
   addMs,
   ConflictError,
+  ERASED_DELIVERY_STATUSES,
   NotFoundError,
   nowIso,
+  RUN_DEPENDENTS,
   stringifyWire,
   type ClaimedRun,
   type NewRun,
   type Run,
+  type RunDependent,
   type RunInternal,
   type RunRepo,
   type RunResult,
@@ -14,7 +17,7 @@ import {
   type RunStatus,
 } from "@agent-server/core";
 import type { CheckpointTables } from "./checkpointer.js";
-import { intOr, isUniqueViolation, parseJson, Statements, type Db } from "./db.js";
+import { fromRow, intOr, isUniqueViolation, parseJson, Statements, type Db } from "./db.js";
 
 interface RunRow {
   run_id: string;
@@ -47,6 +50,35 @@ export const LATEST_CONTINUATION_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY r
   WHERE task_id = ? ORDER BY created_at DESC, seq DESC LIMIT 1`;
 export const LIST_CONTINUATIONS_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY runs_task_continuations
   WHERE task_id = ? ORDER BY created_at, seq LIMIT ?`;
+
+/** Where each of a run's dependents (core's run cascade) lives; `runs` selects the erased run ids. */
+const DEPENDENT_SQL: Record<RunDependent, (runs: string) => string[]> = {
+  result: () => [], // ON DELETE CASCADE from runs
+  pushConfigs: () => [], // ON DELETE CASCADE from runs
+  events: (runs) => [`DELETE FROM events WHERE run_id IN (${runs})`],
+  // `+status`: the planner must take deliveries_run, not walk every finished delivery by status.
+  deliveries: (runs) => [
+    `DELETE FROM deliveries WHERE run_id IN (${runs}) AND +status IN (${ERASED_DELIVERY_STATUSES.map((status) => `'${status}'`).join(", ")})`,
+  ],
+};
+
+type RunScope = "run_id" | "thread_id" | "assistant_id";
+
+/** The statements erasing the runs whose `column` is the parameter, dependents first (exported for the query-plan test). */
+export function eraseRunsSql(column: RunScope): string[] {
+  const runs = `SELECT run_id FROM runs WHERE ${column} = ?`;
+  return [...RUN_DEPENDENTS.flatMap((dependent) => DEPENDENT_SQL[dependent](runs)), `DELETE FROM runs WHERE ${column} = ?`];
+}
+
+/**
+ * Erases the runs whose `column` is `id` (one run, a thread's, an assistant's) with their dependents, in
+ * the caller's transaction; returns how many runs went.
+ */
+export function eraseRuns(s: Statements, column: RunScope, id: string): number {
+  let changes = 0;
+  for (const sql of eraseRunsSql(column)) changes = s.get(sql).run(id).changes;
+  return changes;
+}
 
 export class SqliteRunRepo implements RunRepo {
   private readonly s: Statements;
@@ -211,16 +243,14 @@ export class SqliteRunRepo implements RunRepo {
       const row = this.byId.get(runId) as RunRow | undefined;
       if (!row) return false;
       if (options?.checkpoints) this.checkpoints.deleteRun(row.thread_id, runId);
-      this.s.get("DELETE FROM events WHERE run_id = ?").run(runId);
-      return this.s.get("DELETE FROM runs WHERE run_id = ?").run(runId).changes > 0; // result cascades
+      return eraseRuns(this.s, "run_id", runId) > 0;
     });
     return tx.immediate();
   }
 
   async getInternal(runId: string): Promise<RunInternal | null> {
     const row = this.selectInternal.get(runId) as { internal: string | null } | undefined;
-    if (!row) return null;
-    return parseJson<RunInternal>(row.internal, {});
+    return row ? internalOf(row.internal) : null;
   }
 
   async recordResult(runId: string, result: RunResult): Promise<void> {
@@ -231,7 +261,7 @@ export class SqliteRunRepo implements RunRepo {
 
   async getResult(runId: string): Promise<RunResult | null> {
     const row = this.selectResult.get(runId) as { result: string } | undefined;
-    return row ? (JSON.parse(row.result) as RunResult) : null;
+    return resultOf(row?.result ?? null);
   }
 
   async searchTaskRoots(query: { assistant_id: string; thread_id?: string; limit?: number; offset?: number }): Promise<Run[]> {
@@ -255,16 +285,10 @@ export class SqliteRunRepo implements RunRepo {
   }
 }
 
-function toRun(row: RunRow): Run {
-  return {
-    run_id: row.run_id,
-    thread_id: row.thread_id,
-    assistant_id: row.assistant_id,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    status: row.status as RunStatus,
-    metadata: parseJson(row.metadata, {}),
-    kwargs: parseJson(row.kwargs, {}),
-    multitask_strategy: row.multitask_strategy as Run["multitask_strategy"],
-  };
-}
+/** The `internal` column of runs and the `result` column of run_results (null: no row), as objects. */
+export const internalOf = (text: string | null): RunInternal => parseJson(text, {});
+export const resultOf = (text: string | null): RunResult | null => parseJson(text, null);
+
+/** A `Run` never carries `attempt` (only `claimNext` reports it) nor `internal`. */
+const toRun = ({ attempt: _attempt, internal: _internal, ...row }: RunRow & { internal?: string | null }): Run =>
+  fromRow(row, { metadata: {}, kwargs: {} });

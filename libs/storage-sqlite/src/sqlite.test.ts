@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { WireSerializationError, type Storage } from "@agent-server/core";
+import { eraseRunsSql } from "./runs.js";
 import { openSqliteStorage, type SqliteStorage } from "./storage.js";
 import { tempDir } from "./test/helpers.js";
 
@@ -220,6 +221,13 @@ describe("query plans", () => {
     noScan("SELECT * FROM events WHERE run_id = 'x' AND event_id > 3 ORDER BY event_id", "events");
     noScan("DELETE FROM events WHERE expires_at < 'z'", "events");
     noScan("SELECT * FROM deliveries WHERE status = 'pending' AND next_attempt_at <= 'z' ORDER BY next_attempt_at, seq", "deliveries");
+    // Erasing runs (core's run cascade) reaches each table by the run, never by a scan or a status walk.
+    for (const column of ["run_id", "thread_id", "assistant_id"] as const) {
+      for (const sql of eraseRunsSql(column)) {
+        const target = plan(sql.replace("?", "'x'")).split(" | ")[0];
+        expect(target).toMatch(/^SEARCH \w+ USING (COVERING )?INDEX \w+ \((run_id|thread_id|assistant_id)=\?\)/);
+      }
+    }
     noScan("SELECT * FROM crons WHERE enabled = 1 AND next_run_date IS NOT NULL AND next_run_date <= 'z' ORDER BY next_run_date", "crons");
     noScan("SELECT * FROM store_items WHERE namespace = 'a' OR (namespace >= 'a.' AND namespace < 'a/')", "store_items");
     noScan("SELECT * FROM threads ORDER BY created_at DESC, seq DESC LIMIT 10", "threads");

@@ -8,7 +8,7 @@ import {
   type StoreRepo,
   type StoreSearchOptions,
 } from "@agent-server/core";
-import { intOr, Statements, type Db } from "./db.js";
+import { intOr, parseJson, Statements, type Db } from "./db.js";
 
 interface ItemRow {
   namespace: string;
@@ -147,7 +147,7 @@ function toItem(row: ItemRow): Item {
   return {
     namespace: splitNs(row.namespace),
     key: row.key,
-    value: JSON.parse(row.value) as Record<string, unknown>,
+    value: parseJson(row.value, {}),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

@@ -1,9 +1,9 @@
-import { randomUUID } from "node:crypto";
 import {
   ConflictError,
   nowIso,
+  planThreadCopy,
   stringifyWire,
-  type Metadata,
+  toWireObject,
   type NewThread,
   type PruneStrategy,
   type Thread,
@@ -13,6 +13,7 @@ import {
 } from "@agent-server/core";
 import type { CheckpointTables } from "./checkpointer.js";
 import { intOr, parseJson, sortDir, Statements, type Db } from "./db.js";
+import { eraseRuns, internalOf, resultOf } from "./runs.js";
 
 interface ThreadRow {
   thread_id: string;
@@ -27,9 +28,9 @@ interface ThreadRow {
 }
 
 interface RunCopyRow {
-  seq: number;
   run_id: string;
   internal: string | null;
+  result: string | null;
 }
 
 const COLUMNS = "thread_id, created_at, updated_at, metadata, config, status, state_values, interrupts, error";
@@ -89,7 +90,7 @@ export class SqliteThreadRepo implements ThreadRepo {
 
   async update(threadId: string, patch: ThreadPatch): Promise<Thread | null> {
     // Serialize the patch before the transaction: a value that is not JSON changes nothing.
-    const metadata = patch.metadata !== undefined ? (JSON.parse(stringifyWire(patch.metadata)) as Metadata) : undefined;
+    const metadata = patch.metadata !== undefined ? toWireObject(patch.metadata) : undefined;
     const config = patch.config !== undefined ? stringifyWire(patch.config) : undefined;
     const values = patch.values === undefined ? undefined : patch.values === null ? null : stringifyWire(patch.values);
     const interrupts = patch.interrupts !== undefined ? stringifyWire(patch.interrupts) : undefined;
@@ -100,7 +101,7 @@ export class SqliteThreadRepo implements ThreadRepo {
       const next: ThreadRow = {
         ...current,
         updated_at: nowIso(),
-        metadata: metadata ? stringifyWire({ ...(JSON.parse(current.metadata) as Metadata), ...metadata }) : current.metadata,
+        metadata: metadata ? stringifyWire({ ...toThread(current).metadata, ...metadata }) : current.metadata,
         config: config ?? current.config,
         status: patch.status ?? current.status,
         state_values: values !== undefined ? values : current.state_values,
@@ -118,9 +119,9 @@ export class SqliteThreadRepo implements ThreadRepo {
     return this.db.transaction(() => this.deleteInTx(threadId)).immediate();
   }
 
-  /** Thread row, runs (results and push configs cascade), events of its runs, checkpoints and writes. */
+  /** Thread row, its runs as core's run cascade erases them, checkpoints and writes. */
   private deleteInTx(threadId: string): boolean {
-    this.s.get("DELETE FROM events WHERE run_id IN (SELECT run_id FROM runs WHERE thread_id = ?)").run(threadId);
+    eraseRuns(this.s, "thread_id", threadId);
     const deleted = this.s.get("DELETE FROM threads WHERE thread_id = ?").run(threadId).changes > 0;
     this.checkpoints.deleteThread(threadId);
     return deleted;
@@ -149,27 +150,34 @@ export class SqliteThreadRepo implements ThreadRepo {
       const row: ThreadRow = { ...source, thread_id: newThreadId, created_at: now, updated_at: now };
       this.insertRow.run(row);
 
-      // task_root / task_id are generated from the remapped internal: copied roots are roots of the copy,
-      // copied continuations point at the copied root. Push configs are not copied: they were registered
-      // for the original task's notifications.
-      const runs = this.s
-        .get("SELECT seq, run_id, internal FROM runs WHERE thread_id = ? ORDER BY seq")
+      // Core's copy plan; task_root / task_id are generated from the remapped internals.
+      const sources = this.s
+        .get(
+          `SELECT r.run_id, r.internal, rr.result FROM runs r LEFT JOIN run_results rr ON rr.run_id = r.run_id
+           WHERE r.thread_id = ? ORDER BY r.seq`,
+        )
         .all(sourceThreadId) as RunCopyRow[];
-      const idMap = new Map(runs.map((r) => [r.run_id, randomUUID()] as const));
+      const plan = planThreadCopy(
+        sourceThreadId,
+        newThreadId,
+        sources.map((r) => ({ run_id: r.run_id, internal: internalOf(r.internal), result: resultOf(r.result) })),
+      );
+      // A copied run is the source's row under the plan's id, thread, internal and lease.
       const copyRun = this.s.get(
         `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs,
            multitask_strategy, internal, attempt, lease_owner, lease_expires_at)
-         SELECT ?, ?, assistant_id, created_at, updated_at, status, metadata, kwargs,
-           multitask_strategy, ?, attempt, lease_owner, lease_expires_at
-         FROM runs WHERE run_id = ?`,
+         SELECT @run_id, @thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs,
+           multitask_strategy, @internal, attempt, @lease_owner, @lease_expires_at
+         FROM runs WHERE run_id = @source_run_id`,
       );
-      const resultOf = this.s.get("SELECT result, created_at FROM run_results WHERE run_id = ?");
-      const insertResult = this.s.get("INSERT INTO run_results (run_id, result, created_at) VALUES (?, ?, ?)");
-      for (const run of runs) {
-        const newRunId = idMap.get(run.run_id)!;
-        copyRun.run(newRunId, newThreadId, remapInternal(run.internal, idMap), run.run_id);
-        const result = resultOf.get(run.run_id) as { result: string; created_at: string } | undefined;
-        if (result) insertResult.run(newRunId, remapResult(result.result, sourceThreadId, newThreadId), result.created_at);
+      const copyResult = this.s.get(
+        "INSERT INTO run_results (run_id, result, created_at) SELECT @run_id, @result, created_at FROM run_results WHERE run_id = @source_run_id",
+      );
+      for (const copy of plan) {
+        const { source_run_id, run_id, thread_id, lease } = copy;
+        const internal = stringifyWire(copy.internal);
+        copyRun.run({ source_run_id, run_id, thread_id, internal, lease_owner: lease?.owner ?? null, lease_expires_at: lease?.until ?? null });
+        if (copy.result) copyResult.run({ source_run_id, run_id, result: stringifyWire(copy.result) });
       }
       this.checkpoints.copyThread(sourceThreadId, newThreadId);
       return row;
@@ -192,21 +200,6 @@ export class SqliteThreadRepo implements ThreadRepo {
     });
     return tx.immediate();
   }
-}
-
-function remapInternal(internal: string | null, idMap: Map<string, string>): string | null {
-  if (internal === null) return null;
-  const parsed = JSON.parse(internal) as { taskId?: string };
-  if (typeof parsed.taskId === "string" && idMap.has(parsed.taskId)) parsed.taskId = idMap.get(parsed.taskId);
-  return JSON.stringify(parsed);
-}
-
-/** Only checkpoint coordinates that point at the source thread move to the copy. */
-function remapResult(result: string, sourceThreadId: string, newThreadId: string): string {
-  const parsed = JSON.parse(result) as { checkpoint?: { thread_id?: string } };
-  if (parsed.checkpoint?.thread_id !== sourceThreadId) return result;
-  parsed.checkpoint.thread_id = newThreadId;
-  return JSON.stringify(parsed);
 }
 
 /**

@@ -1,1 +1,3 @@
 export { checkpointMetadata } from "./checkpoint-metadata.js";
+export { ERASED_DELIVERY_STATUSES, erasesDelivery, RUN_DEPENDENTS, type RunDependent } from "./run-cascade.js";
+export { copiedCheckpointMetadata, planThreadCopy, type CopiedRun, type CopySourceRun } from "./thread-copy.js";
