@@ -3,14 +3,14 @@ import { HTTPException } from "hono/http-exception";
 import { v4 as uuidv4 } from "uuid";
 import { matchesAuthFilter, type AssistantPatch as RepoPatch, type Metadata, type RunnableConfig } from "@agent-server/core";
 import { createRouter } from "../http/router.js";
-import { json, jsonBody, reply } from "../meta/route-helpers.js";
+import { ErrorDetail, jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
 import { authorizedAssistant, requireLoadedGraph, withoutNulls } from "./access.js";
 import { deleteAssistantThreads } from "./delete-threads.js";
-import { Assistant, AssistantCreate, AssistantIdParam, AssistantPatch, Detail } from "./schemas.js";
+import { Assistant, AssistantCreate, AssistantIdParam, AssistantPatch } from "./schemas.js";
 
 const tags = ["Assistants"];
-const notFound = json(Detail, "Unknown assistant or graph");
-const invalid = json(Detail, "Invalid request");
+const notFound = jsonResponse(ErrorDetail, "Unknown assistant or graph");
+const invalid = jsonResponse(ErrorDetail, "Invalid request");
 
 /** Create, read, update and delete of single assistants. */
 export const assistantCrud = createRouter()
@@ -22,9 +22,9 @@ export const assistantCrud = createRouter()
       summary: "Create an assistant",
       request: { body: jsonBody(AssistantCreate) },
       responses: {
-        200: json(Assistant, "The created assistant (or the existing one, with if_exists=do_nothing)"),
+        200: jsonResponse(Assistant, "The created assistant (or the existing one, with if_exists=do_nothing)"),
         404: notFound,
-        409: json(Detail, "The assistant already exists"),
+        409: jsonResponse(ErrorDetail, "The assistant already exists"),
         422: invalid,
       },
     }),
@@ -76,7 +76,7 @@ export const assistantCrud = createRouter()
       tags,
       summary: "Get an assistant",
       request: { params: AssistantIdParam },
-      responses: { 200: json(Assistant, "The assistant"), 404: notFound },
+      responses: { 200: jsonResponse(Assistant, "The assistant"), 404: notFound },
     }),
     async (c) => {
       const { assistant } = await authorizedAssistant(c, c.req.valid("param").assistant_id, "read");
@@ -90,7 +90,7 @@ export const assistantCrud = createRouter()
       tags,
       summary: "Update an assistant (writes a new version)",
       request: { params: AssistantIdParam, body: jsonBody(AssistantPatch) },
-      responses: { 200: json(Assistant, "The updated assistant"), 404: notFound, 422: invalid },
+      responses: { 200: jsonResponse(Assistant, "The updated assistant"), 404: notFound, 422: invalid },
     }),
     async (c) => {
       const patch = withoutNulls(c.req.valid("json") as Record<string, unknown> & z.infer<typeof AssistantPatch>);
@@ -126,7 +126,7 @@ export const assistantCrud = createRouter()
             .openapi({ description: "Also delete the threads whose metadata.assistant_id is this assistant." }),
         }),
       },
-      responses: { 200: json(z.array(z.string()), "Ids of the deleted assistants"), 404: notFound },
+      responses: { 200: jsonResponse(z.array(z.string()), "Ids of the deleted assistants"), 404: notFound },
     }),
     async (c) => {
       const { assistant } = await authorizedAssistant(c, c.req.valid("param").assistant_id, "delete");

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { StateGraph } from "@langchain/langgraph";
 import type { TestServer } from "../testing/index.js";
-import { expectHttpError, httpDrivers, openServer, rawJson } from "../meta/test-support.js";
+import { expectHttpError, httpDrivers, openServer, rawJson } from "../http/test-support.js";
 import { drivers } from "@agent-server/engine/testing";
 
 /** A graph whose state is a zod object, so typed schemas can be derived at run time. */

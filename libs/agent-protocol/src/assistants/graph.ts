@@ -4,12 +4,12 @@ import type { Assistant } from "@agent-server/core";
 import type { CompiledGraph, GraphSchemaSet } from "@agent-server/engine";
 import type { AppEnv } from "../app-env.js";
 import { createRouter } from "../http/router.js";
-import { json, reply, text } from "../meta/route-helpers.js";
+import { ErrorDetail, jsonResponse, reply, text } from "../http/route-helpers.js";
 import { authorizedAssistant } from "./access.js";
-import { AssistantIdParam, Detail, DrawableGraph, GraphSchemas, JsonSchemaOrNull, RecurseQuery, XrayQuery } from "./schemas.js";
+import { AssistantIdParam, DrawableGraph, GraphSchemas, JsonSchemaOrNull, RecurseQuery, XrayQuery } from "./schemas.js";
 
 const tags = ["Assistants"];
-const notFound = json(Detail, "Unknown assistant, graph or subgraph namespace");
+const notFound = jsonResponse(ErrorDetail, "Unknown assistant, graph or subgraph namespace");
 
 /** The assistant's graph, built with the assistant's config (a graph factory sees it, as in a run). */
 async function assistantGraph(c: Context<AppEnv>, assistant: Assistant): Promise<CompiledGraph> {
@@ -59,7 +59,7 @@ export const assistantGraphRoutes = createRouter()
       tags,
       summary: "The assistant's graph as drawable JSON (nodes and edges)",
       request: { params: AssistantIdParam, query: XrayQuery },
-      responses: { 200: json(DrawableGraph, "Nodes and edges"), 404: notFound, 422: json(Detail, "Invalid xray") },
+      responses: { 200: jsonResponse(DrawableGraph, "Nodes and edges"), 404: notFound, 422: jsonResponse(ErrorDetail, "Invalid xray") },
     }),
     async (c) => {
       const { assistant } = await authorizedAssistant(c, c.req.valid("param").assistant_id, "read");
@@ -80,7 +80,7 @@ export const assistantGraphRoutes = createRouter()
         "StateSchema and zod states are read at run time; Annotation.Root states from the graph's TypeScript types " +
         "(extracted on first request, then cached). Null where neither is possible.",
       request: { params: AssistantIdParam },
-      responses: { 200: json(GraphSchemas, "The schemas"), 404: notFound },
+      responses: { 200: jsonResponse(GraphSchemas, "The schemas"), 404: notFound },
     }),
     async (c) => {
       const { assistant } = await authorizedAssistant(c, c.req.valid("param").assistant_id, "read");
@@ -95,7 +95,7 @@ export const assistantGraphRoutes = createRouter()
       tags,
       summary: "Schemas of the graph's subgraphs, keyed by namespace",
       request: { params: AssistantIdParam, query: RecurseQuery },
-      responses: { 200: json(Subgraphs, "Subgraph schemas"), 404: notFound },
+      responses: { 200: jsonResponse(Subgraphs, "Subgraph schemas"), 404: notFound },
     }),
     async (c) => {
       const { recurse } = c.req.valid("query");
@@ -114,7 +114,7 @@ export const assistantGraphRoutes = createRouter()
         }),
         query: RecurseQuery,
       },
-      responses: { 200: json(Subgraphs, "Subgraph schemas"), 404: notFound },
+      responses: { 200: jsonResponse(Subgraphs, "Subgraph schemas"), 404: notFound },
     }),
     async (c) => {
       const { assistant_id, namespace } = c.req.valid("param");

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { text } from "../meta/route-helpers.js";
+import { text } from "../http/route-helpers.js";
 
 /**
  * Request and response shapes of /assistants, as `@langchain/langgraph-sdk` 1.15 sends and reads them
@@ -129,7 +129,6 @@ export const DrawableGraph = z
   })
   .openapi("AssistantGraph");
 
-export { ErrorDetail as Detail } from "../meta/route-helpers.js";
 
 /** `?xray=true|false|<depth>`: how deep subgraphs are drawn (the SDK sends a boolean or an integer). */
 export const XrayQuery = z.object({

@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Metadata } from "@agent-server/core";
 import { createRouter } from "../http/router.js";
-import { json, jsonBody, reply } from "../meta/route-helpers.js";
-import { Assistant, AssistantCount, AssistantSearch, Detail } from "./schemas.js";
+import { ErrorDetail, jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
+import { Assistant, AssistantCount, AssistantSearch } from "./schemas.js";
 
 const tags = ["Assistants"];
 
@@ -19,8 +19,8 @@ export const assistantSearch = createRouter()
         "(the offset of the next page) when more results follow, as the SDK's includePagination reads.",
       request: { body: jsonBody(AssistantSearch) },
       responses: {
-        200: json(z.array(Assistant.partial()), "Matching assistants, with only the selected fields when `select` is given"),
-        422: json(Detail, "Invalid request"),
+        200: jsonResponse(z.array(Assistant.partial()), "Matching assistants, with only the selected fields when `select` is given"),
+        422: jsonResponse(ErrorDetail, "Invalid request"),
       },
     }),
     async (c) => {
@@ -65,7 +65,7 @@ export const assistantSearch = createRouter()
       tags,
       summary: "Count assistants",
       request: { body: jsonBody(AssistantCount) },
-      responses: { 200: json(z.number().int(), "How many assistants match"), 422: json(Detail, "Invalid request") },
+      responses: { 200: jsonResponse(z.number().int(), "How many assistants match"), 422: jsonResponse(ErrorDetail, "Invalid request") },
     }),
     async (c) => {
       const body = c.req.valid("json");

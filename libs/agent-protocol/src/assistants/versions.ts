@@ -2,9 +2,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { matchesAuthFilter } from "@agent-server/core";
 import { createRouter } from "../http/router.js";
-import { json, jsonBody, reply } from "../meta/route-helpers.js";
+import { ErrorDetail, jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
 import { authorizedAssistant } from "./access.js";
-import { Assistant, AssistantIdParam, AssistantLatest, AssistantVersion, AssistantVersionsQuery, Detail } from "./schemas.js";
+import { Assistant, AssistantIdParam, AssistantLatest, AssistantVersion, AssistantVersionsQuery } from "./schemas.js";
 
 const tags = ["Assistants"];
 
@@ -18,9 +18,9 @@ export const assistantVersions = createRouter()
       summary: "List an assistant's versions, newest first",
       request: { params: AssistantIdParam, body: jsonBody(AssistantVersionsQuery) },
       responses: {
-        200: json(z.array(AssistantVersion), "The versions"),
-        404: json(Detail, "Unknown assistant"),
-        422: json(Detail, "Invalid request"),
+        200: jsonResponse(z.array(AssistantVersion), "The versions"),
+        404: jsonResponse(ErrorDetail, "Unknown assistant"),
+        422: jsonResponse(ErrorDetail, "Invalid request"),
       },
     }),
     async (c) => {
@@ -43,9 +43,9 @@ export const assistantVersions = createRouter()
       summary: "Make one of the assistant's versions the current one",
       request: { params: AssistantIdParam, body: jsonBody(AssistantLatest) },
       responses: {
-        200: json(Assistant, "The assistant at that version"),
-        404: json(Detail, "Unknown assistant or version"),
-        422: json(Detail, "Invalid request"),
+        200: jsonResponse(Assistant, "The assistant at that version"),
+        404: jsonResponse(ErrorDetail, "Unknown assistant or version"),
+        422: jsonResponse(ErrorDetail, "Invalid request"),
       },
     }),
     async (c) => {

@@ -4,7 +4,7 @@ import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { Annotation, StateGraph, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { drivers } from "@agent-server/engine/testing";
 import { startTestServer, type TestServer } from "../testing/index.js";
-import { sdkStreamRefusal } from "../meta/test-support.js";
+import { sdkStreamRefusal } from "../http/test-support.js";
 
 /**
  * Custom auth end to end: the documented "resource owner" setup, two users, the official SDK Client,

@@ -7,7 +7,7 @@ import { drivers, startEngine } from "@agent-server/engine/testing";
 import type { RunningServer } from "../server.js";
 import { startProbeServer } from "./probe-server.js";
 import { sampleBody, type OpenApiDocument } from "./sample-request.js";
-import { streamRefusal } from "../meta/test-support.js";
+import { streamRefusal } from "../http/test-support.js";
 
 /**
  * Every documented route authorizes before it acts, and applies the filter it gets back.

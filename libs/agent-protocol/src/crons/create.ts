@@ -6,7 +6,7 @@ import { matchesAuthFilter, nowIso, type Metadata } from "@agent-server/core";
 import { nextRunDate } from "@agent-server/engine";
 import type { AppEnv } from "../app-env.js";
 import { createRouter } from "../http/router.js";
-import { ErrorDetail as Detail, json, jsonBody, reply } from "../meta/route-helpers.js";
+import { ErrorDetail, jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
 import { checkSchedule, checkTimezone, runPayload, toWireCron } from "./cron-payload.js";
 import { Cron, CronCreate, ThreadIdParam } from "./schemas.js";
 
@@ -85,9 +85,9 @@ async function authorizeThread(c: Context<AppEnv>, threadId: string, cron: Recor
 }
 
 const responses = {
-  200: json(Cron, "The created cron"),
-  404: json(Detail, "Unknown assistant or thread"),
-  422: json(Detail, "Invalid schedule, timezone or body"),
+  200: jsonResponse(Cron, "The created cron"),
+  404: jsonResponse(ErrorDetail, "Unknown assistant or thread"),
+  422: jsonResponse(ErrorDetail, "Invalid schedule, timezone or body"),
 };
 
 /** POST /runs/crons (stateless) and POST /threads/{thread_id}/runs/crons. */

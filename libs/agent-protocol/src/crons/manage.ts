@@ -6,7 +6,7 @@ import { nextRunDate } from "@agent-server/engine";
 import type { AppEnv } from "../app-env.js";
 import type { AuthAction } from "../auth/request-auth.js";
 import { createRouter } from "../http/router.js";
-import { ErrorDetail as Detail, json, jsonBody, reply } from "../meta/route-helpers.js";
+import { ErrorDetail, jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
 import { checkSchedule, checkTimezone, combineFilters, pickFields, runPayload, toWireCron } from "./cron-payload.js";
 import { Cron, CronCount, CronIdParam, CronPatch, CronSearch } from "./schemas.js";
 
@@ -45,7 +45,7 @@ export const cronManage = createRouter()
       tags,
       summary: "Search crons",
       request: { body: jsonBody(CronSearch) },
-      responses: { 200: json(z.array(Cron.partial()), "Matching crons"), 422: json(Detail, "Invalid request") },
+      responses: { 200: jsonResponse(z.array(Cron.partial()), "Matching crons"), 422: jsonResponse(ErrorDetail, "Invalid request") },
     }),
     async (c) => {
       const body = c.req.valid("json");
@@ -70,7 +70,7 @@ export const cronManage = createRouter()
       tags,
       summary: "Count crons",
       request: { body: jsonBody(CronCount) },
-      responses: { 200: json(z.number().int(), "How many crons match"), 422: json(Detail, "Invalid request") },
+      responses: { 200: jsonResponse(z.number().int(), "How many crons match"), 422: jsonResponse(ErrorDetail, "Invalid request") },
     }),
     async (c) => {
       const { filter, ...query } = await searchFilter(c, c.req.valid("json"), {});
@@ -86,9 +86,9 @@ export const cronManage = createRouter()
       summary: "Update a cron (schedule, end time, enabled, run payload)",
       request: { params: CronIdParam, body: jsonBody(CronPatch) },
       responses: {
-        200: json(Cron, "The updated cron"),
-        404: json(Detail, "Unknown cron"),
-        422: json(Detail, "Invalid schedule, timezone or body"),
+        200: jsonResponse(Cron, "The updated cron"),
+        404: jsonResponse(ErrorDetail, "Unknown cron"),
+        422: jsonResponse(ErrorDetail, "Invalid schedule, timezone or body"),
       },
     }),
     async (c) => {
@@ -112,7 +112,7 @@ export const cronManage = createRouter()
       tags,
       summary: "Delete a cron",
       request: { params: CronIdParam },
-      responses: { 204: { description: "Deleted" }, 404: json(Detail, "Unknown cron") },
+      responses: { 204: { description: "Deleted" }, 404: jsonResponse(ErrorDetail, "Unknown cron") },
     }),
     async (c) => {
       const { cron } = await authorizedCron(c, c.req.valid("param").cron_id, "delete");

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { AssistantConfig } from "../assistants/schemas.js";
-import { text } from "../meta/route-helpers.js";
+import { text } from "../http/route-helpers.js";
 import { WebhookUrl } from "../runs/schemas.js";
 
 /**

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../http/router.js";
-import { ErrorDetail, json, jsonBody, reply } from "../meta/route-helpers.js";
+import { ErrorDetail, jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
 
 const TruncateRequest = z
   .object({
@@ -24,7 +24,7 @@ export const internal = createRouter().openapi(
     summary: "Delete runs, threads, assistants, store items and/or checkpoints (dev mode only)",
     description: "System assistants (one per graph) survive, or are re-created, so every graph stays runnable.",
     request: { body: jsonBody(TruncateRequest) },
-    responses: { 200: json(z.object({ ok: z.literal(true) }), "Truncated"), 422: json(ErrorDetail, "Invalid flags") },
+    responses: { 200: jsonResponse(z.object({ ok: z.literal(true) }), "Truncated"), 422: jsonResponse(ErrorDetail, "Invalid flags") },
   }),
   async (c) => {
     const flags = c.req.valid("json");

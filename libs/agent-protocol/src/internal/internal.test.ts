@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemAssistantId } from "@agent-server/engine";
 import type { TestServer } from "../testing/index.js";
-import { httpDrivers, openServer, rawJson } from "../meta/test-support.js";
+import { httpDrivers, openServer, rawJson } from "../http/test-support.js";
 
 describe.each(httpDrivers)("POST /internal/truncate on $name", (driver) => {
   let server: TestServer;

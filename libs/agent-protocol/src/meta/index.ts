@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../http/router.js";
+import { jsonResponse, reply } from "../http/route-helpers.js";
 import { docs } from "./docs.js";
 import { serverInfo } from "./server-info.js";
 
@@ -32,9 +33,9 @@ export const meta = createRouter()
       path: "/ok",
       tags: ["System"],
       summary: "Health check",
-      responses: { 200: { description: "The server is up", content: { "application/json": { schema: z.object({ ok: z.boolean() }) } } } },
+      responses: { 200: jsonResponse(z.object({ ok: z.boolean() }), "The server is up") },
     }),
-    (c) => c.json({ ok: true }, 200),
+    (c) => reply(c, { ok: true }),
   )
   .openapi(
     createRoute({
@@ -43,8 +44,8 @@ export const meta = createRouter()
       tags: ["System"],
       summary: "Server information and feature flags",
       description: "The fields of the official servers' /info (version, langgraph_js_version, context, flags, host), plus `flags.a2a`.",
-      responses: { 200: { description: "Server information", content: { "application/json": { schema: Info } } } },
+      responses: { 200: jsonResponse(Info, "Server information") },
     }),
-    (c) => c.json(serverInfo(c.var.deps.version), 200),
+    (c) => reply(c, serverInfo(c.var.deps.version)),
   )
   .route("/", docs);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@langchain/langgraph-sdk";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import type { TestServer } from "../testing/index.js";
-import { expectHttpError, httpDrivers, openServer } from "./test-support.js";
+import { expectHttpError, httpDrivers, openServer } from "../http/test-support.js";
 
 /**
  * Custom auth applied to assistants, store and crons: every route calls `authorize` first, uses the value

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { NotFoundError, type Run } from "@agent-server/core";
 import type { Engine } from "@agent-server/engine";
 import type { AppEnv } from "../app-env.js";
-import { wire } from "../http/wire.js";
+import { reply, type JsonReply } from "../http/route-helpers.js";
 import { admitting, prepareRun, runLocation } from "./create.js";
 import type { RunCreateBody } from "./schemas.js";
 import { sseResponse } from "./sse.js";
@@ -15,11 +15,11 @@ import { endValues, waitResponse } from "./wait.js";
  */
 
 /** Background run: the created run as JSON. */
-export async function createInBackground(c: Context<AppEnv>, threadId: string | undefined, body: RunCreateBody): Promise<Response> {
+export async function createInBackground(c: Context<AppEnv>, threadId: string | undefined, body: RunCreateBody): Promise<JsonReply> {
   const { request, options } = await prepareRun(c, threadId, body);
   const run = await admitting(() => c.var.deps.engine.createRun(request, options));
   c.header("Content-Location", runLocation(run, threadId === undefined));
-  return wire(c, run);
+  return reply(c, run);
 }
 
 /**
@@ -44,7 +44,7 @@ export async function createAndStream(c: Context<AppEnv>, threadId: string | und
 }
 
 /** Run and answer its final values (keep-alive newlines until then). */
-export async function createAndWait(c: Context<AppEnv>, threadId: string | undefined, body: RunCreateBody): Promise<Response> {
+export async function createAndWait(c: Context<AppEnv>, threadId: string | undefined, body: RunCreateBody): Promise<JsonReply> {
   const { request, options } = await prepareRun(c, threadId, body);
   const { engine, storage } = c.var.deps;
   const { run, end } = await admitting(() => engine.createRunWatched(request, options));

@@ -4,27 +4,15 @@ import { HTTPException } from "hono/http-exception";
 import { matchesAuthFilter, NotFoundError, type Run } from "@agent-server/core";
 import type { AppEnv } from "../app-env.js";
 import { createRouter } from "../http/router.js";
-import { wire } from "../http/wire.js";
+import { ErrorDetail, jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
 import { authorizedRun, authorizedThread, runNotFound } from "./access.js";
 import { cancelGone } from "./respond.js";
-import {
-  CancelAction,
-  Detail,
-  json,
-  jsonBody,
-  JoinStreamQuery,
-  QueryFlag,
-  RunIdParam,
-  RunsCancel,
-  sseDoc,
-  ThreadRunParams,
-  sent,
-} from "./schemas.js";
+import { CancelAction, eventStreamResponse, JoinStreamQuery, QueryFlag, RunIdParam, RunsCancel, ThreadRunParams } from "./schemas.js";
 import { keepModes, sseResponse } from "./sse.js";
 import { endValues } from "./wait.js";
 
 const tags = ["Thread Runs"];
-const notFound = json(Detail, "Unknown thread or run");
+const notFound = jsonResponse(ErrorDetail, "Unknown thread or run");
 
 /** Joining a run (its final values or its event stream) and cancelling runs. */
 export const runControl = createRouter()
@@ -35,7 +23,7 @@ export const runControl = createRouter()
       tags,
       summary: "Wait for a run to end; its final values",
       request: { params: ThreadRunParams, query: z.object({ cancel_on_disconnect: QueryFlag }) },
-      responses: { 200: json(z.unknown(), "Final values, or {__error__} when the run failed"), 404: notFound },
+      responses: { 200: jsonResponse(z.unknown(), "Final values, or {__error__} when the run failed"), 404: notFound },
     }),
     async (c) => {
       const { thread_id, run_id } = c.req.valid("param");
@@ -47,7 +35,7 @@ export const runControl = createRouter()
       const thread = () => storage.threads.get(thread_id);
       // Rolled back while we waited: the run is gone, and the thread's state is what is left.
       const ended = await engine.waitRun(run_id, thread_id).catch(ignoreGone);
-      return sent(wire(c, await endValues(ended ?? { status: "interrupted", values: null }, thread)));
+      return reply(c, await endValues(ended ?? { status: "interrupted", values: null }, thread));
     },
   )
   .openapi(
@@ -57,13 +45,13 @@ export const runControl = createRouter()
       tags,
       summary: "Join a run's event stream (Last-Event-ID replays a resumable run)",
       request: { params: ThreadRunParams, query: JoinStreamQuery },
-      responses: { 200: sseDoc, 404: notFound },
+      responses: { 200: eventStreamResponse, 404: notFound },
     }),
     async (c) => {
       const { thread_id, run_id } = c.req.valid("param");
       const found = await inStream(authorizedRun(c, thread_id, run_id, "read"));
-      if ("refused" in found) return sent(errorStream(c, found.refused));
-      return sent(joinStream(c, found.run, c.req.valid("query"), `/threads/${thread_id}/runs/${run_id}/stream`));
+      if ("refused" in found) return errorStream(c, found.refused);
+      return joinStream(c, found.run, c.req.valid("query"), `/threads/${thread_id}/runs/${run_id}/stream`);
     },
   )
   .openapi(
@@ -73,13 +61,13 @@ export const runControl = createRouter()
       tags: ["Stateless Runs"],
       summary: "Join a run's event stream by run id alone",
       request: { params: RunIdParam, query: JoinStreamQuery },
-      responses: { 200: sseDoc, 404: notFound },
+      responses: { 200: eventStreamResponse, 404: notFound },
     }),
     async (c) => {
       const { run_id } = c.req.valid("param");
       const found = await inStream(visibleRun(c, run_id));
-      if ("refused" in found) return sent(errorStream(c, found.refused));
-      return sent(joinStream(c, found.run, c.req.valid("query")));
+      if ("refused" in found) return errorStream(c, found.refused);
+      return joinStream(c, found.run, c.req.valid("query"));
     },
   )
   .openapi(
@@ -111,7 +99,7 @@ export const runControl = createRouter()
       const ended = wait ? engine.waitRun(run_id, thread_id).catch(ignoreGone) : undefined;
       await engine.cancel([run_id], { action, threadId: thread_id });
       await ended;
-      return sent(c.body(null, wait ? 204 : 202));
+      return c.body(null, wait ? 204 : 202);
     },
   )
   .openapi(
@@ -121,7 +109,7 @@ export const runControl = createRouter()
       tags: ["Runs"],
       summary: "Cancel several runs: by id within a thread, or every pending/running run",
       request: { body: jsonBody(RunsCancel), query: z.object({ action: CancelAction.optional() }) },
-      responses: { 204: { description: "Cancelled" }, 404: notFound, 422: json(Detail, "Invalid request") },
+      responses: { 204: { description: "Cancelled" }, 404: notFound, 422: jsonResponse(ErrorDetail, "Invalid request") },
     }),
     async (c) => {
       const body = c.req.valid("json");
@@ -133,7 +121,7 @@ export const runControl = createRouter()
         // All or nothing: every id must be a run of this thread before any is cancelled.
         for (const runId of body.run_ids) if (!(await storage.runs.get(runId, threadId))) runNotFound(runId);
         await engine.cancel(body.run_ids, { action, threadId });
-        return sent(c.body(null, 204));
+        return c.body(null, 204);
       }
       const filter = await c.var.auth.authorize("threads", "update", { status: body.status, action });
       const statuses = body.status === "all" ? (["pending", "running"] as const) : ([body.status!] as const);
@@ -142,7 +130,7 @@ export const runControl = createRouter()
         // A run that ended and was deleted meanwhile (a stateless run) has nothing left to cancel.
         await engine.cancel([run.run_id], { action }).catch(ignoreGone);
       }
-      return sent(c.body(null, 204));
+      return c.body(null, 204);
     },
   );
 

@@ -4,7 +4,7 @@ import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { eventually } from "@agent-server/engine/testing";
 import { startTestServer, type TestServer } from "../testing/index.js";
 import { hello, raw, runDrivers, statusOf } from "./test-support.js";
-import { streamRefusal } from "../meta/test-support.js";
+import { streamRefusal } from "../http/test-support.js";
 
 /** Bearer tokens are user names; runs are scoped to the owner of their thread, and stamp it on threads they create. */
 const ownerAuth = new Auth()

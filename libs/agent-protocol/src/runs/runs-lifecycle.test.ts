@@ -3,7 +3,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { eventually, newThread } from "@agent-server/engine/testing";
 import type { TestServer } from "../testing/index.js";
 import { hello, openRunsServer, raw, runDrivers, statusOf } from "./test-support.js";
-import { streamRefusal } from "../meta/test-support.js";
+import { streamRefusal } from "../http/test-support.js";
 
 const lastAi = (values: unknown) =>
   ((values as { messages: { type: string; content: string }[] }).messages.filter((m) => m.type === "ai").at(-1))?.content;

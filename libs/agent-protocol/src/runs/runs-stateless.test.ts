@@ -3,7 +3,7 @@ import type { Client } from "@langchain/langgraph-sdk";
 import { eventually } from "@agent-server/engine/testing";
 import type { TestServer } from "../testing/index.js";
 import { hello, openRunsServer, raw, runDrivers } from "./test-support.js";
-import { streamRefusal } from "../meta/test-support.js";
+import { streamRefusal } from "../http/test-support.js";
 
 /** The server's values (the official schema); the SDK 1.15 types name them "complete" | "continue". */
 const keep = "keep" as never;

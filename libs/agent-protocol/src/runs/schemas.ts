@@ -167,8 +167,6 @@ export const RunsCancel = z
   })
   .openapi("RunsCancel");
 
-export const Detail = z.object({ detail: z.string() }).openapi("RunError");
-
 /** A query flag as the SDK sends it ("1"/"0") or as people type it ("true"/"false"). */
 export const QueryFlag = z
   .enum(["1", "0", "true", "false", "yes", "no"])
@@ -193,23 +191,8 @@ export const JoinStreamQuery = z.object({
   stream_mode: z.union([StreamModeEnum, z.array(StreamModeEnum)]).optional(),
 });
 
-export function json<T extends z.ZodType>(schema: T, description: string) {
-  return { description, content: { "application/json": { schema } } };
-}
-
-export function jsonBody<T extends z.ZodType>(schema: T) {
-  return { required: true, content: { "application/json": { schema } } };
-}
-
-export const sseDoc = {
+/** A route's event-stream response (runs answer their events as SSE, see sse.ts). */
+export const eventStreamResponse = {
   description: "Server-sent events: `event: <mode>` and `data: <json>` (and `id:` for resumable runs)",
   content: { "text/event-stream": { schema: z.string() } },
 };
-
-/**
- * `createRoute` handlers must return the typed response of their declared content; these routes build
- * theirs with `wire`, the SSE and the keep-alive helpers, which return plain Responses of that shape.
- */
-export function sent(response: Response): never {
-  return response as never;
-}

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { streamSSE } from "hono/streaming";
 import type { StreamEvent } from "@agent-server/engine";
 import type { AppEnv } from "../app-env.js";
 
@@ -15,26 +16,17 @@ export interface SseOptions {
   ids?: boolean;
 }
 
-const encoder = new TextEncoder();
-
 /**
- * One SSE frame as `@langchain/langgraph-sdk` parses it (utils/sse.js): `event:` is the stream mode (or
- * `mode|ns` for subgraphs), `data:` one line of JSON, `id:` the event's id (see `StreamEvent.id`). No
- * heartbeats: the official JS server sends none, and the SDK only arms its idle-reconnect watchdog once it
- * has seen them.
- */
-export function sseFrame(event: StreamEvent, options: { ids?: boolean } = {}): string {
-  const id = event.id !== undefined && options.ids !== false ? `id: ${event.id}\n` : "";
-  return `event: ${event.event}\ndata: ${JSON.stringify(event.data ?? null)}\n${id}\n`;
-}
-
-/**
- * Streams engine events as an SSE response. The client going away is seen two ways (node-server
- * cancels the body stream, and aborts the request's signal); either one ends the subscription and, when
- * asked, cancels the run.
+ * Streams engine events as an SSE response (hono's `streamSSE`). Each frame is what
+ * `@langchain/langgraph-sdk` parses (utils/sse.js): `event:` the stream mode (or `mode|ns` for
+ * subgraphs), `data:` one line of JSON, `id:` the event's id (see `StreamEvent.id`). No heartbeats: the
+ * official JS server sends none, and the SDK only arms its idle-reconnect watchdog once it has seen them.
+ *
+ * The client going away is seen two ways (node-server cancels the body stream, which aborts the
+ * streaming API, and aborts the request's signal); either one ends the subscription and, when asked,
+ * cancels the run. A stream that ended first is no disconnect.
  */
 export function sseResponse(c: Context<AppEnv>, events: AsyncIterable<StreamEvent>, options: SseOptions = {}): Response {
-  const iterator = events[Symbol.asyncIterator]();
   let finished = false;
   const disconnected = () => {
     if (finished) return;
@@ -43,40 +35,23 @@ export function sseResponse(c: Context<AppEnv>, events: AsyncIterable<StreamEven
     void Promise.resolve(options.onDisconnect?.()).catch((error) => console.error("on_disconnect failed", error));
   };
   c.req.raw.signal.addEventListener("abort", disconnected, { once: true });
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        while (true) {
-          const next = await iterator.next();
-          if (next.done || finished) {
-            end(controller);
-            return;
-          }
-          if (options.keep && !options.keep(next.value)) continue;
-          controller.enqueue(encoder.encode(sseFrame(next.value, { ids: options.ids })));
-          return;
-        }
-      } catch (error) {
-        // Headers are gone already: the failure can only be reported in the stream, as an error event.
-        if (!finished) controller.enqueue(encoder.encode(sseFrame({ event: "error", data: streamError(error) })));
-        end(controller);
+  for (const [name, value] of Object.entries(options.headers ?? {})) c.header(name, value);
+  return streamSSE(c, async (stream) => {
+    stream.onAbort(disconnected);
+    try {
+      for await (const event of events) {
+        if (finished) break;
+        if (options.keep && !options.keep(event)) continue;
+        const id = event.id !== undefined && options.ids !== false ? event.id : undefined;
+        await stream.writeSSE({ event: event.event, data: JSON.stringify(event.data ?? null), id });
       }
-    },
-    cancel() {
-      disconnected();
-    },
-  });
-  const end = (controller: ReadableStreamDefaultController<Uint8Array>) => {
-    const wasFinished = finished;
-    finished = true;
-    options.abort?.abort();
-    if (!wasFinished) controller.close();
-  };
-  return c.body(body, 200, {
-    "Content-Type": "text/event-stream",
-    "Cache-Control": "no-cache",
-    Connection: "keep-alive",
-    ...options.headers,
+    } catch (error) {
+      // Headers are gone already: the failure can only be reported in the stream, as an error event.
+      if (!finished) await stream.writeSSE({ event: "error", data: JSON.stringify(streamError(error)) });
+    } finally {
+      finished = true;
+      options.abort?.abort();
+    }
   });
 }
 

@@ -2,14 +2,14 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { ACTIVE_RUN_STATUSES, type Metadata, type Run as RunRecord } from "@agent-server/core";
 import { createRouter } from "../http/router.js";
-import { wire } from "../http/wire.js";
+import { ErrorDetail, jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
 import { authorizedRun, authorizedThread } from "./access.js";
 import { createAndStream, createAndWait, createInBackground } from "./respond.js";
-import { Detail, json, jsonBody, Run, RunCreate, RunStatus, sseDoc, ThreadIdParam, ThreadRunParams, sent } from "./schemas.js";
+import { eventStreamResponse, Run, RunCreate, RunStatus, ThreadIdParam, ThreadRunParams } from "./schemas.js";
 
 const tags = ["Thread Runs"];
-const notFound = json(Detail, "Unknown thread, run or assistant");
-const invalid = json(Detail, "Invalid request, or the thread is busy and multitask_strategy is reject");
+const notFound = jsonResponse(ErrorDetail, "Unknown thread, run or assistant");
+const invalid = jsonResponse(ErrorDetail, "Invalid request, or the thread is busy and multitask_strategy is reject");
 
 const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).optional(),
@@ -42,7 +42,7 @@ export const threadRuns = createRouter()
       tags,
       summary: "List a thread's runs, newest first",
       request: { params: ThreadIdParam, query: ListQuery },
-      responses: { 200: json(z.array(Run), "The runs"), 404: notFound, 422: invalid },
+      responses: { 200: jsonResponse(z.array(Run), "The runs"), 404: notFound, 422: invalid },
     }),
     async (c) => {
       const { thread_id } = c.req.valid("param");
@@ -55,7 +55,7 @@ export const threadRuns = createRouter()
         limit: query.limit ?? 10,
         offset: query.offset ?? 0,
       });
-      return sent(wire(c, select(runs, query.select)));
+      return reply(c, select(runs, query.select));
     },
   )
   .openapi(
@@ -65,9 +65,9 @@ export const threadRuns = createRouter()
       tags,
       summary: "Create a background run",
       request: { params: ThreadIdParam, body: jsonBody(RunCreate) },
-      responses: { 200: json(Run, "The created (pending) run"), 404: notFound, 422: invalid },
+      responses: { 200: jsonResponse(Run, "The created (pending) run"), 404: notFound, 422: invalid },
     }),
-    async (c) => sent(await createInBackground(c, c.req.valid("param").thread_id, c.req.valid("json"))),
+    (c) => createInBackground(c, c.req.valid("param").thread_id, c.req.valid("json")),
   )
   .openapi(
     createRoute({
@@ -76,9 +76,9 @@ export const threadRuns = createRouter()
       tags,
       summary: "Create a run and stream its events",
       request: { params: ThreadIdParam, body: jsonBody(RunCreate) },
-      responses: { 200: sseDoc, 404: notFound, 422: invalid },
+      responses: { 200: eventStreamResponse, 404: notFound, 422: invalid },
     }),
-    async (c) => sent(await createAndStream(c, c.req.valid("param").thread_id, c.req.valid("json"))),
+    (c) => createAndStream(c, c.req.valid("param").thread_id, c.req.valid("json")),
   )
   .openapi(
     createRoute({
@@ -88,12 +88,12 @@ export const threadRuns = createRouter()
       summary: "Create a run and wait for its final values",
       request: { params: ThreadIdParam, body: jsonBody(RunCreate) },
       responses: {
-        200: json(z.unknown(), "The final state values, or {__error__} when the run failed"),
+        200: jsonResponse(z.unknown(), "The final state values, or {__error__} when the run failed"),
         404: notFound,
         422: invalid,
       },
     }),
-    async (c) => sent(await createAndWait(c, c.req.valid("param").thread_id, c.req.valid("json"))),
+    (c) => createAndWait(c, c.req.valid("param").thread_id, c.req.valid("json")),
   )
   .openapi(
     createRoute({
@@ -102,12 +102,12 @@ export const threadRuns = createRouter()
       tags,
       summary: "Get a run",
       request: { params: ThreadRunParams },
-      responses: { 200: json(Run, "The run"), 404: notFound },
+      responses: { 200: jsonResponse(Run, "The run"), 404: notFound },
     }),
     async (c) => {
       const { thread_id, run_id } = c.req.valid("param");
       const { run } = await authorizedRun(c, thread_id, run_id, "read");
-      return sent(wire(c, run));
+      return reply(c, run);
     },
   )
   .openapi(
@@ -120,7 +120,7 @@ export const threadRuns = createRouter()
       responses: {
         204: { description: "Deleted" },
         404: notFound,
-        409: json(Detail, "The run is pending or running: cancel it first"),
+        409: jsonResponse(ErrorDetail, "The run is pending or running: cancel it first"),
       },
     }),
     async (c) => {
@@ -131,7 +131,7 @@ export const threadRuns = createRouter()
         throw new HTTPException(409, { message: `Run "${run_id}" is ${run.status}; cancel it before deleting it` });
       }
       if (!(await c.var.deps.storage.runs.delete(run_id))) throw new HTTPException(404, { message: `Run "${run_id}" not found` });
-      return sent(c.body(null, 204));
+      return c.body(null, 204);
     },
   );
 

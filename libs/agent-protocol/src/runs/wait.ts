@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { toWireJson, type Thread } from "@agent-server/core";
 import type { RunEnd } from "@agent-server/engine";
 import type { AppEnv } from "../app-env.js";
+import type { JsonReply } from "../http/route-helpers.js";
 
 /** How often a waiting response writes a newline so proxies and clients do not time the request out. */
 const KEEP_ALIVE_MS = 1000;
@@ -13,12 +14,13 @@ const encoder = new TextEncoder();
  * server's `waitKeepAlive` (langgraph-api utils/hono.mts) does for `/runs/wait`: the status line goes out
  * at once, and the SDK's `response.json()` skips the leading whitespace. A failure after the headers went
  * out can only be reported in the body: `{"__error__": {error, message}}`, which the SDK raises.
+ * Typed as a JSON reply: what the body ends up holding is the wire JSON its routes declare.
  */
 export function waitResponse(
   c: Context<AppEnv>,
   result: Promise<unknown>,
   options: { headers?: Record<string, string>; onDisconnect?: () => void | Promise<void> } = {},
-): Response {
+): JsonReply {
   let finished = false;
   let timer: NodeJS.Timeout | undefined;
   const disconnected = () => {
@@ -55,7 +57,7 @@ export function waitResponse(
       disconnected();
     },
   });
-  return c.body(body, 200, { "Content-Type": "application/json", ...options.headers });
+  return c.body(body, 200, { "Content-Type": "application/json", ...options.headers }) as unknown as JsonReply;
 }
 
 /**

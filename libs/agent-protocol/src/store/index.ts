@@ -5,7 +5,7 @@ import { matchesAuthFilter, storeAuthSubject, type AuthFilter, type Item as Stor
 import type { AppEnv } from "../app-env.js";
 import type { AuthAction } from "../auth/request-auth.js";
 import { createRouter } from "../http/router.js";
-import { ErrorDetail as Detail, json, jsonBody, reply } from "../meta/route-helpers.js";
+import { ErrorDetail, jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
 import {
   Item,
   NAMESPACE_LABEL_RULE,
@@ -17,7 +17,7 @@ import {
 } from "./schemas.js";
 
 const tags = ["Store"];
-const invalid = json(Detail, "Invalid namespace, key or value");
+const invalid = jsonResponse(ErrorDetail, "Invalid namespace, key or value");
 
 /**
  * Authorizes a store action. The auth handler receives `{namespace, key, ...}` and may rewrite it (a
@@ -87,7 +87,7 @@ export const store = createRouter()
       tags,
       summary: "Get an item (null when there is none, as the SDK expects)",
       request: { query: StoreGetQuery },
-      responses: { 200: json(z.union([Item, z.null()]), "The item, or null"), 422: invalid },
+      responses: { 200: jsonResponse(z.union([Item, z.null()]), "The item, or null"), 422: invalid },
     }),
     async (c) => {
       const query = c.req.valid("query");
@@ -129,7 +129,7 @@ export const store = createRouter()
       tags,
       summary: "Search items under a namespace prefix, newest update first",
       request: { body: jsonBody(StoreSearch) },
-      responses: { 200: json(z.object({ items: z.array(Item) }), "Matching items"), 422: invalid },
+      responses: { 200: jsonResponse(z.object({ items: z.array(Item) }), "Matching items"), 422: invalid },
     }),
     async (c) => {
       const body = c.req.valid("json");
@@ -157,7 +157,7 @@ export const store = createRouter()
       tags,
       summary: "List namespaces matching a prefix and suffix",
       request: { body: jsonBody(StoreListNamespaces) },
-      responses: { 200: json(z.object({ namespaces: z.array(z.array(z.string())) }), "Namespaces"), 422: invalid },
+      responses: { 200: jsonResponse(z.object({ namespaces: z.array(z.array(z.string())) }), "Namespaces"), 422: invalid },
     }),
     async (c) => {
       const body = c.req.valid("json");

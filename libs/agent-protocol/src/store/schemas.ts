@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { text } from "../meta/route-helpers.js";
+import { text } from "../http/route-helpers.js";
 
 /**
  * Shapes of /store, as `@langchain/langgraph-sdk` 1.15 sends them (client/store/index.js). Namespace

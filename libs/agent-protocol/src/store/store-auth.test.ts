@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@langchain/langgraph-sdk";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import type { TestServer } from "../testing/index.js";
-import { expectHttpError, httpDrivers, openServer } from "../meta/test-support.js";
+import { expectHttpError, httpDrivers, openServer } from "../http/test-support.js";
 
 /**
  * A store handler that scopes by filter instead of rewriting the namespace (the official suite's

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestServer } from "../testing/index.js";
-import { expectHttpError, httpDrivers, openServer, rawJson } from "../meta/test-support.js";
+import { expectHttpError, httpDrivers, openServer, rawJson } from "../http/test-support.js";
 
 describe.each(httpDrivers)("store API on $name", (driver) => {
   let server: TestServer;

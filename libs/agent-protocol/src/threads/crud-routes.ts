@@ -1,11 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { v4 as uuidv4 } from "uuid";
-import { ConflictError, matchesAuthFilter, type Metadata, type Thread as ThreadRow } from "@agent-server/core";
+import { ConflictError, matchesAuthFilter, NotFoundError, type Metadata, type Thread as ThreadRow } from "@agent-server/core";
 import type { Superstep as EngineSuperstep } from "@agent-server/engine";
 import { createRouter } from "../http/router.js";
-import { wire } from "../http/wire.js";
+import { jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
 import { stateService, stopThreadRuns, visibleThread } from "./access.js";
-import { body, errorResponses, json, Thread, ThreadCount, ThreadCreate, ThreadParams, ThreadPatch, ThreadSearch } from "./schemas.js";
+import { errorResponses, Thread, ThreadCount, ThreadCreate, ThreadParams, ThreadPatch, ThreadSearch } from "./schemas.js";
 import { selectThreadFields } from "./select.js";
 
 const tags = ["Threads"];
@@ -19,8 +19,8 @@ export const crudRoutes = createRouter()
       path: "/threads",
       tags,
       summary: "Create a thread (optionally seeded with supersteps of state updates)",
-      request: { body: body(ThreadCreate) },
-      responses: { 200: json(Thread, "The thread"), 409: conflictResponse, 422: invalidResponse },
+      request: { body: jsonBody(ThreadCreate) },
+      responses: { 200: jsonResponse(Thread, "The thread"), 409: conflictResponse, 422: invalidResponse },
     }),
     async (c) => {
       const payload = c.req.valid("json");
@@ -52,7 +52,7 @@ export const crudRoutes = createRouter()
         }
         thread = (await storage.threads.get(threadId)) ?? thread;
       }
-      return wire(c, thread);
+      return reply(c, thread);
     },
   )
   .openapi(
@@ -61,8 +61,8 @@ export const crudRoutes = createRouter()
       path: "/threads/search",
       tags,
       summary: "Search threads",
-      request: { body: body(ThreadSearch) },
-      responses: { 200: json(z.array(Thread), "Matching threads"), 422: invalidResponse },
+      request: { body: jsonBody(ThreadSearch) },
+      responses: { 200: jsonResponse(z.array(Thread), "Matching threads"), 422: invalidResponse },
     }),
     async (c) => {
       const value = { ...c.req.valid("json") };
@@ -78,7 +78,7 @@ export const crudRoutes = createRouter()
         sort_order: value.sort_order,
         filter,
       });
-      return wire(c, threads.map((thread) => selectThreadFields(thread, value.select)));
+      return reply(c, threads.map((thread) => selectThreadFields(thread, value.select)));
     },
   )
   .openapi(
@@ -87,14 +87,14 @@ export const crudRoutes = createRouter()
       path: "/threads/count",
       tags,
       summary: "Count threads",
-      request: { body: body(ThreadCount) },
-      responses: { 200: json(z.number().int(), "How many threads match"), 422: invalidResponse },
+      request: { body: jsonBody(ThreadCount) },
+      responses: { 200: jsonResponse(z.number().int(), "How many threads match"), 422: invalidResponse },
     }),
     async (c) => {
       const value = { ...c.req.valid("json") };
       const filter = await c.var.auth.authorize("threads", "search", value);
       const count = await c.var.deps.storage.threads.count({ metadata: value.metadata, values: value.values, status: value.status, filter });
-      return wire(c, count);
+      return reply(c, count);
     },
   )
   .openapi(
@@ -104,11 +104,11 @@ export const crudRoutes = createRouter()
       tags,
       summary: "Get a thread",
       request: { params: ThreadParams },
-      responses: { 200: json(Thread, "The thread"), 404: notFoundResponse, 422: invalidResponse },
+      responses: { 200: jsonResponse(Thread, "The thread"), 404: notFoundResponse, 422: invalidResponse },
     }),
     async (c) => {
       const { thread } = await visibleThread(c, "read", c.req.valid("param").thread_id);
-      return wire(c, thread);
+      return reply(c, thread);
     },
   )
   .openapi(
@@ -117,18 +117,18 @@ export const crudRoutes = createRouter()
       path: "/threads/{thread_id}",
       tags,
       summary: "Merge metadata into a thread",
-      request: { params: ThreadParams, body: body(ThreadPatch) },
-      responses: { 200: json(Thread, "The updated thread"), 204: { description: "Updated (Prefer: return=minimal)" }, 404: notFoundResponse, 422: invalidResponse },
+      request: { params: ThreadParams, body: jsonBody(ThreadPatch) },
+      responses: { 200: jsonResponse(Thread, "The updated thread"), 204: { description: "Updated (Prefer: return=minimal)" }, 404: notFoundResponse, 422: invalidResponse },
     }),
     async (c) => {
       const { thread_id } = c.req.valid("param");
       const { metadata } = c.req.valid("json");
       const { value } = await visibleThread(c, "update", thread_id, { metadata: metadata ?? {} });
       const updated = await c.var.deps.storage.threads.update(thread_id, { metadata: value.metadata as Metadata });
-      if (!updated) return c.json({ detail: `Thread "${thread_id}" not found` }, 404);
+      if (!updated) throw new NotFoundError(`Thread "${thread_id}" not found`);
       // The SDK's `returnMinimal` asks for no body.
       if (/return=minimal/i.test(c.req.header("prefer") ?? "")) return c.body(null, 204);
-      return wire(c, updated);
+      return reply(c, updated);
     },
   )
   .openapi(

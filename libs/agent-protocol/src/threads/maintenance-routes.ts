@@ -2,9 +2,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { v4 as uuidv4 } from "uuid";
 import { ConflictError, jsonEqual, matchesAuthFilter, type Metadata } from "@agent-server/core";
 import { createRouter } from "../http/router.js";
-import { wire } from "../http/wire.js";
+import { jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
 import { stateService, stopThreadRuns } from "./access.js";
-import { body, errorResponses, json, Thread, ThreadParams, ThreadPrune } from "./schemas.js";
+import { errorResponses, Thread, ThreadParams, ThreadPrune } from "./schemas.js";
 
 const tags = ["Threads"];
 const { 409: conflictResponse, 422: invalidResponse } = errorResponses;
@@ -20,7 +20,7 @@ export const maintenanceRoutes = createRouter()
       description:
         "409 while a run of the source thread is pending or running (a copied in-flight run would execute again), and, as on the official server, when the source does not exist or the caller may not read it.",
       request: { params: ThreadParams },
-      responses: { 200: json(Thread, "The new thread"), 409: conflictResponse, 422: invalidResponse },
+      responses: { 200: jsonResponse(Thread, "The new thread"), 409: conflictResponse, 422: invalidResponse },
     }),
     async (c) => {
       const { thread_id } = c.req.valid("param");
@@ -40,7 +40,7 @@ export const maintenanceRoutes = createRouter()
       if (!jsonEqual(created.metadata, source.metadata)) {
         copy = (await storage.threads.update(copy.thread_id, { metadata: created.metadata as Metadata })) ?? copy;
       }
-      return wire(c, copy);
+      return reply(c, copy);
     },
   )
   .openapi(
@@ -51,8 +51,8 @@ export const maintenanceRoutes = createRouter()
       summary: "Prune threads",
       description:
         "`delete` removes the threads entirely (cancelling their active runs); `keep_latest` keeps each thread, its runs and its latest checkpoint per namespace. Threads that do not exist or that the caller may not see are skipped.",
-      request: { body: body(ThreadPrune) },
-      responses: { 200: json(z.object({ pruned_count: z.number().int() }), "How many threads were pruned"), 422: invalidResponse },
+      request: { body: jsonBody(ThreadPrune) },
+      responses: { 200: jsonResponse(z.object({ pruned_count: z.number().int() }), "How many threads were pruned"), 422: invalidResponse },
     }),
     async (c) => {
       const { thread_ids, strategy } = c.req.valid("json");
@@ -66,6 +66,6 @@ export const maintenanceRoutes = createRouter()
       }
       if (strategy === "delete") for (const threadId of allowed) await stopThreadRuns(c, threadId);
       const pruned = allowed.length > 0 ? await storage.threads.prune(allowed, strategy) : 0;
-      return wire(c, { pruned_count: pruned });
+      return reply(c, { pruned_count: pruned });
     },
   );

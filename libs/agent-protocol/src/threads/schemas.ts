@@ -203,11 +203,3 @@ export const errorResponses = {
   409: { description: "Conflict (thread exists, or is busy)" },
   422: { description: "Invalid request" },
 } as const;
-
-export function json<T extends z.ZodType>(schema: T, description: string) {
-  return { description, content: { "application/json": { schema } } };
-}
-
-export function body<T extends z.ZodType>(schema: T) {
-  return { required: true, content: { "application/json": { schema } } };
-}

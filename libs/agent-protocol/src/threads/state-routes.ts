@@ -1,15 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../http/router.js";
-import { wire } from "../http/wire.js";
+import { jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
 import { stateService, visibleThread } from "./access.js";
 import {
-  body,
   Checkpoint,
   CheckpointParams,
   errorResponses,
   HistoryBody,
   HistoryQuery,
-  json,
   StateAtCheckpoint,
   StateQuery,
   StateUpdate,
@@ -20,8 +18,8 @@ import { selectStateFields } from "./select.js";
 
 const tags = ["Thread State"];
 const { 404: notFoundResponse, 409: conflictResponse, 422: invalidResponse } = errorResponses;
-const stateResponse = json(ThreadState, "The thread's state");
-const historyResponse = json(z.array(ThreadState), "Past states, newest first");
+const stateResponse = jsonResponse(ThreadState, "The thread's state");
+const historyResponse = jsonResponse(z.array(ThreadState), "Past states, newest first");
 
 /** A thread's state through its graph: current, at a checkpoint, history, and updates. */
 export const stateRoutes = createRouter()
@@ -39,7 +37,7 @@ export const stateRoutes = createRouter()
       const { subgraphs, select } = c.req.valid("query");
       await visibleThread(c, "read", thread_id);
       const state = await stateService(c).getState(thread_id, { subgraphs });
-      return wire(c, selectStateFields(state, select));
+      return reply(c, selectStateFields(state, select));
     },
   )
   .openapi(
@@ -56,7 +54,7 @@ export const stateRoutes = createRouter()
       const { subgraphs, select } = c.req.valid("query");
       await visibleThread(c, "read", thread_id);
       const state = await stateService(c).getState(thread_id, { checkpoint: { checkpoint_id }, subgraphs });
-      return wire(c, selectStateFields(state, select));
+      return reply(c, selectStateFields(state, select));
     },
   )
   .openapi(
@@ -65,7 +63,7 @@ export const stateRoutes = createRouter()
       path: "/threads/{thread_id}/state/checkpoint",
       tags,
       summary: "Get the thread's state at a checkpoint (namespace, id, map)",
-      request: { params: ThreadParams, body: body(StateAtCheckpoint) },
+      request: { params: ThreadParams, body: jsonBody(StateAtCheckpoint) },
       responses: { 200: stateResponse, 404: notFoundResponse, 422: invalidResponse },
     }),
     async (c) => {
@@ -73,7 +71,7 @@ export const stateRoutes = createRouter()
       const { checkpoint, subgraphs, select } = c.req.valid("json");
       await visibleThread(c, "read", thread_id);
       const state = await stateService(c).getState(thread_id, { checkpoint, subgraphs });
-      return wire(c, selectStateFields(state, select));
+      return reply(c, selectStateFields(state, select));
     },
   )
   .openapi(
@@ -84,9 +82,9 @@ export const stateRoutes = createRouter()
       summary: "Update the thread's state as if a node wrote the values",
       description:
         "Applies on top of the latest checkpoint, or forks from the named one. 409 while a run of the thread is pending or running.",
-      request: { params: ThreadParams, body: body(StateUpdate) },
+      request: { params: ThreadParams, body: jsonBody(StateUpdate) },
       responses: {
-        200: json(z.object({ checkpoint: Checkpoint }), "The checkpoint the update wrote"),
+        200: jsonResponse(z.object({ checkpoint: Checkpoint }), "The checkpoint the update wrote"),
         404: notFoundResponse,
         409: conflictResponse,
         422: invalidResponse,
@@ -108,7 +106,7 @@ export const stateRoutes = createRouter()
         asNode: value.as_node,
         checkpoint,
       });
-      return wire(c, result);
+      return reply(c, result);
     },
   )
   .openapi(
@@ -125,7 +123,7 @@ export const stateRoutes = createRouter()
       const { limit, before, select } = c.req.valid("query");
       await visibleThread(c, "read", thread_id);
       const states = await stateService(c).history(thread_id, { limit, before });
-      return wire(c, states.map((state) => selectStateFields(state, select)));
+      return reply(c, states.map((state) => selectStateFields(state, select)));
     },
   )
   .openapi(
@@ -134,7 +132,7 @@ export const stateRoutes = createRouter()
       path: "/threads/{thread_id}/history",
       tags,
       summary: "List the thread's past states (filters in the body)",
-      request: { params: ThreadParams, body: body(HistoryBody) },
+      request: { params: ThreadParams, body: jsonBody(HistoryBody) },
       responses: { 200: historyResponse, 404: notFoundResponse, 422: invalidResponse },
     }),
     async (c) => {
@@ -143,6 +141,6 @@ export const stateRoutes = createRouter()
       await visibleThread(c, "read", thread_id);
       const beforeId = typeof before === "string" ? before : before?.configurable.checkpoint_id;
       const states = await stateService(c).history(thread_id, { limit, before: beforeId, metadata, checkpoint });
-      return wire(c, states.map((state) => selectStateFields(state, select)));
+      return reply(c, states.map((state) => selectStateFields(state, select)));
     },
   );

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@langchain/langgraph-sdk";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { startTestServer, type TestServer } from "../testing/index.js";
-import { say, statusOf, threadDrivers } from "./test-kit.js";
+import { say, statusOf, threadDrivers } from "./test-support.js";
 
 /**
  * The documented "resource owner" auth (`@langchain/langgraph-sdk/auth`), served by the real app:

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { createRouter } from "../http/router.js";
-import { ErrorDetail, json, jsonBody } from "../meta/route-helpers.js";
+import { ErrorDetail, jsonBody, jsonResponse } from "../http/route-helpers.js";
 import { uiGlobalName, type UiAsset, type UiBundles } from "./bundle.js";
 
 const UiComponentRequest = z
@@ -35,8 +35,8 @@ export function uiRoutes(bundles: UiBundles) {
         request: { params: z.object({ agent: z.string() }), body: jsonBody(UiComponentRequest) },
         responses: {
           200: { description: "Link and script tags", content: { "text/html": { schema: z.string() } } },
-          404: json(ErrorDetail, "The agent has no ui in langgraph.json"),
-          422: json(ErrorDetail, "Invalid body"),
+          404: jsonResponse(ErrorDetail, "The agent has no ui in langgraph.json"),
+          422: jsonResponse(ErrorDetail, "Invalid body"),
         },
       }),
       (c) => {
@@ -67,7 +67,7 @@ export function uiRoutes(bundles: UiBundles) {
         request: { params: z.object({ agent: z.string(), file: z.string() }) },
         responses: {
           200: { description: "The file (JavaScript or CSS)" },
-          404: json(ErrorDetail, "No such agent or file"),
+          404: jsonResponse(ErrorDetail, "No such agent or file"),
         },
       }),
       (c) => {

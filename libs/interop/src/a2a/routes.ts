@@ -63,7 +63,7 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
   app.post("/a2a/:assistant_id", async (c) => {
     const resolved = await resolve(deps, c);
     if (resolved instanceof Response) return resolved;
-    return handleJsonRpc(c.req.raw, resolved.handler, resolved.card, resolved.scope);
+    return handleJsonRpc(c, resolved.handler, resolved.card, resolved.scope);
   });
 
   app.on(["GET", "POST", "DELETE"], "/a2a/:assistant_id/*", async (c) => {
@@ -73,7 +73,7 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
     const subpath = path.startsWith(prefix) ? path.slice(prefix.length) : path.slice(path.indexOf("/", "/a2a/".length));
     const resolved = await resolve(deps, c);
     if (resolved instanceof Response) return resolved;
-    return handleHttpJson(c.req.raw, subpath, resolved.handler, resolved.card, resolved.scope);
+    return handleHttpJson(c, subpath, resolved.handler, resolved.card, resolved.scope);
   });
 
   return app;

@@ -6,7 +6,7 @@ import type { Storage } from "@agent-server/core";
 import { drivers, eventually } from "@agent-server/engine/testing";
 import { a2aRoutes } from "../../index.js";
 import { errorCode as rpcCode } from "../../testing/a2a-clients.js";
-import { startReceiver, type ReceivedNotification, type TestReceiver } from "./test-receiver.js";
+import { startReceiver, type ReceivedNotification, type TestReceiver } from "../../testing/push-receiver.js";
 
 /**
  * A2A push notifications end to end: configs created through the official @a2a-js/sdk client

@@ -21,6 +21,7 @@ import {
   UnsupportedOperationError,
 } from "@a2a-js/sdk/errors";
 import { validateVersion, type A2ARequestHandler, type ServerCallContext } from "@a2a-js/sdk/server";
+import type { Context } from "hono";
 import type { A2ARequestScope } from "../request-scope.js";
 import { callContext } from "./json-rpc.js";
 import { sseResponse } from "./sse.js";
@@ -55,12 +56,13 @@ const JSON_CONTENT_TYPE = "application/json";
  * `subpath` is the request path after `/a2a/{assistant_id}` (starting with "/").
  */
 export async function handleHttpJson(
-  request: Request,
+  c: Context,
   subpath: string,
   handler: A2ARequestHandler,
   card: AgentCard,
   scope: A2ARequestScope,
 ): Promise<Response> {
+  const request = c.req.raw;
   try {
     const route = matchRoute(request.method, subpath);
     if (!route) return notFound(request.method, subpath);
@@ -75,13 +77,20 @@ export async function handleHttpJson(
     const context = callContext(request.headers.get(A2A_VERSION_HEADER) || undefined, scope);
     validateVersion(context.requestedVersion, card, "HTTP+JSON");
     const query = new URL(request.url).searchParams;
-    return await route(body, query, handler, context);
+    const answer = await route(body, query, handler, context);
+    return answer instanceof Response ? answer : await stream(c, answer);
   } catch (error) {
     return restError(error);
   }
 }
 
-type RouteHandler = (body: unknown, query: URLSearchParams, handler: A2ARequestHandler, context: ServerCallContext) => Promise<Response>;
+/** A route's answer: a response, or the events of a streaming method (answered as SSE by `stream`). */
+type RouteHandler = (
+  body: unknown,
+  query: URLSearchParams,
+  handler: A2ARequestHandler,
+  context: ServerCallContext,
+) => Promise<Response | AsyncGenerator<StreamResponse, void, undefined>>;
 
 function matchRoute(method: string, subpath: string): RouteHandler | undefined {
   if (method === "POST" && subpath === "/message:send") return sendMessage;
@@ -117,7 +126,7 @@ const sendMessage: RouteHandler = async (body, _query, handler, context) => {
 
 const sendMessageStream: RouteHandler = async (body, _query, handler, context) => {
   const params = sendMessageRequest(body);
-  return stream(handler.sendMessageStream(params, context));
+  return handler.sendMessageStream(params, context);
 };
 
 const listTasks: RouteHandler = async (_body, query, handler, context) => {
@@ -168,7 +177,7 @@ function cancelTask(taskId: string): RouteHandler {
 }
 
 function subscribe(taskId: string): RouteHandler {
-  return async (_body, _query, handler, context) => stream(handler.resubscribe({ id: taskId, tenant: "" }, context));
+  return async (_body, _query, handler, context) => handler.resubscribe({ id: taskId, tenant: "" }, context);
 }
 
 function createPushConfig(taskId: string): RouteHandler {
@@ -209,7 +218,7 @@ function sendMessageRequest(body: unknown): SendMessageRequest {
 }
 
 /** An SSE stream of `StreamResponse` JSON; an error before the first event is a plain REST error. */
-async function stream(events: AsyncGenerator<StreamResponse, void, undefined>): Promise<Response> {
+async function stream(c: Context, events: AsyncGenerator<StreamResponse, void, undefined>): Promise<Response> {
   const iterator = events[Symbol.asyncIterator]();
   let first: IteratorResult<StreamResponse, unknown>;
   try {
@@ -217,7 +226,7 @@ async function stream(events: AsyncGenerator<StreamResponse, void, undefined>): 
   } catch (error) {
     return restError(error);
   }
-  return sseResponse(first, iterator, (event) => StreamResponse.toJSON(event), (error) => toRestErrorBody(error, restStatusFor(error)));
+  return sseResponse(c, first, iterator, (event) => StreamResponse.toJSON(event), (error) => toRestErrorBody(error, restStatusFor(error)));
 }
 
 async function readBody(request: Request): Promise<unknown> {

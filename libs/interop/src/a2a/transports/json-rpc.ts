@@ -1,9 +1,10 @@
 import { A2A_VERSION_HEADER, type AgentCard } from "@a2a-js/sdk";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion, type A2ARequestHandler } from "@a2a-js/sdk/server";
+import type { Context } from "hono";
 import { A2A_LEGACY_PROTOCOL_VERSION } from "../agent-card.js";
 import { A2A_REQUEST_SCOPE_KEY, type A2ARequestScope } from "../request-scope.js";
-import { SSE_HEADERS, sseErrorEvent, sseResponse } from "./sse.js";
+import { sseErrorResponse, sseResponse } from "./sse.js";
 
 const PARSE_ERROR = -32700;
 
@@ -20,7 +21,8 @@ type JsonRpcId = string | number | null;
  * methods -32601 from the SDK's handlers. Streaming methods answer SSE; an error before the first
  * event is a plain JSON-RPC error response.
  */
-export async function handleJsonRpc(request: Request, handler: A2ARequestHandler, card: AgentCard, scope: A2ARequestScope): Promise<Response> {
+export async function handleJsonRpc(c: Context, handler: A2ARequestHandler, card: AgentCard, scope: A2ARequestScope): Promise<Response> {
+  const request = c.req.raw;
   const header = request.headers.get(A2A_VERSION_HEADER) || undefined;
   const legacy = (header ?? A2A_LEGACY_PROTOCOL_VERSION) === A2A_LEGACY_PROTOCOL_VERSION;
   const mapError = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError;
@@ -60,11 +62,11 @@ export async function handleJsonRpc(request: Request, handler: A2ARequestHandler
     const envelope = { jsonrpc: "2.0", id, error: mapError(error) };
     // v0.3 `tasks/resubscribe` always answers SSE, even an error before the first event (as the SDK does).
     if (legacy && (body as { method?: unknown }).method === "tasks/resubscribe") {
-      return new Response(sseErrorEvent(envelope), { status: 200, headers: SSE_HEADERS });
+      return sseErrorResponse(c, envelope);
     }
     return Response.json(envelope);
   }
-  return sseResponse(first, iterator, (event) => event, (error) => ({ jsonrpc: "2.0", id, error: mapError(error) }));
+  return sseResponse(c, first, iterator, (event) => event, (error) => ({ jsonrpc: "2.0", id, error: mapError(error) }));
 }
 
 /** The call context of one A2A request: requested version, and the caller's scope in `state`. */

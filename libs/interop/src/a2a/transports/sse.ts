@@ -1,17 +1,21 @@
-/** SSE framing as the SDK's express transports write it (`data: <json>\n\n`, errors as `event: error`). */
-export const SSE_HEADERS: Record<string, string> = {
-  "Content-Type": "text/event-stream",
-  "Cache-Control": "no-cache",
-  Connection: "keep-alive",
-  "X-Accel-Buffering": "no",
-};
+import type { Context } from "hono";
+import { streamSSE } from "hono/streaming";
 
-export function sseEvent(data: unknown): string {
-  return `data: ${JSON.stringify(data)}\n\n`;
+/**
+ * SSE as the SDK's express transports write it (`data: <json>`, errors as `event: error`), through
+ * hono's `streamSSE`. Nginx-style proxies would buffer the stream; `X-Accel-Buffering: no` asks them not to.
+ */
+function sse(c: Context, write: (send: (data: unknown, event?: string) => Promise<void>) => Promise<void>, onAbort?: () => void): Response {
+  c.header("X-Accel-Buffering", "no");
+  return streamSSE(c, async (stream) => {
+    if (onAbort) stream.onAbort(onAbort);
+    await write((data, event) => stream.writeSSE({ data: JSON.stringify(data), event }));
+  });
 }
 
-export function sseErrorEvent(data: unknown): string {
-  return `event: error\ndata: ${JSON.stringify(data)}\n\n`;
+/** A stream of exactly one `error` event (a refusal that must still be answered as SSE). */
+export function sseErrorResponse(c: Context, data: unknown): Response {
+  return sse(c, (send) => send(data, "error"));
 }
 
 /**
@@ -21,31 +25,26 @@ export function sseErrorEvent(data: unknown): string {
  * client goes away.
  */
 export function sseResponse<T>(
+  c: Context,
   first: IteratorResult<T, unknown>,
   iterator: AsyncIterator<T, unknown, undefined>,
   encode: (event: T) => unknown,
   encodeError: (error: unknown) => unknown,
 ): Response {
-  const encoder = new TextEncoder();
-  let pending: IteratorResult<T, unknown> | undefined = first;
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
+  let gone = false;
+  const close = () => {
+    gone = true;
+    void Promise.resolve(iterator.return?.(undefined)).catch(() => undefined);
+  };
+  return sse(
+    c,
+    async (send) => {
       try {
-        const next: IteratorResult<T, unknown> = pending ?? (await iterator.next());
-        pending = undefined;
-        if (next.done) {
-          controller.close();
-          return;
-        }
-        controller.enqueue(encoder.encode(sseEvent(encode(next.value))));
+        for (let next = first; !next.done && !gone; next = await iterator.next()) await send(encode(next.value));
       } catch (error) {
-        controller.enqueue(encoder.encode(sseErrorEvent(encodeError(error))));
-        controller.close();
+        if (!gone) await send(encodeError(error), "error");
       }
     },
-    async cancel() {
-      await iterator.return?.(undefined);
-    },
-  });
-  return new Response(body, { status: 200, headers: SSE_HEADERS });
+    close,
+  );
 }

@@ -1,0 +1,152 @@
+import { Message as A2AMessage, type SendMessageRequest } from "@a2a-js/sdk";
+import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
+import { v4 as uuidv4 } from "uuid";
+import { ConflictError, type Assistant, type Run } from "@agent-server/core";
+import type { RunAuthContext, RunEnd, ThreadStateService } from "@agent-server/engine";
+import type { TaskPushConfigs, RequestedPushConfig } from "../push/push-configs.js";
+import type { A2AHandlerDeps } from "../request-handler.js";
+import type { A2ARequestScope } from "../request-scope.js";
+import { messageContent, resumeValue, runInput, type MessageContent } from "./message-input.js";
+import { requireWaitingForInput } from "./resume-check.js";
+import type { TaskAccess } from "./task-access.js";
+
+/** A run just admitted for a task, and the promise of its end. */
+export interface AdmittedTask {
+  taskId: string;
+  run: Run;
+  end: Promise<RunEnd>;
+}
+
+/**
+ * Turns a SendMessage into a run of one agent: a new task (its first run), or a continuation of a task
+ * waiting for input. Runs go through the engine's normal admission, queue and cancellation; every one is
+ * server-marked for result capture, and a continuation carries internal lineage (`taskId` = the first
+ * run's id) and `command: { resume }` as input.
+ */
+export class TaskAdmission {
+  constructor(
+    private readonly deps: A2AHandlerDeps,
+    private readonly assistant: Assistant,
+    private readonly access: TaskAccess,
+    private readonly push: TaskPushConfigs,
+    private readonly threadState: ThreadStateService,
+    /** The routes' caller, used when a call context carries no scoped auth of its own. */
+    private readonly auth: RunAuthContext | undefined,
+  ) {}
+
+  /**
+   * Admits the run a message asks for, or throws before anything exists: the message is validated first,
+   * a thread made for a message without contextId is removed again when admission fails, and a
+   * continuation is validated and admitted in one step under the thread's execution lock.
+   */
+  async admit(params: SendMessageRequest, scope: A2ARequestScope): Promise<AdmittedTask> {
+    const message = params.message;
+    if (!message) throw new RequestMalformedError("params.message is required");
+    // Checked before anything is created: without both result methods a task could not be read back.
+    const { recordResult, getResult } = this.deps.storage.runs;
+    if (!recordResult || !getResult) {
+      throw new UnsupportedOperationError("this server's storage driver cannot record run results, which A2A tasks need");
+    }
+    const content = messageContent(message);
+    // A push config is checked before anything is created too (-32003 without support, -32602 invalid).
+    const push = this.push.requested(params);
+    if (message.taskId) return admitting(() => this.continueTask(message.taskId, message.contextId, content, A2AMessage.toJSON(message), scope, push));
+    const auth = scope.auth ?? this.auth;
+
+    let threadId: string;
+    let created = false;
+    if (message.contextId) {
+      const thread = await this.deps.storage.threads.get(message.contextId);
+      // A context the caller may not see answers like an unknown one; a push config needs update too.
+      const allowed = thread && (await this.access.visibleThread(thread, scope, "create_run")) && (!push || (await this.access.visibleThread(thread, scope, "update")));
+      if (!thread || !allowed) {
+        throw new RequestMalformedError(`unknown contextId "${message.contextId}"`);
+      }
+      threadId = thread.thread_id;
+    } else {
+      // threads:create handlers may change the metadata (e.g. add an owner) the thread is created with.
+      const ref = { thread_id: uuidv4(), metadata: {} as Record<string, unknown> };
+      await scope.authorize("create", ref);
+      threadId = (await this.deps.storage.threads.create({ thread_id: ref.thread_id, metadata: ref.metadata ?? {} })).thread_id;
+      created = true;
+      if (push && !(await this.access.visibleThread(ref, scope, "update"))) {
+        await this.deps.storage.threads.delete(threadId).catch(() => undefined);
+        throw new TaskNotFoundError("not allowed to register push notifications on the new task");
+      }
+    }
+    try {
+      // A new task in a context where another task is at work waits its turn (enqueue), as a chat does.
+      const { run, end } = await this.deps.engine.createRunWatched(
+        { assistant_id: this.assistant.assistant_id, input: runInput(content), multitask_strategy: "enqueue" },
+        { threadId, internal: { captureResult: true, message: A2AMessage.toJSON(message) }, ...(auth ? { auth } : {}) },
+      );
+      // Registered once the task (its first run) exists; see TaskPushConfigs.register for a fast run.
+      if (push) await this.push.register(run.run_id, push, run);
+      return { taskId: run.run_id, run, end: quiet(end) };
+    } catch (error) {
+      if (created) await this.deps.storage.threads.delete(threadId).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * A continuation of an INPUT_REQUIRED task. Under `withThreadExecution` (no run of the thread executes
+   * meanwhile; admission's reject strategy keeps others out until ours ends) it checks that the task's
+   * current run is the interrupted one — status success with recorded interrupts — and that the
+   * checkpoint recorded in its RunResult is exactly the thread's current checkpoint (read from the
+   * checkpointer). A later turn, a state update or a prune that moved the thread on makes the resume
+   * stale: -32602. Recorded result values are never used to rebuild a checkpoint.
+   */
+  private async continueTask(
+    taskId: string,
+    contextId: string,
+    content: MessageContent,
+    asked: unknown,
+    scope: A2ARequestScope,
+    push?: RequestedPushConfig,
+  ): Promise<AdmittedTask> {
+    const first = await this.access.requireTask(taskId, scope, "create_run");
+    if (push) await this.access.requireTask(taskId, scope, "update");
+    const auth = scope.auth ?? this.auth;
+    if (contextId && contextId !== first.thread_id) {
+      throw new RequestMalformedError(`task "${taskId}" belongs to context "${first.thread_id}", not "${contextId}"`);
+    }
+    // Checked once without the lock, so a message to a task at work fails at once instead of waiting
+    // for its run (which holds the lock) to end; then again under the lock, where it counts.
+    await requireWaitingForInput(this.deps.storage, this.threadState, first);
+    return this.deps.engine.withThreadExecution(first.thread_id, async () => {
+      await requireWaitingForInput(this.deps.storage, this.threadState, first);
+      const { run, end } = await this.deps.engine.createRunWatched(
+        { assistant_id: this.assistant.assistant_id, command: { resume: resumeValue(content) } },
+        {
+          threadId: first.thread_id,
+          internal: { captureResult: true, taskId: first.run_id, message: asked },
+          ...(auth ? { auth } : {}),
+        },
+      );
+      // Stored under the lock, so the continuation cannot execute here before its task has the config.
+      if (push) await this.push.register(first.run_id, push, run);
+      return { taskId: first.run_id, run, end: quiet(end) };
+    });
+  }
+}
+
+/**
+ * Admission refused because the context has a run in flight (reject strategy) is the client's to retry,
+ * not an internal error: -32004 with the reason.
+ */
+export async function admitting<T>(admit: () => Promise<T>): Promise<T> {
+  try {
+    return await admit();
+  } catch (error) {
+    if (error instanceof ConflictError) throw new UnsupportedOperationError(`the task's context is busy: ${error.message}`);
+    throw error;
+  }
+}
+
+/** An end promise nobody may await (a stream whose client left) must not become an unhandled rejection. */
+function quiet<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
