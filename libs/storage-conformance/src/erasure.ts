@@ -4,7 +4,8 @@ import { newThread, uid, type Harness } from "./harness.js";
 
 /**
  * The rules every driver must apply the same way (core's `rules/`): what erasing a run takes with it,
- * and what a thread copy gives its runs. Each driver used to decide these on its own.
+ * and what a thread copy gives its runs. Each driver used to decide these on its own. Results and push
+ * configs are checked on drivers that have them (both are optional parts of the contract).
  */
 export function describeErasure(h: Harness): void {
   describe("run erasure and thread copy rules", () => {
@@ -18,9 +19,9 @@ export function describeErasure(h: Harness): void {
       );
       const deliveries: Record<string, { delivered: string; failed: string; pending: string }> = {};
       for (const run of [root, cont]) {
-        await s.runs.recordResult!(run.run_id, { values: { run: run.run_id } });
+        await s.runs.recordResult?.(run.run_id, { values: { run: run.run_id } });
         await s.events.append(run.run_id, "values", { run: run.run_id }, { ttlMs: 60_000 });
-        await s.pushConfigs!.put({ run_id: run.run_id, config_id: "cfg", url: "https://hooks.example/", token: "t", authentication: null });
+        await s.pushConfigs?.put({ run_id: run.run_id, config_id: "cfg", url: "https://hooks.example/", token: "t", authentication: null });
         const enqueue = async () => {
           const headers = { authorization: "Bearer secret" };
           const delivery = { delivery_id: uid(), kind: "a2a_push" as const, url: "https://hooks.example/", headers, payload: { run: run.run_id }, run_id: run.run_id };
@@ -40,9 +41,9 @@ export function describeErasure(h: Harness): void {
       for (const run of [task.root, task.cont]) {
         expect(await s.runs.get(run.run_id)).toBeNull();
         expect(await s.runs.getInternal(run.run_id)).toBeNull();
-        expect(await s.runs.getResult!(run.run_id)).toBeNull();
+        if (s.runs.getResult) expect(await s.runs.getResult(run.run_id)).toBeNull();
         expect(await s.events.list(run.run_id)).toEqual([]);
-        expect(await s.pushConfigs!.list(run.run_id)).toEqual([]);
+        if (s.pushConfigs) expect(await s.pushConfigs.list(run.run_id)).toEqual([]);
         const { delivered, failed, pending } = task.deliveries[run.run_id];
         expect(await s.deliveries.get(delivered)).toBeNull();
         expect(await s.deliveries.get(failed)).toBeNull();
@@ -56,8 +57,8 @@ export function describeErasure(h: Harness): void {
       // Re-created ids start empty: nothing of the erased runs resurfaces.
       const thread = (await s.threads.get(task.thread)) ?? (await s.threads.create({ thread_id: task.thread }));
       const again = await s.runs.create({ run_id: task.root.run_id, thread_id: thread.thread_id, assistant_id: assistantId });
-      expect(await s.runs.getResult!(again.run_id)).toBeNull();
-      expect(await s.pushConfigs!.list(again.run_id)).toEqual([]);
+      if (s.runs.getResult) expect(await s.runs.getResult(again.run_id)).toBeNull();
+      if (s.pushConfigs) expect(await s.pushConfigs.list(again.run_id)).toEqual([]);
       expect(await s.events.list(again.run_id)).toEqual([]);
     }
 
@@ -82,9 +83,9 @@ export function describeErasure(h: Harness): void {
       await expectErased(s, viaPrune, assistant);
       await expectErased(s, viaAssistant, doomed);
       for (const run of [survivor.root, survivor.cont]) {
-        expect(await s.runs.getResult!(run.run_id)).toEqual({ values: { run: run.run_id } });
+        if (s.runs.getResult) expect(await s.runs.getResult(run.run_id)).toEqual({ values: { run: run.run_id } });
         expect(await s.events.list(run.run_id)).toHaveLength(1);
-        expect(await s.pushConfigs!.list(run.run_id)).toHaveLength(1);
+        if (s.pushConfigs) expect(await s.pushConfigs.list(run.run_id)).toHaveLength(1);
         for (const id of Object.values(survivor.deliveries[run.run_id])) expect(await s.deliveries.get(id)).not.toBeNull();
       }
       expect(await s.runs.latestContinuation(survivor.root.run_id)).toEqual(survivor.cont);
@@ -131,16 +132,16 @@ export function describeErasure(h: Harness): void {
       expect(copiedCont).toMatchObject({ thread_id: copyId });
       expect(await s.runs.getInternal(copiedCont.run_id)).toEqual({ captureResult: true, taskId: copiedRoot.run_id });
       for (const [copy, source] of [[copiedRoot, task.root], [copiedCont, task.cont]] as const) {
-        expect(await s.runs.getResult!(copy.run_id)).toEqual({ values: { run: source.run_id } });
+        if (s.runs.getResult) expect(await s.runs.getResult(copy.run_id)).toEqual({ values: { run: source.run_id } });
         expect(await s.events.list(copy.run_id)).toEqual([]);
-        expect(await s.pushConfigs!.list(copy.run_id)).toEqual([]);
+        if (s.pushConfigs) expect(await s.pushConfigs.list(copy.run_id)).toEqual([]);
       }
       expect(await s.threads.delete(copyId)).toBe(true);
       expect(await s.runs.latestContinuation(task.root.run_id)).toEqual(task.cont);
       for (const run of [task.root, task.cont]) {
-        expect(await s.runs.getResult!(run.run_id)).toEqual({ values: { run: run.run_id } });
+        if (s.runs.getResult) expect(await s.runs.getResult(run.run_id)).toEqual({ values: { run: run.run_id } });
         expect(await s.events.list(run.run_id)).toHaveLength(1);
-        expect(await s.pushConfigs!.list(run.run_id)).toHaveLength(1);
+        if (s.pushConfigs) expect(await s.pushConfigs.list(run.run_id)).toHaveLength(1);
         for (const id of Object.values(task.deliveries[run.run_id])) expect(await s.deliveries.get(id)).not.toBeNull();
       }
     });
