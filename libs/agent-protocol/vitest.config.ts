@@ -1,5 +1,11 @@
+import { fileURLToPath } from "node:url";
 import { projectConfig } from "../../vitest.shared.js";
 
-export default projectConfig(import.meta.dirname, {
-  globalSetup: ["../storage-postgres/src/testing/global-setup.ts"],
-});
+/**
+ * One PostgreSQL for the whole run: POSTGRES_URL when set, else one embedded server (libs/testing).
+ * Only the path is resolved here, through the package's exports: the config runs in plain Node, which
+ * cannot load the setup's TypeScript; vitest loads it.
+ */
+const postgresGlobalSetup = fileURLToPath(import.meta.resolve("@agent-server/testing/postgres/global-setup"));
+
+export default projectConfig(import.meta.dirname, { globalSetup: [postgresGlobalSetup] });

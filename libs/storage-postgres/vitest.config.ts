@@ -2,10 +2,10 @@ import { fileURLToPath } from "node:url";
 import { projectConfig } from "../../vitest.shared.js";
 
 /**
- * One PostgreSQL for the whole run: POSTGRES_URL when set, else one embedded server (see README).
- * Other projects reuse it with the same two lines (the module is resolved through the package, so the
- * config never loads TypeScript from node_modules itself).
+ * One PostgreSQL for the whole run: POSTGRES_URL when set, else one embedded server (libs/testing).
+ * Only the path is resolved here, through the package's exports: the config runs in plain Node, which
+ * cannot load the setup's TypeScript; vitest loads it.
  */
-const postgresGlobalSetup = fileURLToPath(new URL("./global-setup.ts", import.meta.resolve("@agent-server/storage-postgres/testing")));
+const postgresGlobalSetup = fileURLToPath(import.meta.resolve("@agent-server/testing/postgres/global-setup"));
 
 export default projectConfig(import.meta.dirname, { globalSetup: [postgresGlobalSetup] });

@@ -44,7 +44,7 @@ async function openStorage(): Promise<{ storage: Storage; dispose(): Promise<voi
   let url = process.env.POSTGRES_URL;
   let stop: (() => Promise<void>) | undefined;
   if (!url) {
-    const { startEmbeddedPostgres } = await import("../../libs/storage-postgres/src/testing/embedded.js");
+    const { startEmbeddedPostgres } = await import("@agent-server/testing/postgres");
     const server = await startEmbeddedPostgres();
     url = server.url;
     stop = () => server.stop();

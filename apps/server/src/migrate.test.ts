@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSqliteStorage } from "@agent-server/storage-sqlite";
-import { createTestSchema, type TestSchema } from "@agent-server/storage-postgres/testing";
+import { createTestSchema, type TestSchema } from "@agent-server/testing/postgres";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { killAll, runCli } from "./testing/cli-process.js";

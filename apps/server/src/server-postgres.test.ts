@@ -1,5 +1,5 @@
 import { openPostgresStorage } from "@agent-server/storage-postgres";
-import { createTestSchema, type TestSchema } from "@agent-server/storage-postgres/testing";
+import { createTestSchema, type TestSchema } from "@agent-server/testing/postgres";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EXAMPLE_CONFIG, jsonLines, killAll, startCli } from "./testing/cli-process.js";
 import { exerciseApproval, exerciseExample } from "./testing/scenario.js";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SendMessageRequest, TaskState, type Task } from "@a2a-js/sdk";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
-import { drivers } from "@agent-server/engine/testing";
+import { drivers } from "@agent-server/testing";
 import { a2aRoutes } from "./index.js";
 import { clientAs } from "./testing/a2a-clients.js";
 

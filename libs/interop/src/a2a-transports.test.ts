@@ -4,7 +4,7 @@ import { ClientFactory, ClientFactoryOptions, RestTransportFactory, type Client 
 import { LegacyJsonRpcTransport } from "@a2a-js/sdk/compat/v0_3/client";
 import { TaskNotFoundError } from "@a2a-js/sdk/errors";
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
-import { drivers } from "@agent-server/engine/testing";
+import { drivers } from "@agent-server/testing";
 import { a2aRoutes, authorizeThread, requestScope, type A2AHandlerDeps } from "./index.js";
 
 /**

@@ -3,7 +3,7 @@ import { Role, SendMessageRequest, TaskState, type Part, type Task } from "@a2a-
 import { ClientFactory, type Client as A2AClient } from "@a2a-js/sdk/client";
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
 import type { Storage } from "@agent-server/core";
-import { drivers } from "@agent-server/engine/testing";
+import { drivers } from "@agent-server/testing";
 import { a2aRoutes } from "./index.js";
 
 /**

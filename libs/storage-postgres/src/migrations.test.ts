@@ -1,12 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { createTestSchema, postgresUrl, type TestSchema } from "@agent-server/testing/postgres";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { readMigrations, renderMigrationsModule } from "./migrations-compiler.js";
 import { MIGRATIONS } from "./migrations.generated.js";
 import { openPostgresStorage } from "./storage.js";
-import { cleanStaleServers, createTestDatabase, createTestSchema, postgresUrl, type TestSchema } from "./testing/index.js";
 
 const root = join(import.meta.dirname, "..");
 const schemas: TestSchema[] = [];
@@ -96,45 +95,5 @@ describe("migrations on a real server", () => {
 
   it("refuses a schema name it cannot quote safely", async () => {
     await expect(openPostgresStorage({ connectionString: postgresUrl(), schema: 'bad"name' })).rejects.toThrow(/schema/);
-  });
-});
-
-describe("testing helpers", () => {
-  it("createTestDatabase gives an isolated database; the default schema is public", async () => {
-    const db = await createTestDatabase("db");
-    try {
-      const storage = await openPostgresStorage({ connectionString: db.url });
-      try {
-        expect(storage.schema).toBe("public");
-        await storage.threads.create({ thread_id: "only-here" });
-      } finally {
-        await storage.close();
-      }
-      const client = new pg.Client({ connectionString: db.url });
-      await client.connect();
-      try {
-        const { rows } = await client.query(`SELECT thread_id FROM public.threads`);
-        expect(rows).toEqual([{ thread_id: "only-here" }]);
-      } finally {
-        await client.end();
-      }
-    } finally {
-      await db.drop();
-    }
-  });
-
-  it("cleanStaleServers removes directories whose owner process is gone, and keeps live ones", async () => {
-    const stale = mkdtempSync(join(tmpdir(), "agent-server-pg-"));
-    mkdirSync(join(stale, "data"));
-    writeFileSync(join(stale, "owner.pid"), "2147483646"); // no such process
-    writeFileSync(join(stale, "data", "postmaster.pid"), "2147483645\n"); // nor server
-    const live = mkdtempSync(join(tmpdir(), "agent-server-pg-"));
-    writeFileSync(join(live, "owner.pid"), String(process.pid));
-    await cleanStaleServers();
-    expect(existsSync(stale)).toBe(false);
-    expect(existsSync(live)).toBe(true);
-    writeFileSync(join(live, "owner.pid"), "2147483646");
-    await cleanStaleServers();
-    expect(existsSync(live)).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import { ConflictError, toWireJson, WireSerializationError } from "@agent-server
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { afterAll, describe, expect, it } from "vitest";
 import type { PostgresStorage } from "./storage.js";
-import { TestStorages } from "./testing/index.js";
+import { TestStorages } from "./test/storages.js";
 
 const storages = new TestStorages();
 afterAll(() => storages.cleanup());

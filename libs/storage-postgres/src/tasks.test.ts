@@ -1,10 +1,11 @@
+import { createTestSchema, type TestSchema } from "@agent-server/testing/postgres";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { applyMigrations } from "./migrate.js";
 import { MIGRATIONS } from "./migrations.generated.js";
 import { taskSql } from "./runs.js";
 import { openPostgresStorage } from "./storage.js";
-import { createTestSchema, TestStorages, type TestSchema } from "./testing/index.js";
+import { TestStorages } from "./test/storages.js";
 
 const storages = new TestStorages();
 const schemas: TestSchema[] = [];

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Storage } from "@agent-server/core";
 import { openPostgresStorage } from "@agent-server/storage-postgres";
-import { createTestSchema, type TestSchema } from "@agent-server/storage-postgres/testing";
+import { createTestSchema, type TestSchema } from "@agent-server/testing/postgres";
 import { afterEach, describe, expect, it } from "vitest";
 import { killAll, runCli } from "../testing/cli-process.js";
 import { expectSameStore, populate } from "../testing/snapshot-scenario.js";

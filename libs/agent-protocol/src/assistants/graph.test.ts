@@ -4,7 +4,7 @@ import { z } from "zod";
 import { StateGraph } from "@langchain/langgraph";
 import type { TestServer } from "../testing/index.js";
 import { expectHttpError, httpDrivers, openServer, rawJson } from "../http/test-support.js";
-import { drivers } from "@agent-server/engine/testing";
+import { drivers } from "@agent-server/testing";
 
 /** A graph whose state is a zod object, so typed schemas can be derived at run time. */
 const typedGraph = new StateGraph(z.object({ topic: z.string(), count: z.number() }))

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@langchain/langgraph-sdk";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { Annotation, StateGraph, type LangGraphRunnableConfig } from "@langchain/langgraph";
-import { drivers } from "@agent-server/engine/testing";
+import { drivers } from "@agent-server/testing";
 import { startTestServer, type TestServer } from "../testing/index.js";
 import { sdkStreamRefusal } from "../http/test-support.js";
 

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import type { Storage } from "@agent-server/core";
 import type { Engine } from "@agent-server/engine";
-import { drivers, startEngine } from "@agent-server/engine/testing";
+import { startEngine } from "@agent-server/engine/testing";
+import { drivers } from "@agent-server/testing";
 import type { RunningServer } from "../server.js";
 import { probe, startProbeServer } from "./probe-server.js";
 

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { drivers, type TestDriver } from "@agent-server/engine/testing";
+import { drivers, type TestDriver } from "@agent-server/testing";
 import { startTestServer, type TestServer } from "../testing/index.js";
 
 /** The drivers the HTTP tests run on: SQLite and PostgreSQL always, memory because it is cheap. */

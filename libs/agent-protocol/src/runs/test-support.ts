@@ -1,4 +1,4 @@
-import { drivers, type TestDriver } from "@agent-server/engine/testing";
+import { drivers, type TestDriver } from "@agent-server/testing";
 import { startTestServer, type TestServer } from "../testing/index.js";
 
 /** The runs tests run on SQLite and PostgreSQL (the brief), and on memory because it is cheap. */

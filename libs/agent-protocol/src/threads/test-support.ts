@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect } from "vitest";
-import { drivers, type TestDriver } from "@agent-server/engine/testing";
+import { drivers, type TestDriver } from "@agent-server/testing";
 import type { RunCommand } from "@agent-server/engine";
 import { startTestServer, type TestServer } from "../testing/index.js";
 

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Annotation, StateGraph } from "@langchain/langgraph";
 import type { Storage } from "@agent-server/core";
+import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import { drivers } from "../testing/drivers.js";
 import { eventually, newThread, startEngine } from "../testing/harness.js";
 import { ThreadStateService } from "../threads/thread-state-service.js";
 import type { RunCreateRequest } from "./run-request.js";

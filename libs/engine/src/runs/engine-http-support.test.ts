@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NotFoundError, type Storage } from "@agent-server/core";
+import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import { drivers } from "../testing/drivers.js";
 import { collect, eventually, newThread, startEngine } from "../testing/harness.js";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { drivers } from "../testing/drivers.js";
+import { drivers } from "@agent-server/testing";
 import { eventually, newThread, startEngine } from "../testing/harness.js";
 
 describe.each(drivers.filter((d) => d.name !== "memory"))("engine restart on $name", (driver) => {

@@ -2,8 +2,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Storage } from "@agent-server/core";
+import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import { drivers } from "../testing/drivers.js";
 import { eventually, newThread, startEngine } from "../testing/harness.js";
 
 /** A loopback receiver that answers 500 to the first `failures` requests, then 200. */

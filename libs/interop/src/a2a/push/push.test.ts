@@ -3,7 +3,8 @@ import { SendMessageRequest, StreamResponse, TaskState, type Task } from "@a2a-j
 import { ClientFactory, ClientFactoryOptions, type Client as A2AClient } from "@a2a-js/sdk/client";
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
 import type { Storage } from "@agent-server/core";
-import { drivers, eventually } from "@agent-server/engine/testing";
+import { eventually } from "@agent-server/engine/testing";
+import { drivers } from "@agent-server/testing";
 import { a2aRoutes } from "../../index.js";
 import { errorCode as rpcCode } from "../../testing/a2a-clients.js";
 import { startReceiver, type ReceivedNotification, type TestReceiver } from "../../testing/push-receiver.js";

