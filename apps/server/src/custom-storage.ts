@@ -24,7 +24,12 @@ const METHODS = ["truncate", "close"] as const;
  * The driver is returned as exported, never wrapped, so an optional method it lacks stays absent.
  * A missing file or export, or an export that is not a Storage, is a project error (exit 2).
  */
-export async function openCustomStorage(spec: string, base: string, options: StorageOpenOptions, origin: StorageModuleOrigin): Promise<Storage> {
+export async function openCustomStorage(
+  spec: string,
+  base: string,
+  options: StorageOpenOptions,
+  origin: StorageModuleOrigin,
+): Promise<Storage> {
   const separator = spec.lastIndexOf(":");
   // "C:\\driver.ts" has no export part: a colon right after one letter is a drive.
   const hasExport = separator > 1;

@@ -28,7 +28,9 @@ describe("agent-server dev with ui, relative webhooks and new Client() in custom
     const client = new Client({ apiUrl: server.url });
 
     const html = await client["~ui"].getComponent("echo", "echoed");
-    expect(html).toBe(`<script src="${server.url}/ui/echo/entrypoint.js" onload='__LGUI_echo.render("echoed", "{{shadowRootId}}")'></script>`);
+    expect(html).toBe(
+      `<script src="${server.url}/ui/echo/entrypoint.js" onload='__LGUI_echo.render("echoed", "{{shadowRootId}}")'></script>`,
+    );
     const script = await fetch(`${server.url}/ui/echo/entrypoint.js`);
     expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
     expect(await script.text()).toContain('className: "echoed"');

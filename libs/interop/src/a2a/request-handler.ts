@@ -199,15 +199,24 @@ export class TaskRequestHandler implements A2ARequestHandler {
   }
 
   /** Push notification configs (push/push-configs.ts): read needs `read` on the task, create/delete `update`. */
-  async createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context?: ServerCallContext): Promise<TaskPushNotificationConfig> {
+  async createTaskPushNotificationConfig(
+    params: TaskPushNotificationConfig,
+    context?: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
     return this.push.create(params, this.taskLookup(context));
   }
 
-  async getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context?: ServerCallContext): Promise<TaskPushNotificationConfig> {
+  async getTaskPushNotificationConfig(
+    params: GetTaskPushNotificationConfigRequest,
+    context?: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
     return this.push.get(params, this.taskLookup(context));
   }
 
-  async listTaskPushNotificationConfigs(params: ListTaskPushNotificationConfigsRequest, context?: ServerCallContext): Promise<ListTaskPushNotificationConfigsResponse> {
+  async listTaskPushNotificationConfigs(
+    params: ListTaskPushNotificationConfigsRequest,
+    context?: ServerCallContext,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
     return this.push.list(params, this.taskLookup(context));
   }
 

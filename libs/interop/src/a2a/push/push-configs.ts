@@ -58,7 +58,8 @@ export class TaskPushConfigs {
     const repo = this.repo();
     const offset = params.pageToken ? Number(params.pageToken) : 0;
     if (!Number.isInteger(offset) || offset < 0) throw new RequestMalformedError(`invalid pageToken "${params.pageToken}"`);
-    if (!Number.isInteger(params.pageSize) || params.pageSize < 0) throw new RequestMalformedError("pageSize must be a non-negative integer");
+    if (!Number.isInteger(params.pageSize) || params.pageSize < 0)
+      throw new RequestMalformedError("pageSize must be a non-negative integer");
     const first = await task(params.taskId, "read");
     const all = await repo.list(first.run_id);
     const end = params.pageSize > 0 ? offset + params.pageSize : all.length;
