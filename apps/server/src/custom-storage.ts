@@ -71,6 +71,8 @@ export async function openCustomStorage(
  * A factory that throws (a database down, a bad setting of its own) is a failure at run time (exit 1),
  * said with the module it came from.
  */
+// A module export narrowed by `typeof === "function"` is a `Function`; it is called with the one options argument.
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 async function callFactory(factory: Function, options: StorageOpenOptions, label: string): Promise<unknown> {
   try {
     return await (factory as (o: StorageOpenOptions) => unknown)(options);

@@ -61,7 +61,7 @@ describe("agent-server dev with ui, relative webhooks and new Client() in custom
       const run = runCli(["dev", "--config", config, "--storage", "memory", "--port", "0", "--no-reload"]);
       expect(await run.exited).toBe(2);
       const output = run.stdout() + run.stderr();
-      expect(output).toContain(`ui.broken: cannot bundle ${join(dir, "ui.tsx")}: ui.tsx:2:26: Unexpected \";\"`);
+      expect(output).toContain(`ui.broken: cannot bundle ${join(dir, "ui.tsx")}: ui.tsx:2:26: Unexpected ";"`);
       expect(output).not.toMatch(/^\s+at /m);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { Role, SendMessageRequest, TaskState, type Part, type Task } from "@a2a-js/sdk";
+import { SendMessageRequest, TaskState, type Part, type Task } from "@a2a-js/sdk";
 import { ClientFactory, type Client as A2AClient } from "@a2a-js/sdk/client";
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
 import type { Storage } from "@agent-server/core";

@@ -10,7 +10,7 @@ import {
   type NewAssistant,
 } from "@agent-server/core";
 import type pg from "pg";
-import { Params, query, queryCount, toDbJson, transaction, whereClause, limitOffset, type Tables } from "./db.js";
+import { Params, query, toDbJson, transaction, whereClause, limitOffset, type Tables } from "./db.js";
 import { authFilterSql, containsSql } from "./filters-sql.js";
 import { deleteRunsWhere } from "./runs.js";
 

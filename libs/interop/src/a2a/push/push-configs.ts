@@ -24,6 +24,7 @@ export type TaskLookup = (taskId: string, action: "read" | "update") => Promise<
 /** What a config's `authentication.scheme` may be (an HTTP auth-scheme token, RFC 9110). */
 const SCHEME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Header values (token, credentials) must not smuggle further header lines. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**
