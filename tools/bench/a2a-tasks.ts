@@ -97,10 +97,19 @@ try {
   const assistantId = server.engine.registry.resolveAssistantId("echo");
   const seedStart = performance.now();
   const contexts = await seed(storage, assistantId);
-  console.log(`${args.driver}\tseeded ${plainRuns} plain runs + ${contexts.length} tasks in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
+  console.log(
+    `${args.driver}\tseeded ${plainRuns} plain runs + ${contexts.length} tasks in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`,
+  );
   const client = await new ClientFactory().createFromUrl(`${server.url.replace(/\/$/, "")}/a2a/echo/`);
   const list = (contextId: string) =>
-    client.listTasks({ tenant: "", contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 50, pageToken: "", statusTimestampAfter: undefined } as never);
+    client.listTasks({
+      tenant: "",
+      contextId,
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageSize: 50,
+      pageToken: "",
+      statusTimestampAfter: undefined,
+    } as never);
   const all = await list("");
   console.log(`${args.driver}\tListTasks (no context) totalSize ${all.totalSize} of ${contexts.length} tasks`);
   await time("ListTasks, no contextId, pageSize 50", () => list(""));

@@ -139,7 +139,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const maxPositionals = command === "snapshot" || command === "import-dev" ? 2 : 1;
   if (positionals.length > maxPositionals) throw new UsageError(`unexpected argument '${positionals[maxPositionals]}'`);
   if (values.tunnel) {
-    throw new UsageError("--tunnel is not supported: agent-server opens no Cloudflare tunnel; expose the port with a tunnel or proxy of your own");
+    throw new UsageError(
+      "--tunnel is not supported: agent-server opens no Cloudflare tunnel; expose the port with a tunnel or proxy of your own",
+    );
   }
   if (values.workers !== undefined && values["n-jobs-per-worker"] !== undefined) {
     throw new UsageError("--workers and --n-jobs-per-worker (-n) are the same setting: give one of them");
@@ -189,7 +191,8 @@ function snapshotOptions(
   const { command } = options;
   if (command === "snapshot") {
     const action = positionals[1];
-    if (action !== "export" && action !== "import") throw new UsageError("snapshot needs an action: snapshot export --out <file> | snapshot import --in <file>");
+    if (action !== "export" && action !== "import")
+      throw new UsageError("snapshot needs an action: snapshot export --out <file> | snapshot import --in <file>");
     options.snapshotAction = action;
     const flag = action === "export" ? "--out" : "--in";
     options.snapshotFile = action === "export" ? values.out : values.in;

@@ -16,7 +16,8 @@ describe("agent-server command line", () => {
     expect(await run.exited).toBe(0);
     expect(run.stdout()).toMatch(/^Usage: agent-server <command>/);
     for (const flag of ["--config", "--storage", "--database-url", "--log-format", "--workers"]) expect(run.stdout()).toContain(flag);
-    for (const flag of ["-p, --port", "-h, --host", "-c, --config", "-n, --n-jobs-per-worker", "--no-browser"]) expect(run.stdout()).toContain(flag);
+    for (const flag of ["-p, --port", "-h, --host", "-c, --config", "-n, --n-jobs-per-worker", "--no-browser"])
+      expect(run.stdout()).toContain(flag);
   });
 
   it("-h alone still shows the help (with a value it is --host, as on langgraphjs dev)", async () => {
@@ -32,7 +33,23 @@ describe("agent-server command line", () => {
   });
 
   it("a langgraphjs dev command line starts the server: -c <folder> -p <port> -h <host> -n <jobs> --no-browser", async () => {
-    const run = runCli(["dev", "-c", dirname(EXAMPLE_CONFIG), "-p", "0", "-h", "127.0.0.1", "-n", "3", "--no-browser", "--no-reload", "--storage", "memory", "--log-format", "json"]);
+    const run = runCli([
+      "dev",
+      "-c",
+      dirname(EXAMPLE_CONFIG),
+      "-p",
+      "0",
+      "-h",
+      "127.0.0.1",
+      "-n",
+      "3",
+      "--no-browser",
+      "--no-reload",
+      "--storage",
+      "memory",
+      "--log-format",
+      "json",
+    ]);
     await run.waitFor(/listening on http:\/\/127\.0\.0\.1:\d+/);
     const listening = jsonLines(run.stdout()).find((line) => String(line.msg).includes("listening on"));
     expect(listening).toMatchObject({ workers: 3, graphs: ["echo", "approval"] });
@@ -109,9 +126,25 @@ describe("agent-server command line", () => {
     const dir = mkdtempSync(join(tmpdir(), "agent-server-cli-"));
     try {
       const echo = join(dirname(EXAMPLE_CONFIG), "src/echo.ts");
-      const config = { graphs: { echo: `${echo}:graph` }, store: { index: { dims: 8 } }, http: { disable_meta: true }, dependencies: ["."] };
+      const config = {
+        graphs: { echo: `${echo}:graph` },
+        store: { index: { dims: 8 } },
+        http: { disable_meta: true },
+        dependencies: ["."],
+      };
       writeFileSync(join(dir, "langgraph.json"), JSON.stringify(config));
-      const run = runCli(["dev", "--config", join(dir, "langgraph.json"), "--storage", "memory", "--port", "0", "--no-reload", "--log-format", "json"]);
+      const run = runCli([
+        "dev",
+        "--config",
+        join(dir, "langgraph.json"),
+        "--storage",
+        "memory",
+        "--port",
+        "0",
+        "--no-reload",
+        "--log-format",
+        "json",
+      ]);
       await run.waitFor(/listening on/);
       const warning = jsonLines(run.stdout()).find((line) => Array.isArray(line.ignored));
       expect(warning).toMatchObject({ level: 40, ignored: ["http.disable_meta", "store"] });

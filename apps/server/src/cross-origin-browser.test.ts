@@ -73,7 +73,18 @@ describe("a page on another origin, in Chromium", () => {
   }
 
   it("streams a run with the LangGraph SDK and gets an A2A task's artifact, with no http.cors configured", async () => {
-    const api = await startCli(["dev", "--config", EXAMPLE_CONFIG, "--storage", "memory", "--port", "0", "--no-reload", "--log-format", "json"]);
+    const api = await startCli([
+      "dev",
+      "--config",
+      EXAMPLE_CONFIG,
+      "--storage",
+      "memory",
+      "--port",
+      "0",
+      "--no-reload",
+      "--log-format",
+      "json",
+    ]);
     const page = await pageServer();
     const result = await inPage(page.url, (apiUrl) => crossOriginScenario(apiUrl), api.url);
     expectScenarioWorked(result, api.url, page.url);
@@ -88,7 +99,18 @@ describe("a page on another origin, in Chromium", () => {
       join(dir, "langgraph.json"),
       JSON.stringify({ graphs: { echo: `${ECHO_GRAPH}:graph`, other: `${ECHO_GRAPH}:graph` }, http: { cors } }),
     );
-    const api = await startCli(["dev", "--config", join(dir, "langgraph.json"), "--storage", "memory", "--port", "0", "--no-reload", "--log-format", "json"]);
+    const api = await startCli([
+      "dev",
+      "--config",
+      join(dir, "langgraph.json"),
+      "--storage",
+      "memory",
+      "--port",
+      "0",
+      "--no-reload",
+      "--log-format",
+      "json",
+    ]);
     expectScenarioWorked(await inPage(allowed.url, (apiUrl) => crossOriginScenario(apiUrl), api.url), api.url, allowed.url);
     expect(await inPage(other.url, (url) => tryFetch(url), `${api.url}/threads`)).toBe("TypeError: Failed to fetch");
 
@@ -96,7 +118,11 @@ describe("a page on another origin, in Chromium", () => {
     for (const path of ["/threads", "/a2a/echo", "/a2a/echo/message:send"]) {
       const preflight = await fetch(`${api.url}${path}`, {
         method: "OPTIONS",
-        headers: { origin: allowed.url, "access-control-request-method": "POST", "access-control-request-headers": "content-type,a2a-version" },
+        headers: {
+          origin: allowed.url,
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "content-type,a2a-version",
+        },
       });
       expect(preflight.status, path).toBe(204);
       expect(preflight.headers.get("access-control-allow-origin"), path).toBe(allowed.url);
@@ -109,7 +135,11 @@ describe("a page on another origin, in Chromium", () => {
       });
       expect(refused.headers.get("access-control-allow-origin"), path).toBeNull();
     }
-    for (const path of ["/.well-known/agent-card.json?assistant_id=echo", "/a2a/echo/.well-known/agent-card.json", "/a2a/nope/.well-known/agent-card.json"]) {
+    for (const path of [
+      "/.well-known/agent-card.json?assistant_id=echo",
+      "/a2a/echo/.well-known/agent-card.json",
+      "/a2a/nope/.well-known/agent-card.json",
+    ]) {
       const card = await fetch(`${api.url}${path}`, { headers: { origin: allowed.url } });
       expect(card.headers.get("access-control-allow-origin"), path).toBe(allowed.url);
       expect(card.headers.get("access-control-expose-headers")?.toLowerCase().split(","), path).toEqual(

@@ -13,7 +13,9 @@ const DRIVER = fileURLToPath(new URL("./testing/fixture-project/driver-without-r
 
 /** An A2A user message saying "hello", in `contextId` when given. */
 function hello(contextId?: string): SendMessageRequest {
-  return SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: "ROLE_USER", contextId, parts: [{ text: "hello" }] } });
+  return SendMessageRequest.fromJSON({
+    message: { messageId: crypto.randomUUID(), role: "ROLE_USER", contextId, parts: [{ text: "hello" }] },
+  });
 }
 
 /** Every thread id and each thread's run ids, read through the LangGraph API. */
@@ -42,7 +44,10 @@ describe("a custom storage driver without the result methods, plugged in through
     expect(assistants.map((a) => a.graph_id)).toEqual(["echo"]);
     const thread = await client.threads.create({ metadata: { owner: "custom-driver-test" } });
     const events: string[] = [];
-    for await (const chunk of client.runs.stream(thread.thread_id, "echo", { input: { messages: [{ role: "user", content: "streamed" }] }, streamMode: "values" })) {
+    for await (const chunk of client.runs.stream(thread.thread_id, "echo", {
+      input: { messages: [{ role: "user", content: "streamed" }] },
+      streamMode: "values",
+    })) {
       events.push(chunk.event);
     }
     expect(events[0]).toBe("metadata");
@@ -71,8 +76,9 @@ describe("a custom storage driver without the result methods, plugged in through
     await expect(stream()).rejects.toThrow(/storage driver cannot record run results/);
     expect(streamed).toEqual([]);
     // And over the HTTP+JSON binding.
-    const rest = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: ["HTTP+JSON"] }))
-      .createFromUrl(`${server.url}/a2a/echo/`);
+    const rest = await new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: ["HTTP+JSON"] }),
+    ).createFromUrl(`${server.url}/a2a/echo/`);
     await expect(rest.sendMessage(hello())).rejects.toThrow(/storage driver cannot record run results/);
     expect(await threadsAndRuns(client)).toEqual(before);
     expect(Object.keys(before)).toEqual([thread.thread_id]);

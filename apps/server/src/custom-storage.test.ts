@@ -55,7 +55,9 @@ describe("--storage: built-in kinds and driver modules", () => {
     for (const spec of ["./driver.ts:createStorage", "/abs/driver.js", "@acme/driver", "driver.mjs", "driver:make"]) {
       expect(run(["dev", "--storage", spec])).toMatchObject({ storage: "custom", storageModule: spec, storageGiven: true });
     }
-    expect(() => run(["dev", "--storage", "mysql"])).toThrow(/--storage must be one of sqlite, memory, postgres, or a driver module such as/);
+    expect(() => run(["dev", "--storage", "mysql"])).toThrow(
+      /--storage must be one of sqlite, memory, postgres, or a driver module such as/,
+    );
     // A custom driver is given the data folder; PostgreSQL flags stay PostgreSQL's.
     expect(run(["dev", "--storage", "./d.ts", "--data-dir", "x"])).toMatchObject({ dataDir: "x" });
     expect(() => run(["dev", "--storage", "./d.ts", "--database-url", "postgres://x"])).toThrow(UsageError);
@@ -79,12 +81,18 @@ describe("openCustomStorage", () => {
     const cases: [string, RegExp][] = [
       ["./missing.ts:x", /^--storage \.\/missing\.ts:x: file not found: .*\/missing\.ts$/],
       ["./probe.mjs:nope", /has no export "nope" \(its exports: Driver, default, failing, openAsync, openSync, partial, storage\)$/],
-      ["./probe.mjs:partial", /export "partial" is not a Storage \(missing assistants, runs, store, crons, deliveries, events, checkpointer, langgraphStore, truncate\(\)\)/],
+      [
+        "./probe.mjs:partial",
+        /export "partial" is not a Storage \(missing assistants, runs, store, crons, deliveries, events, checkpointer, langgraphStore, truncate\(\)\)/,
+      ],
       ["./probe.mjs:Driver", /export "Driver" is a class; export an instance, or a function returning one$/],
       ["./broken.mjs", /^--storage \.\/broken\.mjs: cannot load .*broken\.mjs: .+$/],
     ];
     for (const [spec, message] of cases) {
-      const error = await open(spec).then(() => undefined, (e: unknown) => e);
+      const error = await open(spec).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error, spec).toBeInstanceOf(InvalidInputError);
       expect((error as Error).message, spec).toMatch(message);
       expect((error as Error).message).not.toContain("\n");
@@ -92,7 +100,10 @@ describe("openCustomStorage", () => {
   });
 
   it("a factory that throws is a run-time failure naming the module, not a project error", async () => {
-    const error = await open("./probe.mjs:failing").then(() => undefined, (e: unknown) => e);
+    const error = await open("./probe.mjs:failing").then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).not.toBeInstanceOf(InvalidInputError);
     expect((error as Error).message).toBe("--storage ./probe.mjs:failing: opening the driver failed: database down");
   });
@@ -103,21 +114,31 @@ describe("openStorage with a custom driver", () => {
     const project = await loadLangGraphConfig(PROJECT);
     const opened = await openStorage(run(["dev"]), project.cwd, project.config.storage);
     try {
-      expect(opened).toMatchObject({ kind: "custom", description: 'custom driver "memory-without-results" (./driver-without-results.ts:createStorage)' });
+      expect(opened).toMatchObject({
+        kind: "custom",
+        description: 'custom driver "memory-without-results" (./driver-without-results.ts:createStorage)',
+      });
     } finally {
       await opened.storage.close();
     }
     const probeOpened = await openStorage(run(["dev", "--data-dir", dir]), project.cwd, { path: `${probe}:openSync` });
-    expect((probeOpened.storage as unknown as { options: unknown }).options).toEqual({ projectDir: FIXTURE_DIR.replace(/\/$/, ""), dataDir: dir });
+    expect((probeOpened.storage as unknown as { options: unknown }).options).toEqual({
+      projectDir: FIXTURE_DIR.replace(/\/$/, ""),
+      dataDir: dir,
+    });
     const byDefault = await openStorage(run(["dev"]), project.cwd, { path: `${probe}:openSync` });
     expect((byDefault.storage as unknown as { options: { dataDir: string } }).options.dataDir).toBe(join(project.cwd, ".agent-server"));
   });
 
   it("--storage wins over langgraph.json: a built-in kind, or a module path relative to the process cwd", async () => {
-    const memory = await openStorage(run(["dev", "--storage", "memory"]), FIXTURE_DIR, { path: "./driver-without-results.ts:createStorage" });
+    const memory = await openStorage(run(["dev", "--storage", "memory"]), FIXTURE_DIR, {
+      path: "./driver-without-results.ts:createStorage",
+    });
     expect(memory).toMatchObject({ kind: "memory" });
     await memory.storage.close();
-    const fromFlag = await openStorage(run(["dev", "--storage", `./${relative(process.cwd(), probe)}:openAsync`]), FIXTURE_DIR, { path: "./nothere.ts" });
+    const fromFlag = await openStorage(run(["dev", "--storage", `./${relative(process.cwd(), probe)}:openAsync`]), FIXTURE_DIR, {
+      path: "./nothere.ts",
+    });
     expect(fromFlag.storage.kind).toBe("async");
   });
 });

@@ -24,7 +24,12 @@ const METHODS = ["truncate", "close"] as const;
  * The driver is returned as exported, never wrapped, so an optional method it lacks stays absent.
  * A missing file or export, or an export that is not a Storage, is a project error (exit 2).
  */
-export async function openCustomStorage(spec: string, base: string, options: StorageOpenOptions, origin: StorageModuleOrigin): Promise<Storage> {
+export async function openCustomStorage(
+  spec: string,
+  base: string,
+  options: StorageOpenOptions,
+  origin: StorageModuleOrigin,
+): Promise<Storage> {
   const separator = spec.lastIndexOf(":");
   // "C:\\driver.ts" has no export part: a colon right after one letter is a drive.
   const hasExport = separator > 1;
@@ -66,6 +71,8 @@ export async function openCustomStorage(spec: string, base: string, options: Sto
  * A factory that throws (a database down, a bad setting of its own) is a failure at run time (exit 1),
  * said with the module it came from.
  */
+// A module export narrowed by `typeof === "function"` is a `Function`; it is called with the one options argument.
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 async function callFactory(factory: Function, options: StorageOpenOptions, label: string): Promise<unknown> {
   try {
     return await (factory as (o: StorageOpenOptions) => unknown)(options);

@@ -13,7 +13,10 @@ describe("loadHttpApp", () => {
 
   it("loads a named or default export relative to the project, and names what is wrong", async () => {
     dir = mkdtempSync(join(tmpdir(), "agent-server-http-app-"));
-    writeFileSync(join(dir, "app.mjs"), "export const app = { fetch: () => new Response('x') };\nexport default (req) => new Response('d');\nexport const nope = 42;\n");
+    writeFileSync(
+      join(dir, "app.mjs"),
+      "export const app = { fetch: () => new Response('x') };\nexport default (req) => new Response('d');\nexport const nope = 42;\n",
+    );
     expect(typeof ((await loadHttpApp("./app.mjs:app", dir)) as { fetch: unknown }).fetch).toBe("function");
     expect(typeof (await loadHttpApp("./app.mjs", dir))).toBe("function");
     await expect(loadHttpApp("./app.mjs:nope", dir)).rejects.toThrow('export "nope" of ./app.mjs is not a Hono app or a fetch handler');

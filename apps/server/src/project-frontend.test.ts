@@ -28,7 +28,9 @@ describe("agent-server dev with ui, relative webhooks and new Client() in custom
     const client = new Client({ apiUrl: server.url });
 
     const html = await client["~ui"].getComponent("echo", "echoed");
-    expect(html).toBe(`<script src="${server.url}/ui/echo/entrypoint.js" onload='__LGUI_echo.render("echoed", "{{shadowRootId}}")'></script>`);
+    expect(html).toBe(
+      `<script src="${server.url}/ui/echo/entrypoint.js" onload='__LGUI_echo.render("echoed", "{{shadowRootId}}")'></script>`,
+    );
     const script = await fetch(`${server.url}/ui/echo/entrypoint.js`);
     expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
     expect(await script.text()).toContain('className: "echoed"');
@@ -59,7 +61,7 @@ describe("agent-server dev with ui, relative webhooks and new Client() in custom
       const run = runCli(["dev", "--config", config, "--storage", "memory", "--port", "0", "--no-reload"]);
       expect(await run.exited).toBe(2);
       const output = run.stdout() + run.stderr();
-      expect(output).toContain(`ui.broken: cannot bundle ${join(dir, "ui.tsx")}: ui.tsx:2:26: Unexpected \";\"`);
+      expect(output).toContain(`ui.broken: cannot bundle ${join(dir, "ui.tsx")}: ui.tsx:2:26: Unexpected ";"`);
       expect(output).not.toMatch(/^\s+at /m);
     } finally {
       rmSync(dir, { recursive: true, force: true });

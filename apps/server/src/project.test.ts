@@ -65,7 +65,10 @@ describe("agent-server dev with a project's langgraph.json (memory storage)", ()
     try {
       const config = join(dir, "langgraph.json");
       const description = "Repeats the last message back";
-      writeFileSync(config, JSON.stringify({ graphs: { echo: { path: `${ECHO_GRAPH}:graph`, description }, plain: `${ECHO_GRAPH}:graph` } }));
+      writeFileSync(
+        config,
+        JSON.stringify({ graphs: { echo: { path: `${ECHO_GRAPH}:graph`, description }, plain: `${ECHO_GRAPH}:graph` } }),
+      );
       const server = await startCli(["dev", "--config", config, "--storage", "memory", "--port", "0", "--no-reload"]);
       const client = new Client({ apiUrl: server.url });
       const [echo] = await client.assistants.search({ graphId: "echo" });

@@ -39,7 +39,13 @@ export async function watchTargets(configPath: string): Promise<{ path: string; 
     throw new UsageError(`cannot read ${configPath}: ${(error as Error).message}`);
   }
   const cwd = dirname(configPath);
-  const specs = [...Object.values(config.graphs ?? {}), config.auth?.path, config.http?.app, ...Object.values(config.ui ?? {}), config.storage?.path]
+  const specs = [
+    ...Object.values(config.graphs ?? {}),
+    config.auth?.path,
+    config.http?.app,
+    ...Object.values(config.ui ?? {}),
+    config.storage?.path,
+  ]
     .map((spec) => (typeof spec === "object" && spec !== null ? (spec as { path?: unknown }).path : spec))
     .filter((spec): spec is string => typeof spec === "string");
   const targets = new Map<string, boolean>([[cwd, false]]);
@@ -137,7 +143,8 @@ export async function superviseWithReload(
     if (child) child.kill(signal);
     else if (!restarting) finish(0);
   };
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => onSignal(signal === "SIGHUP" ? "SIGTERM" : signal));
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const)
+    process.on(signal, () => onSignal(signal === "SIGHUP" ? "SIGTERM" : signal));
 
   start();
   const code = await finished;

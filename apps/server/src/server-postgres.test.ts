@@ -17,13 +17,20 @@ describe("agent-server serve on PostgreSQL", () => {
   it("serves the example project with production defaults and stops cleanly on SIGTERM", async () => {
     const server = await startCli([
       "serve",
-      "--config", EXAMPLE_CONFIG,
-      "--host", "127.0.0.1",
-      "--port", "0",
-      "--storage", "postgres",
-      "--database-url", schema.url,
-      "--database-schema", schema.schema,
-      "--workers", "2",
+      "--config",
+      EXAMPLE_CONFIG,
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+      "--storage",
+      "postgres",
+      "--database-url",
+      schema.url,
+      "--database-schema",
+      schema.schema,
+      "--workers",
+      "2",
     ]);
 
     // serve logs JSON lines by default, and names the database without its password.

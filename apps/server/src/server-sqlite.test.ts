@@ -42,7 +42,9 @@ describe("agent-server dev on SQLite (the default storage)", () => {
 
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);
-    expect(jsonLines(server.stdout()).map((l) => l.msg)).toEqual(expect.arrayContaining([expect.stringMatching(/^SIGTERM received/), "stopped"]));
+    expect(jsonLines(server.stdout()).map((l) => l.msg)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^SIGTERM received/), "stopped"]),
+    );
 
     // The file reopens with what the server wrote: the thread, its values, the finished run.
     const storage = await openSqliteStorage({ path: file });

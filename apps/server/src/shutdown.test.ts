@@ -20,7 +20,20 @@ afterEach(async () => {
 
 /** Starts the fixture project on SQLite and a `slow` run sleeping `ms`; resolves once the run executes. */
 async function serverWithSlowRun(ms: number, graceSeconds: number) {
-  const server = await startCli(["dev", "--config", FIXTURE, "--port", "0", "--data-dir", dataDir, "--log-format", "json", "--grace-period", String(graceSeconds), "--no-reload"]);
+  const server = await startCli([
+    "dev",
+    "--config",
+    FIXTURE,
+    "--port",
+    "0",
+    "--data-dir",
+    dataDir,
+    "--log-format",
+    "json",
+    "--grace-period",
+    String(graceSeconds),
+    "--no-reload",
+  ]);
   const client = new Client({ apiUrl: server.url });
   const thread = await client.threads.create();
   const run = await client.runs.create(thread.thread_id, "slow", { input: { ms } });

@@ -2,7 +2,14 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { bundleUi, createApp, listen, loadAuth, type RunningServer, type UiBundles, type UserHttpApp } from "@agent-server/agent-protocol";
 import { InvalidInputError, type Storage } from "@agent-server/core";
-import { applyEnv, Engine, loadLangGraphConfig, systemAssistantDefaultsFromEnv, unsupportedConfigKeys, type LoadedConfig } from "@agent-server/engine";
+import {
+  applyEnv,
+  Engine,
+  loadLangGraphConfig,
+  systemAssistantDefaultsFromEnv,
+  unsupportedConfigKeys,
+  type LoadedConfig,
+} from "@agent-server/engine";
 import { a2aRoutes } from "@agent-server/interop";
 import { UsageError, type CliOptions } from "./args.js";
 import { loadHttpApp } from "./http-app.js";
@@ -75,9 +82,15 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       loopback,
       schemas: {
         onExtracted: (graphIds, durationMs) =>
-          logger.info({ graphs: graphIds, duration_ms: durationMs }, `Schemas of ${graphIds.join(", ")} read from source in ${durationMs} ms`),
+          logger.info(
+            { graphs: graphIds, duration_ms: durationMs },
+            `Schemas of ${graphIds.join(", ")} read from source in ${durationMs} ms`,
+          ),
         onFailure: (graphIds, error) =>
-          logger.warn({ graphs: graphIds, error: error.message }, `Schemas of ${graphIds.join(", ")} could not be read from source: ${error.message}`),
+          logger.warn(
+            { graphs: graphIds, error: error.message },
+            `Schemas of ${graphIds.join(", ")} could not be read from source: ${error.message}`,
+          ),
       },
     });
     await engine.registry.load(config.graphs, cwd);
@@ -153,13 +166,18 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
  * Binds the HTTP server. An address it cannot have is a mistake in the command line, said in one line
  * with the way out (exit 2), not a stack trace.
  */
-async function listenOrExplain(fetch: (request: Request) => Response | Promise<Response>, host: string, port: number): Promise<RunningServer> {
+async function listenOrExplain(
+  fetch: (request: Request) => Response | Promise<Response>,
+  host: string,
+  port: number,
+): Promise<RunningServer> {
   try {
     return await listen(fetch, { host, port });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const choose = "choose another port with --port <n> (--port 0 picks a free one)";
-    if (code === "EADDRINUSE") throw new InvalidInputError(`port ${port} on ${host} is already in use: stop what is using it, or ${choose}`);
+    if (code === "EADDRINUSE")
+      throw new InvalidInputError(`port ${port} on ${host} is already in use: stop what is using it, or ${choose}`);
     if (code === "EACCES") throw new InvalidInputError(`no permission to listen on port ${port} of ${host}: ${choose}`);
     if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") {
       throw new InvalidInputError(`cannot listen on ${host}: it is not an address of this machine (choose one with --host)`);
@@ -182,7 +200,10 @@ async function hydrate(storage: Storage, options: CliOptions, logger: Logger): P
   }
   const report = await importSnapshotFile(storage, file);
   const imported = Object.fromEntries(Object.entries(report.counts).map(([type, count]) => [type, count.imported]));
-  logger.info({ snapshot: file, imported, skipped_unknown: report.unknown }, `Snapshot ${file} imported:\n${formatReport(report).join("\n")}`);
+  logger.info(
+    { snapshot: file, imported, skipped_unknown: report.unknown },
+    `Snapshot ${file} imported:\n${formatReport(report).join("\n")}`,
+  );
 }
 
 async function saveSnapshot(storage: Storage, file: string, logger: Logger): Promise<void> {

@@ -42,9 +42,10 @@ export interface ProjectStorage {
 export async function openStorage(options: CliOptions, projectDir: string, projectStorage?: ProjectStorage): Promise<OpenedStorage> {
   const fromProject = !options.storageGiven && projectStorage?.path ? projectStorage.path : undefined;
   if (options.storage === "custom" || fromProject !== undefined) {
-    const [spec, base, origin] = fromProject !== undefined
-      ? [fromProject, projectDir, "langgraph.json storage.path" as const]
-      : [options.storageModule!, process.cwd(), "--storage" as const];
+    const [spec, base, origin] =
+      fromProject !== undefined
+        ? [fromProject, projectDir, "langgraph.json storage.path" as const]
+        : [options.storageModule!, process.cwd(), "--storage" as const];
     const storage = await openCustomStorage(spec, base, { projectDir: resolve(projectDir), dataDir: dataDir(options, projectDir) }, origin);
     return { storage, kind: "custom", description: `custom driver "${storage.kind}" (${spec})`, applied: [] };
   }
@@ -53,9 +54,10 @@ export async function openStorage(options: CliOptions, projectDir: string, proje
       return {
         storage: createMemoryStorage(),
         kind: "memory",
-        description: options.snapshotSave && options.snapshot !== undefined
-          ? `memory (saved to ${resolve(options.snapshot)} on shutdown)`
-          : "memory (nothing is kept after exit)",
+        description:
+          options.snapshotSave && options.snapshot !== undefined
+            ? `memory (saved to ${resolve(options.snapshot)} on shutdown)`
+            : "memory (nothing is kept after exit)",
         applied: [],
       };
     case "sqlite": {

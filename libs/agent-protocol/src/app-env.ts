@@ -27,6 +27,8 @@ export interface AppDeps {
    * auth after the core routes. A factory, not a router, because they need the engine this app is
    * built over, and interop must not import this lib.
    */
+  // Any env, schema and base path: each sibling router declares its own.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   extraRoutes?: Array<(deps: AppDeps) => Hono<any, any, any>>;
 }
 

@@ -7,7 +7,10 @@ export interface RunningServer {
 }
 
 /** Serves a fetch handler on host:port (port 0 picks a free one). */
-export function listen(fetch: (request: Request) => Response | Promise<Response>, options: { host: string; port: number }): Promise<RunningServer> {
+export function listen(
+  fetch: (request: Request) => Response | Promise<Response>,
+  options: { host: string; port: number },
+): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     let server: ServerType;
     try {

@@ -3,7 +3,13 @@ export { GraphRegistry, systemAssistantId, GRAPH_ASSISTANT_NAMESPACE } from "./g
 export { loadGraph, parseGraphSpec, type GraphSpec } from "./graphs/load-graph.js";
 export type { CompiledGraph } from "./graphs/types.js";
 export type { GraphSchemaSet, JsonSchema, StaticSchemaOptions } from "./graphs/schemas/index.js";
-export { loadLangGraphConfig, applyEnv, LangGraphConfigSchema, type LangGraphConfig, type LoadedConfig } from "./config/langgraph-config.js";
+export {
+  loadLangGraphConfig,
+  applyEnv,
+  LangGraphConfigSchema,
+  type LangGraphConfig,
+  type LoadedConfig,
+} from "./config/langgraph-config.js";
 export { unsupportedConfigKeys } from "./config/unsupported-keys.js";
 export { systemAssistantDefaultsFromEnv, type SystemAssistantDefaults } from "./config/system-assistant-defaults.js";
 export { REJECT_MESSAGE, type AdmissionOptions } from "./runs/admission.js";

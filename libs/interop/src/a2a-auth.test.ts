@@ -100,11 +100,13 @@ describe("A2A with custom auth", () => {
 
   it("scopes v0.3 JSON-RPC the same way", async () => {
     const rpc = async (token: string, body: unknown) =>
-      (await fetch(`${base}/a2a/echo`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
-        body: JSON.stringify(body),
-      })).json() as Promise<{ result?: { id: string }; error?: { code: number } }>;
+      (
+        await fetch(`${base}/a2a/echo`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+          body: JSON.stringify(body),
+        })
+      ).json() as Promise<{ result?: { id: string }; error?: { code: number } }>;
     const sent = await rpc("alice", {
       jsonrpc: "2.0",
       id: 1,
@@ -112,7 +114,9 @@ describe("A2A with custom auth", () => {
       params: { message: { kind: "message", messageId: crypto.randomUUID(), role: "user", parts: [{ kind: "text", text: "v03" }] } },
     });
     expect(sent.result?.id).toBeTruthy();
-    expect((await rpc("alice", { jsonrpc: "2.0", id: 2, method: "tasks/get", params: { id: sent.result!.id } })).result?.id).toBe(sent.result!.id);
+    expect((await rpc("alice", { jsonrpc: "2.0", id: 2, method: "tasks/get", params: { id: sent.result!.id } })).result?.id).toBe(
+      sent.result!.id,
+    );
     expect((await rpc("bob", { jsonrpc: "2.0", id: 3, method: "tasks/get", params: { id: sent.result!.id } })).error?.code).toBe(-32001);
   });
 });

@@ -142,7 +142,9 @@ describe("A2A HTTP+JSON binding", () => {
   });
 
   it("streams (message:stream, SSE) and lists tasks over HTTP+JSON", async () => {
-    const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: ["HTTP+JSON"] }));
+    const factory = new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: ["HTTP+JSON"] }),
+    );
     const client = await factory.createFromUrl(`${base}/a2a/echo/`);
     const events = [];
     for await (const event of client.sendMessageStream(message("streamed"))) events.push(event);
@@ -150,7 +152,13 @@ describe("A2A HTTP+JSON binding", () => {
     const last = events.at(-1)!;
     const final = last.payload?.$case === "task" ? last.payload.value : await client.getTask({ tenant: "", id: taskIdOf(last) });
     expect(final.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    const listed = await client.listTasks({ tenant: "", contextId: final.contextId, status: 0, pageToken: "", includeArtifacts: true } as never);
+    const listed = await client.listTasks({
+      tenant: "",
+      contextId: final.contextId,
+      status: 0,
+      pageToken: "",
+      includeArtifacts: true,
+    } as never);
     expect(listed.tasks.map((t) => t.id)).toEqual([final.id]);
   });
 
@@ -216,7 +224,9 @@ describe("A2A JSON-RPC: v0.3 and errors", () => {
         jsonrpc: "2.0",
         id: "s1",
         method: "message/stream",
-        params: { message: { kind: "message", messageId: crypto.randomUUID(), role: "user", parts: [{ kind: "text", text: "old stream" }] } },
+        params: {
+          message: { kind: "message", messageId: crypto.randomUUID(), role: "user", parts: [{ kind: "text", text: "old stream" }] },
+        },
       }),
     });
     expect(response.headers.get("content-type")).toMatch(/text\/event-stream/);
@@ -225,7 +235,9 @@ describe("A2A JSON-RPC: v0.3 and errors", () => {
       .filter((chunk) => chunk.startsWith("data: "))
       .map((chunk) => JSON.parse(chunk.slice("data: ".length)) as { id: string; result: { kind: string; status?: { state: string } } });
     expect(events.length).toBeGreaterThan(0);
-    expect(events.every((e) => e.id === "s1" && ["task", "status-update", "artifact-update", "message"].includes(e.result.kind))).toBe(true);
+    expect(events.every((e) => e.id === "s1" && ["task", "status-update", "artifact-update", "message"].includes(e.result.kind))).toBe(
+      true,
+    );
     const states = events.flatMap((e) => (e.result.status ? [e.result.status.state] : []));
     expect(states.at(-1)).toBe("completed");
   });
@@ -238,7 +250,11 @@ describe("A2A JSON-RPC: v0.3 and errors", () => {
     const parse = await getJson(`${base}/a2a/echo`, { method: "POST", headers, body: '{"jsonrpc": "2.0", "id": 1, "method": ' });
     expect(parse.status).toBe(200);
     expect(parse.body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
-    const unknown = await getJson(`${base}/a2a/echo`, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 7, method, params: {} }) });
+    const unknown = await getJson(`${base}/a2a/echo`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method, params: {} }),
+    });
     expect(unknown.body).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -32601 } });
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { Role, SendMessageRequest, TaskState, type Part, type Task } from "@a2a-js/sdk";
+import { SendMessageRequest, TaskState, type Part, type Task } from "@a2a-js/sdk";
 import { ClientFactory, type Client as A2AClient } from "@a2a-js/sdk/client";
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
 import type { Storage } from "@agent-server/core";
@@ -18,7 +18,6 @@ import { a2aRoutes } from "./index.js";
  */
 const observations: Record<string, unknown> = {};
 afterAll(() => console.log(`A2A gate observations:\n${JSON.stringify(observations, null, 2)}`));
-
 
 async function startA2AServer(storage: Storage): Promise<TestServer> {
   return startTestServer(storage, { app: { extraRoutes: [a2aRoutes] } });
@@ -81,7 +80,11 @@ describe.each(drivers)("A2A durable task results ($name)", (driver) => {
 
       expect(await server.client.threads.prune([first.contextId], { strategy: "keep_latest" })).toEqual({ pruned_count: 1 });
       const afterPrune = await client.getTask({ tenant: "", id: first.id });
-      record.afterPrune = { state: TaskState[afterPrune.status!.state], ...digest(afterPrune.artifacts[0]!.parts), textPart: afterPrune.artifacts[0]!.parts[0] };
+      record.afterPrune = {
+        state: TaskState[afterPrune.status!.state],
+        ...digest(afterPrune.artifacts[0]!.parts),
+        textPart: afterPrune.artifacts[0]!.parts[0],
+      };
 
       expect(afterSecondTurn).toEqual(original);
       expect(afterPrune.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -92,7 +95,11 @@ describe.each(drivers)("A2A durable task results ($name)", (driver) => {
         await server.close();
         server = await startA2AServer(await opened.reopen());
         const reopened = await (await a2aClient(server)).getTask({ tenant: "", id: first.id });
-        record.afterReopen = { state: TaskState[reopened.status!.state], ...digest(reopened.artifacts[0]!.parts), textPart: reopened.artifacts[0]!.parts[0] };
+        record.afterReopen = {
+          state: TaskState[reopened.status!.state],
+          ...digest(reopened.artifacts[0]!.parts),
+          textPart: reopened.artifacts[0]!.parts[0],
+        };
         expect(reopened.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
         expect(reopened.artifacts[0]!.parts).toEqual(original);
       }

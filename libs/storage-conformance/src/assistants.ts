@@ -116,7 +116,12 @@ export function describeAssistants(h: Harness): void {
     it("search filters by graph_id, case-insensitive name substring, metadata containment and auth filter; count agrees", async () => {
       const s = await h.open();
       const tag = uid();
-      await s.assistants.create({ assistant_id: uid(), graph_id: "g1", name: "Alpha bot", metadata: { tag, owner: "alice", tags: ["x", "y"], deep: { k: [1, 2] } } });
+      await s.assistants.create({
+        assistant_id: uid(),
+        graph_id: "g1",
+        name: "Alpha bot",
+        metadata: { tag, owner: "alice", tags: ["x", "y"], deep: { k: [1, 2] } },
+      });
       await s.assistants.create({ assistant_id: uid(), graph_id: "g2", name: "beta bot", metadata: { tag, owner: "bob", tags: ["y"] } });
       await s.assistants.create({ assistant_id: uid(), graph_id: "g1", name: "gamma", metadata: { tag: "other", owner: "alice" } });
       const names = async (q: Parameters<Storage["assistants"]["search"]>[0]) =>
@@ -150,7 +155,10 @@ export function describeAssistants(h: Harness): void {
       expect((await s.assistants.search({ ...q, sort_by: "name", sort_order: "asc" })).map((a) => a.name)).toEqual(["a", "b", "c", "d"]);
       expect((await s.assistants.search({ ...q, sort_by: "name", sort_order: "desc" })).map((a) => a.name)).toEqual(["d", "c", "b", "a"]);
       expect((await s.assistants.search({ ...q, sort_by: "created_at", sort_order: "asc" })).map((a) => a.assistant_id)).toEqual(ids);
-      expect((await s.assistants.search({ ...q, sort_by: "name", sort_order: "asc", limit: 2, offset: 1 })).map((a) => a.name)).toEqual(["b", "c"]);
+      expect((await s.assistants.search({ ...q, sort_by: "name", sort_order: "asc", limit: 2, offset: 1 })).map((a) => a.name)).toEqual([
+        "b",
+        "c",
+      ]);
       for (let i = 0; i < 12; i++) await s.assistants.create({ assistant_id: uid(), graph_id: "many", metadata: { tag: `${tag}-many` } });
       expect(await s.assistants.search({ metadata: { tag: `${tag}-many` } })).toHaveLength(10);
       expect(await s.assistants.count({ metadata: { tag: `${tag}-many` } })).toBe(12);
@@ -165,8 +173,18 @@ export function describeAssistants(h: Harness): void {
       const otherRun = await newRun(s, { assistant_id: other.assistant_id, thread_id: run.thread_id });
       await s.runs.recordResult?.(run.run_id, { values: { out: 1 } });
       await s.events.append(run.run_id, "values", { a: 1 }, { ttlMs: 60_000 });
-      const cron = await s.crons.create({ cron_id: uid(), assistant_id: assistant.assistant_id, schedule: "* * * * *", next_run_date: null });
-      const otherCron = await s.crons.create({ cron_id: uid(), assistant_id: other.assistant_id, schedule: "* * * * *", next_run_date: null });
+      const cron = await s.crons.create({
+        cron_id: uid(),
+        assistant_id: assistant.assistant_id,
+        schedule: "* * * * *",
+        next_run_date: null,
+      });
+      const otherCron = await s.crons.create({
+        cron_id: uid(),
+        assistant_id: other.assistant_id,
+        schedule: "* * * * *",
+        next_run_date: null,
+      });
 
       expect(await s.assistants.delete(assistant.assistant_id)).toBe(true);
       expect(await s.assistants.get(assistant.assistant_id)).toBeNull();

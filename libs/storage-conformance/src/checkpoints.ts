@@ -147,7 +147,16 @@ export function describeCheckpoints(h: Harness): void {
       const untouched = await threadWithTwoRuns(s);
       const before = await listCheckpoints(s, a.thread.thread_id);
       const namespaces = [...new Set(before.map(checkpointNs))];
-      const latest = new Map(namespaces.map((ns) => [ns, before.filter((t) => checkpointNs(t) === ns).map(checkpointId).sort().at(-1)]));
+      const latest = new Map(
+        namespaces.map((ns) => [
+          ns,
+          before
+            .filter((t) => checkpointNs(t) === ns)
+            .map(checkpointId)
+            .sort()
+            .at(-1),
+        ]),
+      );
       const latestRoot = await latestTuple(s, a.thread.thread_id);
 
       expect(await s.threads.prune([a.thread.thread_id, b.thread.thread_id, uid()], "keep_latest")).toBe(2);
@@ -167,7 +176,9 @@ export function describeCheckpoints(h: Harness): void {
       expect((await graphValues(s, a.thread.thread_id)).count).toBe(3);
       // Pruning again keeps one per namespace.
       expect(await s.threads.prune([a.thread.thread_id], "keep_latest")).toBe(1);
-      expect((await listCheckpoints(s, a.thread.thread_id)).length).toBe(new Set((await listCheckpoints(s, a.thread.thread_id)).map(checkpointNs)).size);
+      expect((await listCheckpoints(s, a.thread.thread_id)).length).toBe(
+        new Set((await listCheckpoints(s, a.thread.thread_id)).map(checkpointNs)).size,
+      );
     });
 
     it("prune delete removes threads with their checkpoints and runs; unknown ids are skipped", async () => {

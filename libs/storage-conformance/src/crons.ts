@@ -128,9 +128,7 @@ export function describeCrons(h: Harness): void {
       const t0 = "2030-01-01T00:00:00.000Z";
       const t1 = "2030-01-01T00:01:00.000Z";
       const cron = await s.crons.create({ cron_id: uid(), assistant_id: a, schedule: "* * * * *", next_run_date: t0 });
-      const outcomes = await Promise.all(
-        Array.from({ length: 6 }, (_, i) => (i % 2 ? other : s).crons.advance(cron.cron_id, t0, t1)),
-      );
+      const outcomes = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? other : s).crons.advance(cron.cron_id, t0, t1)));
       expect(outcomes.filter(Boolean)).toHaveLength(1);
       expect((await s.crons.get(cron.cron_id))!.next_run_date).toBe(t1);
       expect(await s.crons.advance(cron.cron_id, t0, "2030-01-01T00:02:00.000Z")).toBe(false);

@@ -7,7 +7,12 @@ export function describeDeliveries(h: Harness): void {
     it("enqueue fills defaults and stores the payload; get; unknown id is null", async () => {
       const s = await h.open();
       const before = new Date().toISOString();
-      const d = await s.deliveries.enqueue({ delivery_id: uid(), kind: "webhook", url: "http://127.0.0.1:9/hook", payload: { run: { id: 1 } } });
+      const d = await s.deliveries.enqueue({
+        delivery_id: uid(),
+        kind: "webhook",
+        url: "http://127.0.0.1:9/hook",
+        payload: { run: { id: 1 } },
+      });
       expect(d).toEqual({
         delivery_id: d.delivery_id,
         kind: "webhook",
@@ -35,14 +40,28 @@ export function describeDeliveries(h: Harness): void {
         run_id: runId,
         next_attempt_at: "2030-01-01T00:00:00.000Z",
       });
-      expect(push).toMatchObject({ kind: "a2a_push", headers: { authorization: "Bearer t" }, payload: ["x"], run_id: runId, next_attempt_at: "2030-01-01T00:00:00.000Z" });
+      expect(push).toMatchObject({
+        kind: "a2a_push",
+        headers: { authorization: "Bearer t" },
+        payload: ["x"],
+        run_id: runId,
+        next_attempt_at: "2030-01-01T00:00:00.000Z",
+      });
     });
 
     it("claimDue leases due deliveries oldest first; a claimed delivery is not claimed again until the lease ends", async () => {
       const s = await h.open();
       const now = new Date().toISOString();
       const mk = async (offset: number) =>
-        (await s.deliveries.enqueue({ delivery_id: uid(), kind: "webhook", url: "http://x", payload: { offset }, next_attempt_at: addMs(now, offset) })).delivery_id;
+        (
+          await s.deliveries.enqueue({
+            delivery_id: uid(),
+            kind: "webhook",
+            url: "http://x",
+            payload: { offset },
+            next_attempt_at: addMs(now, offset),
+          })
+        ).delivery_id;
       const second = await mk(-1_000);
       const first = await mk(-5_000);
       const future = await mk(60_000);
@@ -66,7 +85,17 @@ export function describeDeliveries(h: Harness): void {
       const now = new Date().toISOString();
       const ids: string[] = [];
       for (let i = 0; i < 10; i++) {
-        ids.push((await s.deliveries.enqueue({ delivery_id: uid(), kind: "webhook", url: "http://x", payload: i, next_attempt_at: addMs(now, -i) })).delivery_id);
+        ids.push(
+          (
+            await s.deliveries.enqueue({
+              delivery_id: uid(),
+              kind: "webhook",
+              url: "http://x",
+              payload: i,
+              next_attempt_at: addMs(now, -i),
+            })
+          ).delivery_id,
+        );
       }
       const batches = await Promise.all(
         Array.from({ length: 6 }, (_, i) => (i % 2 ? other : s).deliveries.claimDue({ now, limit: 3, leaseMs: 60_000 })),
@@ -78,7 +107,8 @@ export function describeDeliveries(h: Harness): void {
 
     it("markDelivered / markFailed clear the payload; markRetry keeps it pending; purgeFinished removes finished ones", async () => {
       const s = await h.open();
-      const mk = async () => (await s.deliveries.enqueue({ delivery_id: uid(), kind: "webhook", url: "http://x", payload: { secret: "p" } })).delivery_id;
+      const mk = async () =>
+        (await s.deliveries.enqueue({ delivery_id: uid(), kind: "webhook", url: "http://x", payload: { secret: "p" } })).delivery_id;
       const delivered = await mk();
       const failed = await mk();
       const retried = await mk();
@@ -89,7 +119,12 @@ export function describeDeliveries(h: Harness): void {
       expect(await s.deliveries.get(failed)).toMatchObject({ status: "failed", payload: null, last_error: "HTTP 500" });
       const at = "2031-01-01T00:00:00.000Z";
       await s.deliveries.markRetry(retried, { nextAttemptAt: at, error: "timeout" });
-      expect(await s.deliveries.get(retried)).toMatchObject({ status: "pending", payload: { secret: "p" }, next_attempt_at: at, last_error: "timeout" });
+      expect(await s.deliveries.get(retried)).toMatchObject({
+        status: "pending",
+        payload: { secret: "p" },
+        next_attempt_at: at,
+        last_error: "timeout",
+      });
       expect(await s.deliveries.claimDue({ now: "2030-12-31T23:59:59.999Z", limit: 10, leaseMs: 1 })).toEqual([]);
       expect((await s.deliveries.claimDue({ now: at, limit: 10, leaseMs: 1 })).map((d) => d.delivery_id)).toEqual([retried]);
       // Unknown ids are a no-op.

@@ -12,7 +12,10 @@ export function describeErasure(h: Harness): void {
     /** A task root and its continuation on one thread, each with a result, events, push configs and deliveries. */
     async function taskWithEverything(s: Storage, assistantId: string) {
       const thread = (await newThread(s)).thread_id;
-      const root = await s.runs.create({ run_id: uid(), thread_id: thread, assistant_id: assistantId }, { internal: { captureResult: true } });
+      const root = await s.runs.create(
+        { run_id: uid(), thread_id: thread, assistant_id: assistantId },
+        { internal: { captureResult: true } },
+      );
       const cont = await s.runs.create(
         { run_id: uid(), thread_id: thread, assistant_id: assistantId },
         { internal: { captureResult: true, taskId: root.run_id } },
@@ -24,7 +27,14 @@ export function describeErasure(h: Harness): void {
         await s.pushConfigs?.put({ run_id: run.run_id, config_id: "cfg", url: "https://hooks.example/", token: "t", authentication: null });
         const enqueue = async () => {
           const headers = { authorization: "Bearer secret" };
-          const delivery = { delivery_id: uid(), kind: "a2a_push" as const, url: "https://hooks.example/", headers, payload: { run: run.run_id }, run_id: run.run_id };
+          const delivery = {
+            delivery_id: uid(),
+            kind: "a2a_push" as const,
+            url: "https://hooks.example/",
+            headers,
+            payload: { run: run.run_id },
+            run_id: run.run_id,
+          };
           return (await s.deliveries.enqueue(delivery)).delivery_id;
         };
         const [delivered, failed, pending] = [await enqueue(), await enqueue(), await enqueue()];
@@ -51,7 +61,9 @@ export function describeErasure(h: Harness): void {
         // is enqueued just before its thread is deleted): it is still sent, then clears its payload.
         expect(await s.deliveries.get(pending)).toMatchObject({ status: "pending", run_id: run.run_id });
       }
-      expect((await s.runs.searchTaskRoots({ assistant_id: assistantId, limit: 100 })).map((r) => r.run_id)).not.toContain(task.root.run_id);
+      expect((await s.runs.searchTaskRoots({ assistant_id: assistantId, limit: 100 })).map((r) => r.run_id)).not.toContain(
+        task.root.run_id,
+      );
       expect(await s.runs.latestContinuation(task.root.run_id)).toBeNull();
       expect(await s.runs.listContinuations(task.root.run_id)).toEqual([]);
       // Re-created ids start empty: nothing of the erased runs resurfaces.
@@ -131,7 +143,10 @@ export function describeErasure(h: Harness): void {
       const copiedCont = (await s.runs.latestContinuation(copiedRoot.run_id))!;
       expect(copiedCont).toMatchObject({ thread_id: copyId });
       expect(await s.runs.getInternal(copiedCont.run_id)).toEqual({ captureResult: true, taskId: copiedRoot.run_id });
-      for (const [copy, source] of [[copiedRoot, task.root], [copiedCont, task.cont]] as const) {
+      for (const [copy, source] of [
+        [copiedRoot, task.root],
+        [copiedCont, task.cont],
+      ] as const) {
         if (s.runs.getResult) expect(await s.runs.getResult(copy.run_id)).toEqual({ values: { run: source.run_id } });
         expect(await s.events.list(copy.run_id)).toEqual([]);
         if (s.pushConfigs) expect(await s.pushConfigs.list(copy.run_id)).toEqual([]);

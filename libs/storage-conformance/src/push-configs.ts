@@ -4,18 +4,36 @@ import { ISO_MS, newRun, sleep, uid, type Harness } from "./harness.js";
 
 /** Every first-party driver has push configs (A2A push needs them); a driver without declares `{ pushConfigs: false }`. */
 function pushConfigs(s: Storage): PushConfigRepo {
-  if (!s.pushConfigs) throw new Error(`driver "${s.kind}" lacks Storage.pushConfigs: implement it, or declare { pushConfigs: false } to describeStorageConformance`);
+  if (!s.pushConfigs)
+    throw new Error(
+      `driver "${s.kind}" lacks Storage.pushConfigs: implement it, or declare { pushConfigs: false } to describeStorageConformance`,
+    );
   return s.pushConfigs;
 }
 
 function config(run_id: string, config_id = uid(), overrides: Partial<NewPushConfig> = {}): NewPushConfig {
-  return { run_id, config_id, url: `https://hooks.example/${config_id}`, token: "tok", authentication: { scheme: "Bearer", credentials: "secret" }, ...overrides };
+  return {
+    run_id,
+    config_id,
+    url: `https://hooks.example/${config_id}`,
+    token: "tok",
+    authentication: { scheme: "Bearer", credentials: "secret" },
+    ...overrides,
+  };
 }
 
 /** Oldest first: created_at, then config_id. */
 function sortedByCreation(configs: PushConfig[]): PushConfig[] {
   return [...configs].sort((a, b) =>
-    a.created_at !== b.created_at ? (a.created_at < b.created_at ? -1 : 1) : a.config_id < b.config_id ? -1 : a.config_id > b.config_id ? 1 : 0,
+    a.created_at !== b.created_at
+      ? a.created_at < b.created_at
+        ? -1
+        : 1
+      : a.config_id < b.config_id
+        ? -1
+        : a.config_id > b.config_id
+          ? 1
+          : 0,
   );
 }
 
@@ -73,7 +91,13 @@ export function describePushConfigs(h: Harness): void {
       const run = await newRun(s);
       const first = await repo.put(config(run.run_id, "same"));
       await sleep(5);
-      const replaced = await repo.put(config(run.run_id, "same", { url: "https://other.example/x", token: null, authentication: { scheme: "Basic", credentials: "dTpw" } }));
+      const replaced = await repo.put(
+        config(run.run_id, "same", {
+          url: "https://other.example/x",
+          token: null,
+          authentication: { scheme: "Basic", credentials: "dTpw" },
+        }),
+      );
       expect(replaced).toEqual({
         run_id: run.run_id,
         config_id: "same",
@@ -116,16 +140,20 @@ export function describePushConfigs(h: Harness): void {
       const s = await h.open();
       const repo = pushConfigs(s);
       const run = await newRun(s);
-      const input = config(run.run_id, "ü-😀-\u202E", { url: "https://hooks.example/p?q=ä&x=\"'", token: "tök-✓", authentication: { scheme: "Bearer", credentials: "🔑\n\"x\"" } });
+      const input = config(run.run_id, "ü-😀-\u202E", {
+        url: "https://hooks.example/p?q=ä&x=\"'",
+        token: "tök-✓",
+        authentication: { scheme: "Bearer", credentials: '🔑\n"x"' },
+      });
       const stored = await repo.put(input);
       expect(stored).toMatchObject({ ...input });
       input.authentication!.credentials = "mutated";
       stored!.authentication!.scheme = "mutated";
       const read = await repo.get(run.run_id, "ü-😀-\u202E");
-      expect(read!.authentication).toEqual({ scheme: "Bearer", credentials: "🔑\n\"x\"" });
+      expect(read!.authentication).toEqual({ scheme: "Bearer", credentials: '🔑\n"x"' });
       expect(read!.token).toBe("tök-✓");
       read!.authentication!.credentials = "mutated-output";
-      expect((await repo.list(run.run_id))[0].authentication).toEqual({ scheme: "Bearer", credentials: "🔑\n\"x\"" });
+      expect((await repo.list(run.run_id))[0].authentication).toEqual({ scheme: "Bearer", credentials: '🔑\n"x"' });
     });
 
     it("configs go with their run: run delete, thread delete, prune delete, assistant delete, truncate of runs and threads", async () => {
@@ -179,14 +207,15 @@ export function describePushConfigs(h: Harness): void {
       expect(await repo.list(run.run_id)).toEqual([stored]);
     });
 
-    if (h.hasSibling) it("a sibling driver sees configs written by another", async () => {
-      const s = await h.open();
-      const other = await h.sibling(s);
-      const run = await newRun(s);
-      const stored = await pushConfigs(other).put(config(run.run_id, "cfg"));
-      expect(await pushConfigs(s).get(run.run_id, "cfg")).toEqual(stored);
-      expect(await pushConfigs(s).delete(run.run_id, "cfg")).toBe(true);
-      expect(await pushConfigs(other).list(run.run_id)).toEqual([]);
-    });
+    if (h.hasSibling)
+      it("a sibling driver sees configs written by another", async () => {
+        const s = await h.open();
+        const other = await h.sibling(s);
+        const run = await newRun(s);
+        const stored = await pushConfigs(other).put(config(run.run_id, "cfg"));
+        expect(await pushConfigs(s).get(run.run_id, "cfg")).toEqual(stored);
+        expect(await pushConfigs(s).delete(run.run_id, "cfg")).toBe(true);
+        expect(await pushConfigs(other).list(run.run_id)).toEqual([]);
+      });
   });
 }

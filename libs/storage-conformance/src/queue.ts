@@ -38,8 +38,18 @@ export function describeQueue(h: Harness): void {
       const thread = await newThread(s);
       const assistant = await s.assistants.create({ assistant_id: uid(), graph_id: "agent" });
       const deferredAt = new Date(Date.now() + 3_600_000).toISOString();
-      const deferred = await s.runs.create({ run_id: uid(), thread_id: thread.thread_id, assistant_id: assistant.assistant_id, created_at: deferredAt });
-      await s.runs.create({ run_id: uid(), thread_id: (await newThread(s)).thread_id, assistant_id: assistant.assistant_id, status: "success" });
+      const deferred = await s.runs.create({
+        run_id: uid(),
+        thread_id: thread.thread_id,
+        assistant_id: assistant.assistant_id,
+        created_at: deferredAt,
+      });
+      await s.runs.create({
+        run_id: uid(),
+        thread_id: (await newThread(s)).thread_id,
+        assistant_id: assistant.assistant_id,
+        status: "success",
+      });
       expect(await s.runs.claimNext({ owner: "w", leaseMs: 1000 })).toBeNull();
       expect((await s.runs.get(deferred.run_id))!.status).toBe("pending");
       // Once `now` reaches created_at it is eligible.

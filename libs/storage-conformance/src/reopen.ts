@@ -17,10 +17,18 @@ export function describeReopen(h: Harness): void {
       );
       await runGraph(s, thread.thread_id, run.run_id, "before");
       await s.runs.transition(run.run_id, "success");
-      await s.runs.recordResult?.(run.run_id, { values: { answer: 42 }, checkpoint: { thread_id: thread.thread_id, checkpoint_ns: "", checkpoint_id: "c" } });
+      await s.runs.recordResult?.(run.run_id, {
+        values: { answer: 42 },
+        checkpoint: { thread_id: thread.thread_id, checkpoint_ns: "", checkpoint_id: "c" },
+      });
       await s.threads.update(thread.thread_id, { values: await graphValues(s, thread.thread_id) });
       await s.store.put(["persist", "ns"], "k", { v: "kept" });
-      const cron = await s.crons.create({ cron_id: uid(), assistant_id: assistant.assistant_id, schedule: "* * * * *", next_run_date: "2030-01-01T00:00:00.000Z" });
+      const cron = await s.crons.create({
+        cron_id: uid(),
+        assistant_id: assistant.assistant_id,
+        schedule: "* * * * *",
+        next_run_date: "2030-01-01T00:00:00.000Z",
+      });
       const delivery = await s.deliveries.enqueue({ delivery_id: uid(), kind: "webhook", url: "http://x", payload: { p: 1 } });
       const event = await s.events.append(run.run_id, "values", { e: 1 }, { ttlMs: 3_600_000 });
       const snapshot = {
@@ -41,7 +49,10 @@ export function describeReopen(h: Harness): void {
       expect(await s.runs.get(run.run_id)).toEqual(snapshot.run);
       expect(await s.runs.getInternal(run.run_id)).toEqual({ captureResult: true });
       if (s.runs.getResult) {
-        expect(await s.runs.getResult(run.run_id)).toEqual({ values: { answer: 42 }, checkpoint: { thread_id: thread.thread_id, checkpoint_ns: "", checkpoint_id: "c" } });
+        expect(await s.runs.getResult(run.run_id)).toEqual({
+          values: { answer: 42 },
+          checkpoint: { thread_id: thread.thread_id, checkpoint_ns: "", checkpoint_id: "c" },
+        });
       }
       expect((await listCheckpoints(s, thread.thread_id)).map((t) => t.config.configurable?.checkpoint_id)).toEqual(snapshot.checkpoints);
       expect(await graphValues(s, thread.thread_id)).toEqual({ log: ["before", "step", "inner"], count: 1 });
@@ -66,8 +77,18 @@ export function describeReopen(h: Harness): void {
       const base = new Date(Date.now() - 3_600_000).toISOString();
       const t1 = await s.threads.create({ thread_id: uid() });
       const t2 = await s.threads.create({ thread_id: uid() });
-      const leased = await s.runs.create({ run_id: uid(), thread_id: t1.thread_id, assistant_id: assistant.assistant_id, created_at: base });
-      const pending = await s.runs.create({ run_id: uid(), thread_id: t2.thread_id, assistant_id: assistant.assistant_id, created_at: addMs(base, 1) });
+      const leased = await s.runs.create({
+        run_id: uid(),
+        thread_id: t1.thread_id,
+        assistant_id: assistant.assistant_id,
+        created_at: base,
+      });
+      const pending = await s.runs.create({
+        run_id: uid(),
+        thread_id: t2.thread_id,
+        assistant_id: assistant.assistant_id,
+        created_at: addMs(base, 1),
+      });
       await s.runs.claimNext({ owner: "dead-worker", leaseMs: 1_000, now: addMs(base, 10) });
       s = await h.reopen(s);
       expect((await s.runs.listExpiredLeases(new Date().toISOString(), 10)).map((r) => r.run_id)).toEqual([leased.run_id]);

@@ -8,7 +8,9 @@ type ResultRepo = RunRepo & Required<Pick<RunRepo, "recordResult" | "getResult">
 /** Every first-party driver has results (A2A needs both); a driver without them declares `{ results: false }`. */
 function results(s: Storage): ResultRepo {
   if (typeof s.runs.recordResult !== "function" || typeof s.runs.getResult !== "function") {
-    throw new Error(`driver "${s.kind}" lacks RunRepo.recordResult/getResult: implement both, or declare { results: false } to describeStorageConformance`);
+    throw new Error(
+      `driver "${s.kind}" lacks RunRepo.recordResult/getResult: implement both, or declare { results: false } to describeStorageConformance`,
+    );
   }
   return s.runs as ResultRepo;
 }
@@ -82,19 +84,20 @@ export function describeResults(h: Harness): void {
       expect(y).toEqual(x);
     });
 
-    if (h.hasSibling) it("concurrent first writes across connections: exactly one value is stored, both read the winner", async () => {
-      const s = await h.open();
-      const other = await h.sibling(s);
-      const run = await newRun(s);
-      for (let round = 0; round < 5; round++) {
-        const target = round === 0 ? run : await newRun(s);
-        const candidates = Array.from({ length: 6 }, (_, i) => sampleResult(target.thread_id, `${round}-${i}`));
-        await Promise.all(candidates.map((c, i) => results(i % 2 ? other : s).recordResult(target.run_id, c)));
-        const [x, y] = await Promise.all([results(s).getResult(target.run_id), results(other).getResult(target.run_id)]);
-        expect(candidates).toContainEqual(x);
-        expect(y).toEqual(x);
-      }
-    });
+    if (h.hasSibling)
+      it("concurrent first writes across connections: exactly one value is stored, both read the winner", async () => {
+        const s = await h.open();
+        const other = await h.sibling(s);
+        const run = await newRun(s);
+        for (let round = 0; round < 5; round++) {
+          const target = round === 0 ? run : await newRun(s);
+          const candidates = Array.from({ length: 6 }, (_, i) => sampleResult(target.thread_id, `${round}-${i}`));
+          await Promise.all(candidates.map((c, i) => results(i % 2 ? other : s).recordResult(target.run_id, c)));
+          const [x, y] = await Promise.all([results(s).getResult(target.run_id), results(other).getResult(target.run_id)]);
+          expect(candidates).toContainEqual(x);
+          expect(y).toEqual(x);
+        }
+      });
 
     it("values are defensive wire-normalized copies (Dates as ISO strings, messages as {...data, type})", async () => {
       const s = await h.open();
@@ -134,7 +137,12 @@ export function describeResults(h: Harness): void {
       const run = await newRun(s);
       const cyclic: Record<string, unknown> = { a: 1 };
       cyclic.self = cyclic;
-      const bad: unknown[] = [{ values: { n: 10n } }, { values: { cyclic } }, { values: { f: () => 1 } }, { values: {}, reply: { nested: [Symbol("x")] } }];
+      const bad: unknown[] = [
+        { values: { n: 10n } },
+        { values: { cyclic } },
+        { values: { f: () => 1 } },
+        { values: {}, reply: { nested: [Symbol("x")] } },
+      ];
       for (const value of bad) {
         await expect(runs.recordResult(run.run_id, value as RunResult)).rejects.toBeInstanceOf(WireSerializationError);
         expect(await runs.getResult(run.run_id)).toBeNull();
@@ -149,7 +157,12 @@ export function describeResults(h: Harness): void {
       const thread = await newThread(s);
       const assistant = await s.assistants.create({ assistant_id: uid(), graph_id: "agent" });
       const run = await runs.create(
-        { run_id: uid(), thread_id: thread.thread_id, assistant_id: assistant.assistant_id, created_at: new Date(Date.now() - 1000).toISOString() },
+        {
+          run_id: uid(),
+          thread_id: thread.thread_id,
+          assistant_id: assistant.assistant_id,
+          created_at: new Date(Date.now() - 1000).toISOString(),
+        },
         { internal: { captureResult: true, taskId: uid() } },
       );
       await runs.recordResult(run.run_id, sampleResult(thread.thread_id));
@@ -178,7 +191,8 @@ export function describeResults(h: Harness): void {
       const viaAssistant = await newRun(s);
       const viaPrune = await newRun(s);
       const survivor = await newRun(s);
-      for (const r of [viaRun, viaThread, viaAssistant, viaPrune, survivor]) await runs.recordResult(r.run_id, { values: { id: r.run_id } });
+      for (const r of [viaRun, viaThread, viaAssistant, viaPrune, survivor])
+        await runs.recordResult(r.run_id, { values: { id: r.run_id } });
       await runs.delete(viaRun.run_id);
       await s.threads.delete(viaThread.thread_id);
       await s.assistants.delete(viaAssistant.assistant_id);
@@ -213,15 +227,24 @@ export function describeResults(h: Harness): void {
       const thread = await newThread(s);
       const assistant = await s.assistants.create({ assistant_id: uid(), graph_id: "agent" });
       const base = { thread_id: thread.thread_id, assistant_id: assistant.assistant_id };
-      const first = await runs.create({ run_id: uid(), ...base, status: "success", metadata: { turn: 1 } }, { internal: { captureResult: true } });
+      const first = await runs.create(
+        { run_id: uid(), ...base, status: "success", metadata: { turn: 1 } },
+        { internal: { captureResult: true } },
+      );
       const second = await runs.create(
         { run_id: uid(), ...base, status: "success", metadata: { turn: 2 } },
         { internal: { captureResult: true, taskId: first.run_id } },
       );
       const foreignTask = uid();
-      const third = await runs.create({ run_id: uid(), ...base, status: "success", metadata: { turn: 3 } }, { internal: { taskId: foreignTask } });
+      const third = await runs.create(
+        { run_id: uid(), ...base, status: "success", metadata: { turn: 3 } },
+        { internal: { taskId: foreignTask } },
+      );
       await runs.recordResult(first.run_id, sampleResult(thread.thread_id, "first"));
-      await runs.recordResult(second.run_id, { ...sampleResult(thread.thread_id, "second"), checkpoint: { thread_id: "elsewhere", checkpoint_ns: "", checkpoint_id: "x" } });
+      await runs.recordResult(second.run_id, {
+        ...sampleResult(thread.thread_id, "second"),
+        checkpoint: { thread_id: "elsewhere", checkpoint_ns: "", checkpoint_id: "x" },
+      });
 
       const copyId = uid();
       expect(await s.threads.copy(thread.thread_id, copyId)).not.toBeNull();
@@ -229,12 +252,24 @@ export function describeResults(h: Harness): void {
       expect(copied).toHaveLength(3);
       const byTurn = new Map(copied.map((r) => [r.metadata.turn as number, r]));
       const [c1, c2, c3] = [byTurn.get(1)!, byTurn.get(2)!, byTurn.get(3)!];
-      for (const [c, original] of [[c1, first], [c2, second], [c3, third]] as const) {
+      for (const [c, original] of [
+        [c1, first],
+        [c2, second],
+        [c3, third],
+      ] as const) {
         expect(c.run_id).not.toBe(original.run_id);
-        expect(c).toMatchObject({ thread_id: copyId, assistant_id: original.assistant_id, status: original.status, created_at: original.created_at });
+        expect(c).toMatchObject({
+          thread_id: copyId,
+          assistant_id: original.assistant_id,
+          status: original.status,
+          created_at: original.created_at,
+        });
       }
       const expectedFirst = sampleResult(thread.thread_id, "first");
-      expect(await runs.getResult(c1.run_id)).toEqual({ ...expectedFirst, checkpoint: { ...expectedFirst.checkpoint!, thread_id: copyId } });
+      expect(await runs.getResult(c1.run_id)).toEqual({
+        ...expectedFirst,
+        checkpoint: { ...expectedFirst.checkpoint!, thread_id: copyId },
+      });
       // Only coordinates that point at the source thread are remapped.
       expect((await runs.getResult(c2.run_id))!.checkpoint).toEqual({ thread_id: "elsewhere", checkpoint_ns: "", checkpoint_id: "x" });
       expect(await runs.getResult(c3.run_id)).toBeNull();

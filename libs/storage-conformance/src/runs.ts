@@ -88,7 +88,10 @@ export function describeRuns(h: Harness): void {
       const drivers = [s, ...others, s, ...others];
       const outcomes = await Promise.allSettled(
         drivers.map((d) =>
-          d.runs.create({ run_id: uid(), thread_id: thread.thread_id, assistant_id: assistant.assistant_id }, { rejectIfThreadActive: true }),
+          d.runs.create(
+            { run_id: uid(), thread_id: thread.thread_id, assistant_id: assistant.assistant_id },
+            { rejectIfThreadActive: true },
+          ),
         ),
       );
       expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
@@ -114,14 +117,19 @@ export function describeRuns(h: Harness): void {
       }
       const newestFirst = [...ids].reverse();
       expect((await s.runs.search({ thread_id: thread.thread_id })).map((r) => r.run_id)).toEqual(newestFirst.slice(0, 10));
-      expect((await s.runs.search({ thread_id: thread.thread_id, limit: 3, offset: 2 })).map((r) => r.run_id)).toEqual(newestFirst.slice(2, 5));
+      expect((await s.runs.search({ thread_id: thread.thread_id, limit: 3, offset: 2 })).map((r) => r.run_id)).toEqual(
+        newestFirst.slice(2, 5),
+      );
       expect((await s.runs.search({ thread_id: thread.thread_id, limit: 100, metadata: { even: true } })).map((r) => r.run_id)).toEqual(
         newestFirst.filter((_, i) => i % 2 === 1),
       );
       await s.runs.transition(ids[0], "success");
       await s.runs.transition(ids[1], "error");
       expect((await s.runs.search({ thread_id: thread.thread_id, status: "success" })).map((r) => r.run_id)).toEqual([ids[0]]);
-      expect((await s.runs.search({ thread_id: thread.thread_id, status: ["success", "error"] })).map((r) => r.run_id)).toEqual([ids[1], ids[0]]);
+      expect((await s.runs.search({ thread_id: thread.thread_id, status: ["success", "error"] })).map((r) => r.run_id)).toEqual([
+        ids[1],
+        ids[0],
+      ]);
       // Later created_at sorts first regardless of insertion order.
       const older = await s.runs.create({
         run_id: uid(),

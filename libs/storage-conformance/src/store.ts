@@ -71,13 +71,37 @@ export function describeStore(h: Harness): void {
     it("listNamespaces: prefix/suffix with '*', maxDepth truncation with de-duplication, lexicographic order, paging", async () => {
       const s = await h.open();
       const r = uid();
-      for (const ns of [[r, "b", "x"], [r, "a", "x"], [r, "a", "y"], [r, "a"], [r, "c", "x", "deep"]]) await s.store.put(ns, "k", { v: 1 });
+      for (const ns of [
+        [r, "b", "x"],
+        [r, "a", "x"],
+        [r, "a", "y"],
+        [r, "a"],
+        [r, "c", "x", "deep"],
+      ])
+        await s.store.put(ns, "k", { v: 1 });
       await s.store.put(["zz-other"], "k", { v: 1 });
-      expect(await s.store.listNamespaces({ prefix: [r] })).toEqual([[r, "a"], [r, "a", "x"], [r, "a", "y"], [r, "b", "x"], [r, "c", "x", "deep"]]);
-      expect(await s.store.listNamespaces({ prefix: [r, "*", "x"] })).toEqual([[r, "a", "x"], [r, "b", "x"], [r, "c", "x", "deep"]]);
-      expect(await s.store.listNamespaces({ prefix: [r], suffix: ["x"] })).toEqual([[r, "a", "x"], [r, "b", "x"]]);
+      expect(await s.store.listNamespaces({ prefix: [r] })).toEqual([
+        [r, "a"],
+        [r, "a", "x"],
+        [r, "a", "y"],
+        [r, "b", "x"],
+        [r, "c", "x", "deep"],
+      ]);
+      expect(await s.store.listNamespaces({ prefix: [r, "*", "x"] })).toEqual([
+        [r, "a", "x"],
+        [r, "b", "x"],
+        [r, "c", "x", "deep"],
+      ]);
+      expect(await s.store.listNamespaces({ prefix: [r], suffix: ["x"] })).toEqual([
+        [r, "a", "x"],
+        [r, "b", "x"],
+      ]);
       expect(await s.store.listNamespaces({ suffix: ["*", "deep"] })).toEqual([[r, "c", "x", "deep"]]);
-      expect(await s.store.listNamespaces({ prefix: [r], maxDepth: 2 })).toEqual([[r, "a"], [r, "b"], [r, "c"]]);
+      expect(await s.store.listNamespaces({ prefix: [r], maxDepth: 2 })).toEqual([
+        [r, "a"],
+        [r, "b"],
+        [r, "c"],
+      ]);
       expect(await s.store.listNamespaces({ prefix: [r], maxDepth: 2, limit: 1, offset: 1 })).toEqual([[r, "b"]]);
       const all = await s.store.listNamespaces({ maxDepth: 1 });
       expect(all).toEqual(expect.arrayContaining([[r], ["zz-other"]]));
@@ -105,7 +129,9 @@ export function describeStore(h: Harness): void {
         [root, alice, "deep"],
       ]);
       // Matched on the full namespace, then truncated.
-      expect(await s.store.listNamespaces({ prefix: [root], maxDepth: 1, authFilter: { namespace: { $contains: bob } } })).toEqual([[root]]);
+      expect(await s.store.listNamespaces({ prefix: [root], maxDepth: 1, authFilter: { namespace: { $contains: bob } } })).toEqual([
+        [root],
+      ]);
       expect(await s.store.listNamespaces({ prefix: [root], authFilter: { namespace: { $contains: "nobody" } } })).toEqual([]);
     });
 

@@ -90,7 +90,11 @@ export function describeTasks(h: Harness): void {
       const second = await create(thread, { taskId: root.run_id }, at);
       // Inserted last but created earlier: older.
       await create(thread, { captureResult: true, taskId: root.run_id }, new Date(Date.parse(at) - 5_000).toISOString());
-      const foreign = await create(thread, { captureResult: true, taskId: otherRoot.run_id }, new Date(Date.parse(at) + 5_000).toISOString());
+      const foreign = await create(
+        thread,
+        { captureResult: true, taskId: otherRoot.run_id },
+        new Date(Date.parse(at) + 5_000).toISOString(),
+      );
       const latest = await s.runs.latestContinuation(root.run_id);
       expect(latest).toEqual(second);
       expect(Object.keys(latest!).sort()).toEqual(RUN_KEYS);
@@ -216,7 +220,15 @@ export function describeTasks(h: Harness): void {
       const s = await h.open();
       const { assistant, create } = await setup(s);
       const thread = (await newThread(s)).thread_id;
-      const message = { kind: "message", messageId: uid(), role: "user", parts: [{ kind: "text", text: "hi" }, { kind: "data", data: awkwardValue() }] };
+      const message = {
+        kind: "message",
+        messageId: uid(),
+        role: "user",
+        parts: [
+          { kind: "text", text: "hi" },
+          { kind: "data", data: awkwardValue() },
+        ],
+      };
       const reply = ["a\u0000b", 0.1, 1e21, null, { nested: [[]] }];
       const root = await create(thread, { captureResult: true, message });
       const cont = await create(thread, { captureResult: true, taskId: root.run_id, message: reply });
@@ -233,7 +245,11 @@ export function describeTasks(h: Harness): void {
       const [copiedRoot] = await s.runs.searchTaskRoots({ assistant_id: assistant, thread_id: copyId });
       const [copiedCont, copiedPlain] = await s.runs.listContinuations(copiedRoot.run_id);
       expect(await s.runs.getInternal(copiedRoot.run_id)).toEqual({ captureResult: true, message: toWireJson(message) });
-      expect(await s.runs.getInternal(copiedCont.run_id)).toEqual({ captureResult: true, taskId: copiedRoot.run_id, message: toWireJson(reply) });
+      expect(await s.runs.getInternal(copiedCont.run_id)).toEqual({
+        captureResult: true,
+        taskId: copiedRoot.run_id,
+        message: toWireJson(reply),
+      });
       expect(await s.runs.getInternal(copiedPlain.run_id)).toEqual({ taskId: copiedRoot.run_id, message: "just text" });
       // The source's internals are untouched.
       expect(await s.runs.getInternal(cont.run_id)).toEqual({ captureResult: true, taskId: root.run_id, message: toWireJson(reply) });
@@ -287,16 +303,23 @@ export function describeTasks(h: Harness): void {
       expect(await s.runs.get(again.run_id)).toBeNull();
     });
 
-    if (h.hasSibling) it("a sibling driver sees roots and continuations written by another", async () => {
-      const s = await h.open();
-      const other = await h.sibling(s);
-      const { assistant } = await setup(s);
-      const thread = (await newThread(s)).thread_id;
-      const root = await other.runs.create({ run_id: uid(), thread_id: thread, assistant_id: assistant }, { internal: { captureResult: true } });
-      const cont = await other.runs.create({ run_id: uid(), thread_id: thread, assistant_id: assistant }, { internal: { taskId: root.run_id } });
-      expect(await s.runs.searchTaskRoots({ assistant_id: assistant })).toEqual([root]);
-      expect(await s.runs.latestContinuation(root.run_id)).toEqual(cont);
-      expect(await s.runs.listContinuations(root.run_id)).toEqual([cont]);
-    });
+    if (h.hasSibling)
+      it("a sibling driver sees roots and continuations written by another", async () => {
+        const s = await h.open();
+        const other = await h.sibling(s);
+        const { assistant } = await setup(s);
+        const thread = (await newThread(s)).thread_id;
+        const root = await other.runs.create(
+          { run_id: uid(), thread_id: thread, assistant_id: assistant },
+          { internal: { captureResult: true } },
+        );
+        const cont = await other.runs.create(
+          { run_id: uid(), thread_id: thread, assistant_id: assistant },
+          { internal: { taskId: root.run_id } },
+        );
+        expect(await s.runs.searchTaskRoots({ assistant_id: assistant })).toEqual([root]);
+        expect(await s.runs.latestContinuation(root.run_id)).toEqual(cont);
+        expect(await s.runs.listContinuations(root.run_id)).toEqual([cont]);
+      });
   });
 }

@@ -117,9 +117,13 @@ export function describeThreads(h: Harness): void {
       const q = { metadata: { tag } };
       expect((await s.threads.search(q)).map((t) => t.thread_id)).toEqual([...created].reverse());
       expect((await s.threads.search({ ...q, sort_by: "thread_id", sort_order: "asc" })).map((t) => t.thread_id)).toEqual(byId);
-      expect((await s.threads.search({ ...q, sort_by: "thread_id", sort_order: "desc" })).map((t) => t.thread_id)).toEqual([...byId].reverse());
+      expect((await s.threads.search({ ...q, sort_by: "thread_id", sort_order: "desc" })).map((t) => t.thread_id)).toEqual(
+        [...byId].reverse(),
+      );
       expect((await s.threads.search({ ...q, sort_by: "created_at", sort_order: "asc" })).map((t) => t.thread_id)).toEqual(created);
-      expect((await s.threads.search({ ...q, sort_by: "thread_id", sort_order: "asc", limit: 2, offset: 2 })).map((t) => t.thread_id)).toEqual(byId.slice(2));
+      expect(
+        (await s.threads.search({ ...q, sort_by: "thread_id", sort_order: "asc", limit: 2, offset: 2 })).map((t) => t.thread_id),
+      ).toEqual(byId.slice(2));
       await sleep(2);
       await s.threads.update(created[0], { metadata: { touched: true } });
       expect((await s.threads.search({ ...q, sort_by: "updated_at", sort_order: "desc", limit: 1 }))[0].thread_id).toBe(created[0]);

@@ -13,7 +13,13 @@ export function describeWireJson(h: Harness): void {
     it("assistants: metadata, config, context (record and version)", async () => {
       const s = await h.open();
       const id = uid();
-      await s.assistants.create({ assistant_id: id, graph_id: "agent", metadata: awkwardValue(), config: { configurable: awkwardValue() }, context: awkwardValue() });
+      await s.assistants.create({
+        assistant_id: id,
+        graph_id: "agent",
+        metadata: awkwardValue(),
+        config: { configurable: awkwardValue() },
+        context: awkwardValue(),
+      });
       const a = await s.assistants.get(id);
       expect(a!.metadata).toEqual(expected());
       expect(a!.config).toEqual({ configurable: expected() });
@@ -22,7 +28,9 @@ export function describeWireJson(h: Harness): void {
       expect(v.metadata).toEqual(expected());
       expect(v.context).toEqual(expected());
       // A containment search still finds it by an awkward key.
-      expect((await s.assistants.search({ metadata: { emoji: "😀👍🏽🏳️‍🌈", huge: 1e21, tenth: 0.1 } })).map((x) => x.assistant_id)).toEqual([id]);
+      expect((await s.assistants.search({ metadata: { emoji: "😀👍🏽🏳️‍🌈", huge: 1e21, tenth: 0.1 } })).map((x) => x.assistant_id)).toEqual([
+        id,
+      ]);
     });
 
     it("threads: metadata, config, values, interrupts, error", async () => {
@@ -41,12 +49,19 @@ export function describeWireJson(h: Harness): void {
 
     it("runs: metadata, kwargs, internals, results", async () => {
       const s = await h.open();
-      const run = await newRun(s, { metadata: awkwardValue(), kwargs: { input: awkwardValue(), config: { configurable: awkwardValue() } } });
+      const run = await newRun(s, {
+        metadata: awkwardValue(),
+        kwargs: { input: awkwardValue(), config: { configurable: awkwardValue() } },
+      });
       const read = await s.runs.get(run.run_id);
       expect(read!.metadata).toEqual(expected());
       expect(read!.kwargs).toEqual({ input: expected(), config: { configurable: expected() } });
       expect((await s.runs.search({ thread_id: run.thread_id, metadata: { nul: "a\u0000b" } })).map((r) => r.run_id)).toEqual([run.run_id]);
-      await s.runs.recordResult?.(run.run_id, { values: awkwardValue(), reply: toWireJson(awkwardValue()), interrupts: [{ value: awkwardValue() }] });
+      await s.runs.recordResult?.(run.run_id, {
+        values: awkwardValue(),
+        reply: toWireJson(awkwardValue()),
+        interrupts: [{ value: awkwardValue() }],
+      });
       if (s.runs.getResult) {
         expect(await s.runs.getResult(run.run_id)).toEqual({ values: expected(), reply: expected(), interrupts: [{ value: expected() }] });
       }
@@ -60,10 +75,23 @@ export function describeWireJson(h: Harness): void {
       const runId = uid();
       await s.events.append(runId, "values", awkwardValue(), { ttlMs: 60_000 });
       expect((await s.events.list(runId))[0].data).toEqual(expected());
-      const d = await s.deliveries.enqueue({ delivery_id: uid(), kind: "webhook", url: "http://x", headers: { "x-emoji": "😀" }, payload: awkwardValue() });
+      const d = await s.deliveries.enqueue({
+        delivery_id: uid(),
+        kind: "webhook",
+        url: "http://x",
+        headers: { "x-emoji": "😀" },
+        payload: awkwardValue(),
+      });
       expect(await s.deliveries.get(d.delivery_id)).toMatchObject({ payload: expected(), headers: { "x-emoji": "😀" } });
       const a = await s.assistants.create({ assistant_id: uid(), graph_id: "agent" });
-      const c = await s.crons.create({ cron_id: uid(), assistant_id: a.assistant_id, schedule: "* * * * *", next_run_date: null, payload: awkwardValue(), metadata: awkwardValue() });
+      const c = await s.crons.create({
+        cron_id: uid(),
+        assistant_id: a.assistant_id,
+        schedule: "* * * * *",
+        next_run_date: null,
+        payload: awkwardValue(),
+        metadata: awkwardValue(),
+      });
       expect(await s.crons.get(c.cron_id)).toMatchObject({ payload: expected(), metadata: expected() });
     });
 
@@ -81,7 +109,7 @@ export function describeWireJson(h: Harness): void {
       await s.assistants.create({ assistant_id: id, graph_id: "agent", context: "plain string" });
       expect((await s.assistants.get(id))!.context).toBe("plain string");
       const t = await s.threads.create({ thread_id: uid() });
-      expect((await s.threads.update(t.thread_id, { values: {}, error: "just text" }))).toMatchObject({ values: {}, error: "just text" });
+      expect(await s.threads.update(t.thread_id, { values: {}, error: "just text" })).toMatchObject({ values: {}, error: "just text" });
     });
   });
 }

@@ -90,10 +90,7 @@ export class MemoryAssistantRepo implements AssistantRepo {
   }
 
   /** O(versions of the assistant). */
-  async listVersions(
-    assistantId: string,
-    query?: { metadata?: Metadata; limit?: number; offset?: number },
-  ): Promise<AssistantVersion[]> {
+  async listVersions(assistantId: string, query?: { metadata?: Metadata; limit?: number; offset?: number }): Promise<AssistantVersion[]> {
     const record = this.state.assistants.get(assistantId);
     if (!record) return [];
     const versions = record.versions

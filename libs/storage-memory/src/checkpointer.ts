@@ -87,4 +87,3 @@ export class RunAwareMemorySaver extends MemorySaver {
 function writesKey(threadId: string, ns: string, checkpointId: string): string {
   return JSON.stringify([threadId, ns, checkpointId]);
 }
-

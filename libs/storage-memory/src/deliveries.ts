@@ -37,7 +37,11 @@ export class MemoryDeliveryRepo implements DeliveryRepo {
     const due = [...this.state.deliveries.values()]
       .filter((r) => r.delivery.status === "pending" && r.delivery.next_attempt_at <= options.now)
       .sort((a, b) =>
-        a.delivery.next_attempt_at < b.delivery.next_attempt_at ? -1 : a.delivery.next_attempt_at > b.delivery.next_attempt_at ? 1 : a.seq - b.seq,
+        a.delivery.next_attempt_at < b.delivery.next_attempt_at
+          ? -1
+          : a.delivery.next_attempt_at > b.delivery.next_attempt_at
+            ? 1
+            : a.seq - b.seq,
       )
       .slice(0, Math.max(0, options.limit));
     const leaseEnd = addMs(options.now, options.leaseMs);

@@ -41,10 +41,30 @@ describe("memory driver specifics", () => {
   it("checkpoint metadata gets run_id from configurable or config metadata, never overriding an explicit one", async () => {
     const s = createMemoryStorage();
     const checkpoint = { v: 4, id: "1", ts: new Date().toISOString(), channel_values: {}, channel_versions: {}, versions_seen: {} };
-    await s.checkpointer.put({ configurable: { thread_id: "t", run_id: "r1" } }, { ...checkpoint, id: "1" }, { source: "input", step: -1, parents: {} }, {});
-    await s.checkpointer.put({ configurable: { thread_id: "t" }, metadata: { run_id: "r2" } }, { ...checkpoint, id: "2" }, { source: "loop", step: 0, parents: {} }, {});
-    await s.checkpointer.put({ configurable: { thread_id: "t", run_id: "r3" } }, { ...checkpoint, id: "3" }, { source: "loop", step: 1, parents: {}, run_id: "explicit" } as never, {});
-    await s.checkpointer.put({ configurable: { thread_id: "t" } }, { ...checkpoint, id: "4" }, { source: "loop", step: 2, parents: {} }, {});
+    await s.checkpointer.put(
+      { configurable: { thread_id: "t", run_id: "r1" } },
+      { ...checkpoint, id: "1" },
+      { source: "input", step: -1, parents: {} },
+      {},
+    );
+    await s.checkpointer.put(
+      { configurable: { thread_id: "t" }, metadata: { run_id: "r2" } },
+      { ...checkpoint, id: "2" },
+      { source: "loop", step: 0, parents: {} },
+      {},
+    );
+    await s.checkpointer.put(
+      { configurable: { thread_id: "t", run_id: "r3" } },
+      { ...checkpoint, id: "3" },
+      { source: "loop", step: 1, parents: {}, run_id: "explicit" } as never,
+      {},
+    );
+    await s.checkpointer.put(
+      { configurable: { thread_id: "t" } },
+      { ...checkpoint, id: "4" },
+      { source: "loop", step: 2, parents: {} },
+      {},
+    );
     const runIds = [];
     for (const id of ["1", "2", "3", "4"]) {
       const tuple = await s.checkpointer.getTuple({ configurable: { thread_id: "t", checkpoint_ns: "", checkpoint_id: id } });

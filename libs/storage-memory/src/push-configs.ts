@@ -36,7 +36,15 @@ export class MemoryPushConfigRepo implements PushConfigRepo {
   async list(runId: string): Promise<PushConfig[]> {
     return [...(this.state.pushConfigs.get(runId)?.values() ?? [])]
       .sort((a, b) =>
-        a.created_at !== b.created_at ? (a.created_at < b.created_at ? -1 : 1) : a.config_id < b.config_id ? -1 : a.config_id > b.config_id ? 1 : 0,
+        a.created_at !== b.created_at
+          ? a.created_at < b.created_at
+            ? -1
+            : 1
+          : a.config_id < b.config_id
+            ? -1
+            : a.config_id > b.config_id
+              ? 1
+              : 0,
       )
       .map((c) => wireOut(c));
   }

@@ -51,8 +51,7 @@ export class MemoryRunRepo implements RunRepo {
 
   /** O(runs of the thread) with `thread_id`, else O(all runs); then a sort of the matches. */
   async search(query: RunSearch): Promise<Run[]> {
-    const candidates =
-      query.thread_id !== undefined ? this.state.runsOfThread(query.thread_id) : [...this.state.runs.values()];
+    const candidates = query.thread_id !== undefined ? this.state.runsOfThread(query.thread_id) : [...this.state.runs.values()];
     const statuses = query.status === undefined ? null : Array.isArray(query.status) ? query.status : [query.status];
     const matches = candidates
       .filter((r) => (!statuses || statuses.includes(r.run.status)) && (!query.metadata || jsonContains(r.run.metadata, query.metadata)))

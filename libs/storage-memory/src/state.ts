@@ -113,7 +113,8 @@ export class MemoryState {
     pushConfigs: (runId) => this.pushConfigs.delete(runId),
     // O(deliveries), as claimDue is: the outbox is small and purged.
     deliveries: (runId) => {
-      for (const [id, { delivery }] of this.deliveries) if (delivery.run_id === runId && erasesDelivery(delivery)) this.deliveries.delete(id);
+      for (const [id, { delivery }] of this.deliveries)
+        if (delivery.run_id === runId && erasesDelivery(delivery)) this.deliveries.delete(id);
     },
   };
 
@@ -208,11 +209,7 @@ export function namespaceKey(namespace: string[]): string {
 }
 
 /** Sorts by one field, then by insertion order in the same direction. */
-export function sortRecords<R extends { seq: number }>(
-  records: R[],
-  field: (record: R) => unknown,
-  order: SortOrder,
-): R[] {
+export function sortRecords<R extends { seq: number }>(records: R[], field: (record: R) => unknown, order: SortOrder): R[] {
   const sign = order === "asc" ? 1 : -1;
   return records.sort((a, b) => {
     const c = compareValues(field(a), field(b));

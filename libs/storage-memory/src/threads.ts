@@ -87,7 +87,11 @@ export class MemoryThreadRepo implements ThreadRepo {
     // Runs (oldest first, so insertion order is preserved) as core's copy plan gives them, synchronously.
     // addRun indexes the remapped internals.
     const runs = this.state.runsOfThread(sourceThreadId).sort((a, b) => a.seq - b.seq);
-    const plan = planThreadCopy(sourceThreadId, newThreadId, runs.map((r) => ({ run_id: r.run.run_id, internal: r.internal, result: r.result })));
+    const plan = planThreadCopy(
+      sourceThreadId,
+      newThreadId,
+      runs.map((r) => ({ run_id: r.run.run_id, internal: r.internal, result: r.result })),
+    );
     this.state.threads.set(newThreadId, { thread, seq: this.state.nextSeq() });
     plan.forEach((copy, i) => {
       const { run, attempts } = runs[i];
@@ -113,9 +117,7 @@ export class MemoryThreadRepo implements ThreadRepo {
   }
 
   private matching(query: Omit<ThreadSearch, "limit" | "offset" | "sort_by" | "sort_order">): ThreadRecord[] {
-    const candidates = query.ids
-      ? query.ids.flatMap((id) => this.state.threads.get(id) ?? [])
-      : [...this.state.threads.values()];
+    const candidates = query.ids ? query.ids.flatMap((id) => this.state.threads.get(id) ?? []) : [...this.state.threads.values()];
     return [...new Set(candidates)].filter(({ thread: t }) => {
       if (query.status !== undefined && t.status !== query.status) return false;
       if (query.metadata && !jsonContains(t.metadata, query.metadata)) return false;

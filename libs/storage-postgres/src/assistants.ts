@@ -10,7 +10,7 @@ import {
   type NewAssistant,
 } from "@agent-server/core";
 import type pg from "pg";
-import { Params, query, queryCount, toDbJson, transaction, whereClause, limitOffset, type Tables } from "./db.js";
+import { Params, query, toDbJson, transaction, whereClause, limitOffset, type Tables } from "./db.js";
 import { authFilterSql, containsSql } from "./filters-sql.js";
 import { deleteRunsWhere } from "./runs.js";
 
@@ -57,7 +57,9 @@ export class PostgresAssistantRepo implements AssistantRepo {
       );
       if (!row) {
         if (options?.ifExists !== "do_nothing") throw new ConflictError(`assistant ${input.assistant_id} already exists`);
-        const [existing] = await query<Row>(client, `SELECT ${COLUMNS} FROM ${this.t.assistants} WHERE assistant_id = $1`, [input.assistant_id]);
+        const [existing] = await query<Row>(client, `SELECT ${COLUMNS} FROM ${this.t.assistants} WHERE assistant_id = $1`, [
+          input.assistant_id,
+        ]);
         if (!existing) throw new ConflictError(`assistant ${input.assistant_id} was deleted concurrently`);
         return toAssistant(existing);
       }
@@ -82,11 +84,9 @@ export class PostgresAssistantRepo implements AssistantRepo {
     const metadata = toDbJson(patch.metadata ?? {});
     const now = nowIso();
     return transaction(this.pool, async (client) => {
-      const [current] = await query<Row>(
-        client,
-        `SELECT ${COLUMNS} FROM ${this.t.assistants} WHERE assistant_id = $1 FOR UPDATE`,
-        [assistantId],
-      );
+      const [current] = await query<Row>(client, `SELECT ${COLUMNS} FROM ${this.t.assistants} WHERE assistant_id = $1 FOR UPDATE`, [
+        assistantId,
+      ]);
       if (!current) return null;
       const [{ next }] = await query<{ next: number }>(
         client,
@@ -150,7 +150,11 @@ export class PostgresAssistantRepo implements AssistantRepo {
   async count(q: Omit<AssistantSearch, "limit" | "offset" | "sort_by" | "sort_order">): Promise<number> {
     const params = new Params();
     const where = this.where(params, q);
-    const [row] = await query<{ n: string }>(this.pool, `SELECT count(*) AS n FROM ${this.t.assistants} ${whereClause(where)}`, params.values);
+    const [row] = await query<{ n: string }>(
+      this.pool,
+      `SELECT count(*) AS n FROM ${this.t.assistants} ${whereClause(where)}`,
+      params.values,
+    );
     return Number(row!.n);
   }
 

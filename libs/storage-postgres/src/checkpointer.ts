@@ -37,7 +37,6 @@ export class RunAwarePostgresSaver extends PostgresSaver {
   }
 }
 
-
 /**
  * SQL over the saver's tables (checkpoints, checkpoint_blobs, checkpoint_writes), for the thread and run
  * operations the saver has no API for. Blobs are keyed by (thread, ns, channel, version) and shared by
@@ -53,7 +52,11 @@ export function checkpointSql(schema: string) {
       SELECT 1 FROM ${cp} c WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns
         AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version)`;
   return {
-    deleteThread: [`DELETE FROM ${writes} WHERE thread_id = $1`, `DELETE FROM ${blobs} WHERE thread_id = $1`, `DELETE FROM ${cp} WHERE thread_id = $1`],
+    deleteThread: [
+      `DELETE FROM ${writes} WHERE thread_id = $1`,
+      `DELETE FROM ${blobs} WHERE thread_id = $1`,
+      `DELETE FROM ${cp} WHERE thread_id = $1`,
+    ],
     /** $1 thread, $2 run id. */
     deleteRun: [
       `DELETE FROM ${writes} w USING ${cp} c WHERE c.thread_id = $1 AND c.metadata ->> 'run_id' = $2

@@ -26,6 +26,8 @@ const TYPES = {
   },
 } as pg.CustomTypesConfig;
 
+// Rows default to loosely typed records: each caller maps its columns itself.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function query<R = Record<string, any>>(db: Queryable, text: string, values: unknown[] = []): Promise<R[]> {
   const result = await db.query({ text, values, types: TYPES });
   return result.rows as R[];

@@ -3,7 +3,10 @@ import type pg from "pg";
 import { pgCode, query, queryCount, toDbJson, UNIQUE_VIOLATION, type Tables } from "./db.js";
 
 const COLUMNS = `delivery_id, kind, url, headers, payload, run_id, status, attempts, next_attempt_at, last_error, created_at, updated_at`;
-const prefixed = (alias: string) => COLUMNS.split(", ").map((c) => `${alias}.${c}`).join(", ");
+const prefixed = (alias: string) =>
+  COLUMNS.split(", ")
+    .map((c) => `${alias}.${c}`)
+    .join(", ");
 
 function toDelivery(row: Delivery): Delivery {
   return { ...row, payload: row.payload ?? null };

@@ -64,7 +64,11 @@ describe("postgres driver specifics", () => {
     const s = await storages.create();
     const { assistant_id, thread_id } = await seed(s);
     const run = await s.runs.create({ run_id: id(), thread_id, assistant_id }, { internal: { captureResult: true } });
-    await s.runs.recordResult(run.run_id, { values: { a: 1 }, reply: "hi", checkpoint: { thread_id, checkpoint_ns: "", checkpoint_id: "c1" } });
+    await s.runs.recordResult(run.run_id, {
+      values: { a: 1 },
+      reply: "hi",
+      checkpoint: { thread_id, checkpoint_ns: "", checkpoint_id: "c1" },
+    });
     const reopened = await storages.reopen(s);
     expect(await reopened.runs.getResult(run.run_id)).toEqual({
       values: { a: 1 },
@@ -84,7 +88,8 @@ describe("postgres driver specifics", () => {
     const { assistant_id, thread_id } = await seed(s);
     const created_at = new Date().toISOString();
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await s.runs.create({ run_id: id(), thread_id, assistant_id, created_at, status: "success" })).run_id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await s.runs.create({ run_id: id(), thread_id, assistant_id, created_at, status: "success" })).run_id);
     expect((await s.runs.search({ thread_id })).map((r) => r.run_id)).toEqual(ids.reverse());
   });
 
@@ -121,7 +126,13 @@ describe("postgres driver specifics", () => {
       const runs = await s.runs.search({ thread_id: c.run.thread_id });
       expect(c.run.run_id).toBe(runs[runs.length - 1]!.run_id);
     }
-    expect(await s.runs.renewLeases(got.map((c) => c.run.run_id), "nobody", 1000)).toBe(0);
+    expect(
+      await s.runs.renewLeases(
+        got.map((c) => c.run.run_id),
+        "nobody",
+        1000,
+      ),
+    ).toBe(0);
     expect(await s.runs.listExpiredLeases(new Date(Date.now() + 120_000).toISOString(), 10)).toHaveLength(3);
   });
 
@@ -160,7 +171,10 @@ describe("postgres driver specifics", () => {
     expect((await s.store.search([], { filter: { score: { $gte: 5, $lt: 9 } } })).map((i) => i.key).sort()).toEqual(["1", "2"]);
     expect((await s.store.search([], { filter: { kind: { $ne: "x" } } })).map((i) => i.key).sort()).toEqual(["2", "4"]);
     expect(await s.store.listNamespaces()).toEqual([["a", "b"], ["a", "b", "c"], ["a", "bb"], ["z"]]);
-    expect(await s.store.listNamespaces({ prefix: ["a", "*"], maxDepth: 2 })).toEqual([["a", "b"], ["a", "bb"]]);
+    expect(await s.store.listNamespaces({ prefix: ["a", "*"], maxDepth: 2 })).toEqual([
+      ["a", "b"],
+      ["a", "bb"],
+    ]);
     expect(await s.store.listNamespaces({ suffix: ["c"] })).toEqual([["a", "b", "c"]]);
   });
 

@@ -36,11 +36,10 @@ export class PostgresPushConfigRepo implements PushConfigRepo {
   }
 
   async get(runId: string, configId: string): Promise<PushConfig | null> {
-    const [row] = await query<PushConfig>(
-      this.pool,
-      `SELECT ${COLUMNS} FROM ${this.t.pushConfigs} WHERE run_id = $1 AND config_id = $2`,
-      [runId, configId],
-    );
+    const [row] = await query<PushConfig>(this.pool, `SELECT ${COLUMNS} FROM ${this.t.pushConfigs} WHERE run_id = $1 AND config_id = $2`, [
+      runId,
+      configId,
+    ]);
     return row ?? null;
   }
 
@@ -53,7 +52,10 @@ export class PostgresPushConfigRepo implements PushConfigRepo {
   }
 
   async delete(runId: string, configId: string): Promise<boolean> {
-    const rows = await query(this.pool, `DELETE FROM ${this.t.pushConfigs} WHERE run_id = $1 AND config_id = $2 RETURNING 1`, [runId, configId]);
+    const rows = await query(this.pool, `DELETE FROM ${this.t.pushConfigs} WHERE run_id = $1 AND config_id = $2 RETURNING 1`, [
+      runId,
+      configId,
+    ]);
     return rows.length > 0;
   }
 }

@@ -36,7 +36,10 @@ import { containsSql } from "./filters-sql.js";
 
 /** The columns of `Run`: internal, lease and attempt columns are never selected into a Run. */
 export const RUN_COLUMNS = `run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy`;
-const prefixed = (alias: string) => RUN_COLUMNS.split(", ").map((c) => `${alias}.${c}`).join(", ");
+const prefixed = (alias: string) =>
+  RUN_COLUMNS.split(", ")
+    .map((c) => `${alias}.${c}`)
+    .join(", ");
 
 /** How many eligible pending runs one claim looks at before giving up (each may be locked or taken). */
 const CLAIM_CANDIDATES = 32;
@@ -194,11 +197,9 @@ export class PostgresRunRepo implements RunRepo {
       for (const candidate of candidates) {
         if (tried.has(candidate.thread_id)) continue;
         tried.add(candidate.thread_id);
-        const [locked] = await query(
-          client,
-          `SELECT 1 FROM ${this.t.threads} WHERE thread_id = $1 FOR NO KEY UPDATE SKIP LOCKED`,
-          [candidate.thread_id],
-        );
+        const [locked] = await query(client, `SELECT 1 FROM ${this.t.threads} WHERE thread_id = $1 FOR NO KEY UPDATE SKIP LOCKED`, [
+          candidate.thread_id,
+        ]);
         if (!locked) continue;
         const [claimed] = await query<Run & { attempt: number }>(
           client,
@@ -247,7 +248,8 @@ export class PostgresRunRepo implements RunRepo {
       if (!run) return false;
       await deleteRunsWhere(client, this.t, `run_id = $1`, [runId]);
       if (options?.checkpoints) {
-        for (const sql of this.checkpoints.deleteRun) await query(client, sql, sql.includes("$2") ? [run.thread_id, runId] : [run.thread_id]);
+        for (const sql of this.checkpoints.deleteRun)
+          await query(client, sql, sql.includes("$2") ? [run.thread_id, runId] : [run.thread_id]);
       }
       return true;
     });

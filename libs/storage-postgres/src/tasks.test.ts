@@ -87,7 +87,9 @@ describe("A2A task lineage queries", () => {
       expect(await s.runs.latestContinuation("root-2")).toBeNull();
       expect((await s.runs.listContinuations("root-1")).map((r) => r.run_id)).toEqual(["cont-1", "cont-2"]);
       expect(await s.runs.listContinuations("root-2")).toEqual([]);
-      expect(await s.pushConfigs.put({ run_id: "root-1", config_id: "c", url: "http://x", token: null, authentication: null })).not.toBeNull();
+      expect(
+        await s.pushConfigs.put({ run_id: "root-1", config_id: "c", url: "http://x", token: null, authentication: null }),
+      ).not.toBeNull();
       await s.truncate({ runs: true });
       expect(await s.pushConfigs.list("root-1")).toEqual([]);
     } finally {

@@ -13,7 +13,18 @@ import {
 } from "@agent-server/core";
 import type pg from "pg";
 import { checkpointSql } from "./checkpointer.js";
-import { limitOffset, Params, pgCode, query, toDbJson, transaction, UNIQUE_VIOLATION, whereClause, type Queryable, type Tables } from "./db.js";
+import {
+  limitOffset,
+  Params,
+  pgCode,
+  query,
+  toDbJson,
+  transaction,
+  UNIQUE_VIOLATION,
+  whereClause,
+  type Queryable,
+  type Tables,
+} from "./db.js";
 import { authFilterSql, containsSql } from "./filters-sql.js";
 import { deleteRunsWhere } from "./runs.js";
 
@@ -132,7 +143,14 @@ export class PostgresThreadRepo implements ThreadRepo {
              SELECT $2, $3, assistant_id, status, metadata, kwargs, multitask_strategy, $4::jsonb,
                     $5, $6, attempt, created_at, updated_at
                FROM ${this.t.runs} WHERE run_id = $1`,
-            [copy.source_run_id, copy.run_id, copy.thread_id, toDbJson(copy.internal), copy.lease?.owner ?? null, copy.lease?.until ?? null],
+            [
+              copy.source_run_id,
+              copy.run_id,
+              copy.thread_id,
+              toDbJson(copy.internal),
+              copy.lease?.owner ?? null,
+              copy.lease?.until ?? null,
+            ],
           );
           if (copy.result) {
             await query(

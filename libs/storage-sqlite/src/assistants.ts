@@ -139,10 +139,7 @@ export class SqliteAssistantRepo implements AssistantRepo {
     return (this.s.get(`SELECT COUNT(*) AS n FROM assistants ${where}`).get(...params) as { n: number }).n;
   }
 
-  async listVersions(
-    assistantId: string,
-    query?: { metadata?: Metadata; limit?: number; offset?: number },
-  ): Promise<AssistantVersion[]> {
+  async listVersions(assistantId: string, query?: { metadata?: Metadata; limit?: number; offset?: number }): Promise<AssistantVersion[]> {
     const meta = query?.metadata !== undefined;
     const sql = `SELECT ${VERSION_COLUMNS} FROM assistant_versions WHERE assistant_id = ?
       ${meta ? "AND as_json_contains(metadata, ?)" : ""} ORDER BY version DESC LIMIT ? OFFSET ?`;

@@ -92,7 +92,15 @@ export class CheckpointTables {
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
     for (const row of rows) {
-      insert.run(to, row.checkpoint_ns, row.checkpoint_id, row.parent_checkpoint_id, row.type, row.checkpoint, remapMetadata(row, from, to));
+      insert.run(
+        to,
+        row.checkpoint_ns,
+        row.checkpoint_id,
+        row.parent_checkpoint_id,
+        row.type,
+        row.checkpoint,
+        remapMetadata(row, from, to),
+      );
     }
     this.s
       .get(

@@ -40,7 +40,11 @@ function registerFunctions(db: Db): void {
   );
   db.function("as_store_auth_match", opts, (namespace: unknown, key: unknown, value: unknown, filter: unknown) => {
     const labels = typeof namespace === "string" && namespace !== "" ? namespace.split(".") : [];
-    const subject = storeAuthSubject(labels, typeof key === "string" ? key : undefined, parseOrNull(value) as Record<string, unknown> | null);
+    const subject = storeAuthSubject(
+      labels,
+      typeof key === "string" ? key : undefined,
+      parseOrNull(value) as Record<string, unknown> | null,
+    );
     return matchesAuthFilter(subject, parseOrNull(filter) as Record<string, unknown>) ? 1 : 0;
   });
   db.function("as_store_match", opts, (value: unknown, filter: unknown) =>

@@ -43,9 +43,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       `UPDATE deliveries SET next_attempt_at = ?, attempts = attempts + 1, updated_at = ?
        WHERE delivery_id = ? AND status = 'pending' RETURNING ${COLUMNS}`,
     );
-    this.delivered = db.prepare(
-      "UPDATE deliveries SET status = 'delivered', payload = NULL, updated_at = ? WHERE delivery_id = ?",
-    );
+    this.delivered = db.prepare("UPDATE deliveries SET status = 'delivered', payload = NULL, updated_at = ? WHERE delivery_id = ?");
     this.retry = db.prepare(
       "UPDATE deliveries SET next_attempt_at = ?, last_error = ?, updated_at = ? WHERE delivery_id = ? AND status = 'pending'",
     );

@@ -65,7 +65,12 @@ describe("migrations", () => {
   it("a database from before the task lineage columns is upgraded: its existing runs are indexed from their internals", async () => {
     const path = tmp.file();
     const db = openDatabase(path);
-    expect(applyMigrations(db, MIGRATIONS.filter((m) => m.version <= 3))).toEqual([1, 2, 3]);
+    expect(
+      applyMigrations(
+        db,
+        MIGRATIONS.filter((m) => m.version <= 3),
+      ),
+    ).toEqual([1, 2, 3]);
     db.prepare(
       `INSERT INTO threads (thread_id, created_at, updated_at, metadata, config, status, interrupts)
        VALUES ('t-old', '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z', '{}', '{}', 'idle', '{}')`,
@@ -88,7 +93,9 @@ describe("migrations", () => {
     expect((await s.runs.searchTaskRoots({ assistant_id: "a" })).map((r) => r.run_id)).toEqual(["root-2", "root-1"]);
     expect((await s.runs.latestContinuation("root-1"))?.run_id).toBe("cont-2");
     expect(await s.runs.latestContinuation("root-2")).toBeNull();
-    expect(await s.pushConfigs.put({ run_id: "root-1", config_id: "c", url: "http://x", token: null, authentication: null })).not.toBeNull();
+    expect(
+      await s.pushConfigs.put({ run_id: "root-1", config_id: "c", url: "http://x", token: null, authentication: null }),
+    ).not.toBeNull();
     await s.close();
   });
 

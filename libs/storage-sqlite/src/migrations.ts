@@ -252,9 +252,7 @@ export function applyMigrations(db: Db, migrations: readonly Migration[] = MIGRA
       name TEXT NOT NULL,
       applied_at TEXT NOT NULL
     )`);
-    const applied = new Set(
-      (db.prepare("SELECT version FROM schema_migrations").all() as { version: number }[]).map((r) => r.version),
-    );
+    const applied = new Set((db.prepare("SELECT version FROM schema_migrations").all() as { version: number }[]).map((r) => r.version));
     const insert = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
     const done: number[] = [];
     for (const migration of sorted) {

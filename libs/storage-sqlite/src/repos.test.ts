@@ -36,8 +36,14 @@ describe("store", () => {
     expect((await s.store.search([])).length).toBe(4);
 
     expect(await s.store.listNamespaces()).toEqual([["users", "alice"], ["users", "alice", "deep"], ["users", "bob"], ["users_other"]]);
-    expect(await s.store.listNamespaces({ prefix: ["users"], maxDepth: 2 })).toEqual([["users", "alice"], ["users", "bob"]]);
-    expect(await s.store.listNamespaces({ prefix: ["*", "alice"] })).toEqual([["users", "alice"], ["users", "alice", "deep"]]);
+    expect(await s.store.listNamespaces({ prefix: ["users"], maxDepth: 2 })).toEqual([
+      ["users", "alice"],
+      ["users", "bob"],
+    ]);
+    expect(await s.store.listNamespaces({ prefix: ["*", "alice"] })).toEqual([
+      ["users", "alice"],
+      ["users", "alice", "deep"],
+    ]);
     expect(await s.store.listNamespaces({ suffix: ["deep"] })).toEqual([["users", "alice", "deep"]]);
 
     expect(await s.store.delete(["users", "bob"], "k1")).toBe(true);
@@ -53,9 +59,21 @@ describe("crons", () => {
   it("create/update/search/listDue/advance", async () => {
     const s = await open();
     const now = nowIso();
-    const due = await s.crons.create({ cron_id: randomUUID(), assistant_id: "a", schedule: "* * * * *", next_run_date: addMs(now, -1000), metadata: { owner: "x" } });
+    const due = await s.crons.create({
+      cron_id: randomUUID(),
+      assistant_id: "a",
+      schedule: "* * * * *",
+      next_run_date: addMs(now, -1000),
+      metadata: { owner: "x" },
+    });
     await s.crons.create({ cron_id: randomUUID(), assistant_id: "a", schedule: "* * * * *", next_run_date: addMs(now, 60_000) });
-    await s.crons.create({ cron_id: randomUUID(), assistant_id: "b", schedule: "* * * * *", next_run_date: addMs(now, -500), enabled: false });
+    await s.crons.create({
+      cron_id: randomUUID(),
+      assistant_id: "b",
+      schedule: "* * * * *",
+      next_run_date: addMs(now, -500),
+      enabled: false,
+    });
     expect((await s.crons.listDue(now, 10)).map((c) => c.cron_id)).toEqual([due.cron_id]);
     expect(await s.crons.count({ assistant_id: "a" })).toBe(2);
     expect((await s.crons.search({ filter: { owner: "x" } })).map((c) => c.cron_id)).toEqual([due.cron_id]);
@@ -66,7 +84,10 @@ describe("crons", () => {
     ]);
     expect([w1, w2].filter(Boolean)).toHaveLength(1);
     expect(await s.crons.listDue(now, 10)).toEqual([]);
-    expect(await s.crons.update(due.cron_id, { enabled: false, metadata: { owner: "y" } })).toMatchObject({ enabled: false, metadata: { owner: "y" } });
+    expect(await s.crons.update(due.cron_id, { enabled: false, metadata: { owner: "y" } })).toMatchObject({
+      enabled: false,
+      metadata: { owner: "y" },
+    });
     expect(await s.crons.delete(due.cron_id)).toBe(true);
     expect(await s.crons.get(due.cron_id)).toBeNull();
   });
@@ -79,7 +100,13 @@ describe("deliveries", () => {
     const b = await open(path);
     const now = nowIso();
     for (let i = 0; i < 6; i++) {
-      await a.deliveries.enqueue({ delivery_id: `d${i}`, kind: "webhook", url: "http://x", payload: { i }, next_attempt_at: addMs(now, -1000 + i) });
+      await a.deliveries.enqueue({
+        delivery_id: `d${i}`,
+        kind: "webhook",
+        url: "http://x",
+        payload: { i },
+        next_attempt_at: addMs(now, -1000 + i),
+      });
     }
     const [c1, c2] = await Promise.all([
       a.deliveries.claimDue({ now, limit: 4, leaseMs: 30_000 }),

@@ -189,9 +189,8 @@ export class SqliteRunRepo implements RunRepo {
     const now = nowIso();
     let row: RunRow | undefined;
     if (options?.from === undefined) {
-      row = this.s
-        .get(`UPDATE runs SET status = ?, updated_at = ? WHERE run_id = ? RETURNING ${COLUMNS}`)
-        .get(to, now, runId) as RunRow | undefined;
+      row = this.s.get(`UPDATE runs SET status = ?, updated_at = ? WHERE run_id = ? RETURNING ${COLUMNS}`).get(to, now, runId) as
+        RunRow | undefined;
     } else {
       row = this.s
         .get(

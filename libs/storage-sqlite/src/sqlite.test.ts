@@ -28,7 +28,11 @@ async function threadWithRun(s: Storage) {
 
 const State = Annotation.Root({ log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }) });
 function graph(s: Storage) {
-  const child = new StateGraph(State).addNode("inner", () => ({ log: ["inner"] })).addEdge(START, "inner").addEdge("inner", END).compile();
+  const child = new StateGraph(State)
+    .addNode("inner", () => ({ log: ["inner"] }))
+    .addEdge(START, "inner")
+    .addEdge("inner", END)
+    .compile();
   return new StateGraph(State)
     .addNode("step", () => ({ log: ["step"] }))
     .addNode("child", child)
@@ -196,7 +200,9 @@ describe("two connections to one file", () => {
     const thread_id = randomUUID();
     await a.threads.create({ thread_id });
     const results = await Promise.allSettled(
-      Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).runs.create({ run_id: randomUUID(), thread_id, assistant_id: "x" }, { rejectIfThreadActive: true })),
+      Array.from({ length: 6 }, (_, i) =>
+        (i % 2 ? a : b).runs.create({ run_id: randomUUID(), thread_id, assistant_id: "x" }, { rejectIfThreadActive: true }),
+      ),
     );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
   });

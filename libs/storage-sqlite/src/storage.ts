@@ -60,9 +60,7 @@ export class SqliteStorage implements Storage {
       if (flags.threads) db.exec("DELETE FROM threads");
       if (flags.assistants) {
         // As the official server does: system assistants (one per graph, re-created at start-up) stay.
-        db.exec(
-          `DELETE FROM assistants WHERE json_extract(metadata, '$.created_by') IS NOT 'system'`,
-        );
+        db.exec(`DELETE FROM assistants WHERE json_extract(metadata, '$.created_by') IS NOT 'system'`);
       }
       if (flags.store) db.exec("DELETE FROM store_items");
       if (flags.checkpointer) {

@@ -45,7 +45,13 @@ describe("A2A task lineage queries", () => {
       expect((await s.runs.listContinuations("root", { limit: 5 })).map((r) => r.run_id)).toEqual(continuations.slice(0, 5));
       // The indexes hold only the matching runs.
       const count = (index: string) =>
-        (s.db.prepare(`SELECT count(*) AS n FROM runs INDEXED BY ${index} WHERE ${index === "runs_task_continuations" ? "task_id IS NOT NULL" : "task_root = 1"}`).get() as { n: number }).n;
+        (
+          s.db
+            .prepare(
+              `SELECT count(*) AS n FROM runs INDEXED BY ${index} WHERE ${index === "runs_task_continuations" ? "task_id IS NOT NULL" : "task_root = 1"}`,
+            )
+            .get() as { n: number }
+        ).n;
       expect([count("runs_task_roots"), count("runs_task_roots_thread"), count("runs_task_continuations")]).toEqual([20, 20, 20]);
     } finally {
       await s.close();

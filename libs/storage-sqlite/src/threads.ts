@@ -176,7 +176,14 @@ export class SqliteThreadRepo implements ThreadRepo {
       for (const copy of plan) {
         const { source_run_id, run_id, thread_id, lease } = copy;
         const internal = stringifyWire(copy.internal);
-        copyRun.run({ source_run_id, run_id, thread_id, internal, lease_owner: lease?.owner ?? null, lease_expires_at: lease?.until ?? null });
+        copyRun.run({
+          source_run_id,
+          run_id,
+          thread_id,
+          internal,
+          lease_owner: lease?.owner ?? null,
+          lease_expires_at: lease?.until ?? null,
+        });
         if (copy.result) copyResult.run({ source_run_id, run_id, result: stringifyWire(copy.result) });
       }
       this.checkpoints.copyThread(sourceThreadId, newThreadId);

@@ -72,12 +72,17 @@ export async function fromEntry(saver: Saver, entry: CheckpointEntry): Promise<R
     parent_checkpoint_id: entry.parent_checkpoint_id ?? null,
     checkpoint: (await load(entry.checkpoint)) as SaverCheckpoint,
     metadata: (await load(entry.metadata)) as SaverMetadata,
-    writes: await Promise.all((entry.writes ?? []).map(async (w) => ({ task_id: w.task_id, channel: w.channel, value: await load(w.value) }))),
+    writes: await Promise.all(
+      (entry.writes ?? []).map(async (w) => ({ task_id: w.task_id, channel: w.channel, value: await load(w.value) })),
+    ),
   };
 }
 
 /** Whether the target saver already has exactly this checkpoint. */
-export async function checkpointExists(saver: Saver, c: Pick<RestorableCheckpoint, "thread_id" | "checkpoint_ns" | "checkpoint_id">): Promise<boolean> {
+export async function checkpointExists(
+  saver: Saver,
+  c: Pick<RestorableCheckpoint, "thread_id" | "checkpoint_ns" | "checkpoint_id">,
+): Promise<boolean> {
   const tuple = await saver.getTuple({
     configurable: { thread_id: c.thread_id, checkpoint_ns: c.checkpoint_ns, checkpoint_id: c.checkpoint_id },
   });
@@ -102,7 +107,11 @@ export async function restoreCheckpoint(saver: Saver, c: RestorableCheckpoint): 
   };
   const saved = await saver.put(parentConfig, c.checkpoint, c.metadata, { ...(c.checkpoint.channel_versions ?? {}) });
   const at = {
-    configurable: { thread_id: c.thread_id, checkpoint_ns: c.checkpoint_ns, checkpoint_id: saved.configurable?.checkpoint_id ?? c.checkpoint_id },
+    configurable: {
+      thread_id: c.thread_id,
+      checkpoint_ns: c.checkpoint_ns,
+      checkpoint_id: saved.configurable?.checkpoint_id ?? c.checkpoint_id,
+    },
   };
   const byTask = new Map<string, [string, unknown][]>();
   for (const write of c.writes) {

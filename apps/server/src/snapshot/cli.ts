@@ -32,7 +32,9 @@ export async function runSnapshotCommand(options: CliOptions, out: (line: string
       const file = resolve(options.snapshotFile!);
       const report = await importSnapshotFile(storage, file);
       const { header } = report;
-      out(`Imported ${file} (snapshot of ${header.source ?? "a store"} taken ${header.created_at} by agent-server ${header.server_version}):`);
+      out(
+        `Imported ${file} (snapshot of ${header.source ?? "a store"} taken ${header.created_at} by agent-server ${header.server_version}):`,
+      );
       for (const line of formatReport(report)) out(line);
     }
   } finally {

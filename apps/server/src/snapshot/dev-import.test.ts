@@ -64,7 +64,10 @@ describe("import-dev: the official JS dev server's .langgraph_api folder", () =>
           "again",
           "echo: again",
         ]);
-        const resumed = await engine.createRunAndWait({ assistant_id: "approval", command: { resume: "approved" } }, { threadId: FIXTURE.approvalThread });
+        const resumed = await engine.createRunAndWait(
+          { assistant_id: "approval", command: { resume: "approved" } },
+          { threadId: FIXTURE.approvalThread },
+        );
         expect(resumed.end.values).toMatchObject({ request: "deploy v2", decision: "approved" });
       } finally {
         await engine.stop(1000);

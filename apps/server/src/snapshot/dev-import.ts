@@ -44,7 +44,13 @@ export async function importDevFolder(storage: Storage, dir: string): Promise<Im
   const ops = (await readDevFile(folder, DEV_FILES.ops, true)) as DevOps | undefined;
   const saverData = (await readDevFile(folder, DEV_FILES.checkpointer, false)) as { storage?: unknown; writes?: unknown } | undefined;
   const storeData = (await readDevFile(folder, DEV_FILES.store, true)) as { data?: unknown } | undefined;
-  const files = ([[ops, DEV_FILES.ops], [saverData, DEV_FILES.checkpointer], [storeData, DEV_FILES.store]] as const)
+  const files = (
+    [
+      [ops, DEV_FILES.ops],
+      [saverData, DEV_FILES.checkpointer],
+      [storeData, DEV_FILES.store],
+    ] as const
+  )
     .filter(([data]) => data !== undefined)
     .map(([, name]) => name);
   if (files.length === 0) {

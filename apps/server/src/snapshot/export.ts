@@ -46,7 +46,9 @@ export async function exportSnapshot(
     await emit({ type: "assistant", assistant, versions });
   }
 
-  for await (const thread of pages((offset) => storage.threads.search({ limit: PAGE_SIZE, offset, sort_by: "thread_id", sort_order: "asc" }))) {
+  for await (const thread of pages((offset) =>
+    storage.threads.search({ limit: PAGE_SIZE, offset, sort_by: "thread_id", sort_order: "asc" }),
+  )) {
     await emit({ type: "thread", thread });
     for await (const checkpoint of threadCheckpoints(storage.checkpointer, thread.thread_id)) {
       await emit(await toEntry(storage.checkpointer, checkpoint));

@@ -78,14 +78,7 @@ export interface CronEntry {
 }
 
 export type SnapshotEntry =
-  | AssistantEntry
-  | ThreadEntry
-  | CheckpointEntry
-  | RunEntry
-  | ResultEntry
-  | PushConfigEntry
-  | StoreItemEntry
-  | CronEntry;
+  AssistantEntry | ThreadEntry | CheckpointEntry | RunEntry | ResultEntry | PushConfigEntry | StoreItemEntry | CronEntry;
 
 export type EntryType = SnapshotEntry["type"];
 
@@ -110,7 +103,13 @@ export class SnapshotFormatError extends Error {
 }
 
 export function makeHeader(serverVersion: string, source: string): SnapshotHeader {
-  return { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, created_at: new Date().toISOString(), server_version: serverVersion, source };
+  return {
+    format: SNAPSHOT_FORMAT,
+    version: SNAPSHOT_VERSION,
+    created_at: new Date().toISOString(),
+    server_version: serverVersion,
+    source,
+  };
 }
 
 /** Checks line 1 of a file; `where` names the file in the error. */
@@ -153,12 +152,27 @@ export function parseEntry(line: string, where: string, lineNumber: number): { t
 const REQUIRED: Record<EntryType, [string, string][]> = {
   assistant: [["assistant", "assistant_id"]],
   thread: [["thread", "thread_id"]],
-  checkpoint: [["", "thread_id"], ["", "checkpoint_id"], ["checkpoint", "data"], ["metadata", "data"]],
-  run: [["run", "run_id"], ["run", "thread_id"], ["run", "assistant_id"]],
+  checkpoint: [
+    ["", "thread_id"],
+    ["", "checkpoint_id"],
+    ["checkpoint", "data"],
+    ["metadata", "data"],
+  ],
+  run: [
+    ["run", "run_id"],
+    ["run", "thread_id"],
+    ["run", "assistant_id"],
+  ],
   result: [["", "run_id"]],
-  push_config: [["push_config", "run_id"], ["push_config", "config_id"]],
+  push_config: [
+    ["push_config", "run_id"],
+    ["push_config", "config_id"],
+  ],
   store_item: [["item", "key"]],
-  cron: [["cron", "cron_id"], ["cron", "assistant_id"]],
+  cron: [
+    ["cron", "cron_id"],
+    ["cron", "assistant_id"],
+  ],
 };
 
 /** Checks a known entry's shape before anything is imported, so a damaged file changes nothing. */
@@ -171,8 +185,12 @@ export function checkEntry(entry: { type: string } & Record<string, unknown>, wh
       throw new SnapshotFormatError(`${where}:${lineNumber}: ${entry.type} entry without ${member ? `${member}.` : ""}${field}`);
     }
   }
-  if (entry.type === "result" && !isObject(entry.result)) throw new SnapshotFormatError(`${where}:${lineNumber}: result entry without result`);
-  if (entry.type === "store_item" && !(Array.isArray((entry.item as { namespace?: unknown }).namespace) && isObject((entry.item as { value?: unknown }).value))) {
+  if (entry.type === "result" && !isObject(entry.result))
+    throw new SnapshotFormatError(`${where}:${lineNumber}: result entry without result`);
+  if (
+    entry.type === "store_item" &&
+    !(Array.isArray((entry.item as { namespace?: unknown }).namespace) && isObject((entry.item as { value?: unknown }).value))
+  ) {
     throw new SnapshotFormatError(`${where}:${lineNumber}: store_item entry without item.namespace or item.value`);
   }
 }

@@ -112,7 +112,13 @@ export class SnapshotImporter {
     const repo = this.storage.threads;
     try {
       await repo.create(
-        { thread_id: thread.thread_id, metadata: thread.metadata, config: thread.config, status: thread.status, created_at: thread.created_at },
+        {
+          thread_id: thread.thread_id,
+          metadata: thread.metadata,
+          config: thread.config,
+          status: thread.status,
+          created_at: thread.created_at,
+        },
         { ifExists: "raise" },
       );
     } catch (error) {

@@ -94,11 +94,15 @@ describe("agent-server dev --storage memory --snapshot", () => {
       ["ai", "echo: second"],
     ]);
     expect(await client.threads.get(scenario.taskThread)).toMatchObject({ metadata: { owner: "alice" } });
-    expect((await client.runs.list(scenario.taskThread)).map((r) => r.run_id).sort()).toEqual([scenario.firstRun, scenario.continuation].sort());
+    expect((await client.runs.list(scenario.taskThread)).map((r) => r.run_id).sort()).toEqual(
+      [scenario.firstRun, scenario.continuation].sort(),
+    );
     await client.runs.wait(scenario.taskThread, "echo", { input: { messages: [{ role: "user", content: "third" }] } });
     first.child.kill("SIGTERM");
     expect(await first.exited).toBe(0);
-    expect(jsonLines(first.stdout()).find((l) => l.msg === `Snapshot saved to ${live}`)).toMatchObject({ exported: { thread: 3, run: expect.any(Number) } });
+    expect(jsonLines(first.stdout()).find((l) => l.msg === `Snapshot saved to ${live}`)).toMatchObject({
+      exported: { thread: 3, run: expect.any(Number) },
+    });
 
     const second = await startCli([...args, "--snapshot", live]);
     const again = new Client({ apiUrl: second.url });
@@ -109,11 +113,28 @@ describe("agent-server dev --storage memory --snapshot", () => {
 
   it("--snapshot-save with a file that does not exist yet starts empty and writes it on shutdown", async () => {
     const fresh = join(dir, "fresh.jsonl");
-    const server = await startCli(["dev", "--config", EXAMPLE_CONFIG, "--storage", "memory", "--port", "0", "--no-reload", "--log-format", "json", "--snapshot", fresh, "--snapshot-save"]);
+    const server = await startCli([
+      "dev",
+      "--config",
+      EXAMPLE_CONFIG,
+      "--storage",
+      "memory",
+      "--port",
+      "0",
+      "--no-reload",
+      "--log-format",
+      "json",
+      "--snapshot",
+      fresh,
+      "--snapshot-save",
+    ]);
     const thread = await new Client({ apiUrl: server.url }).threads.create({ metadata: { kept: true } });
     server.child.kill("SIGINT");
     expect(await server.exited).toBe(0);
-    const lines = readFileSync(fresh, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type?: string; thread?: { thread_id: string } });
+    const lines = readFileSync(fresh, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type?: string; thread?: { thread_id: string } });
     expect(lines[0]).toMatchObject({ format: "agent-server-snapshot", version: 1, source: "memory" });
     expect(lines.filter((l) => l.type === "thread").map((l) => l.thread!.thread_id)).toEqual([thread.thread_id]);
   });
@@ -121,10 +142,33 @@ describe("agent-server dev --storage memory --snapshot", () => {
   it("a malformed snapshot stops the start with exit 1; a missing one without --snapshot-save too", async () => {
     const bad = join(dir, "bad.jsonl");
     writeFileSync(bad, "PK\u0003\u0004 not json\n");
-    const run = runCli(["dev", "--config", EXAMPLE_CONFIG, "--storage", "memory", "--port", "0", "--no-reload", "--log-format", "json", "--snapshot", bad]);
+    const run = runCli([
+      "dev",
+      "--config",
+      EXAMPLE_CONFIG,
+      "--storage",
+      "memory",
+      "--port",
+      "0",
+      "--no-reload",
+      "--log-format",
+      "json",
+      "--snapshot",
+      bad,
+    ]);
     expect(await run.exited).toBe(1);
     expect(run.stdout()).toContain("is not an agent-server snapshot");
-    const missing = runCli(["serve", "--config", EXAMPLE_CONFIG, "--storage", "memory", "--port", "0", "--snapshot", join(dir, "none.jsonl")]);
+    const missing = runCli([
+      "serve",
+      "--config",
+      EXAMPLE_CONFIG,
+      "--storage",
+      "memory",
+      "--port",
+      "0",
+      "--snapshot",
+      join(dir, "none.jsonl"),
+    ]);
     expect(await missing.exited).toBe(1);
     expect(missing.stdout()).toContain("snapshot file not found");
   });
@@ -138,11 +182,21 @@ describe("parseCli: snapshot commands and flags", () => {
   };
 
   it("reads the snapshot commands, import-dev's folder and the memory snapshot flags", () => {
-    expect(parse(["snapshot", "export", "--out", "a.jsonl"])).toMatchObject({ command: "snapshot", snapshotAction: "export", snapshotFile: "a.jsonl" });
-    expect(parse(["snapshot", "import", "--in", "a.jsonl", "--storage", "postgres"])).toMatchObject({ snapshotAction: "import", storage: "postgres" });
+    expect(parse(["snapshot", "export", "--out", "a.jsonl"])).toMatchObject({
+      command: "snapshot",
+      snapshotAction: "export",
+      snapshotFile: "a.jsonl",
+    });
+    expect(parse(["snapshot", "import", "--in", "a.jsonl", "--storage", "postgres"])).toMatchObject({
+      snapshotAction: "import",
+      storage: "postgres",
+    });
     expect(parse(["import-dev"])).toMatchObject({ command: "import-dev", devDir: ".langgraph_api" });
     expect(parse(["import-dev", "../app/.langgraph_api"])).toMatchObject({ devDir: "../app/.langgraph_api" });
-    expect(parse(["serve", "--storage", "memory", "--snapshot", "s.jsonl", "--snapshot-save"])).toMatchObject({ snapshot: "s.jsonl", snapshotSave: true });
+    expect(parse(["serve", "--storage", "memory", "--snapshot", "s.jsonl", "--snapshot-save"])).toMatchObject({
+      snapshot: "s.jsonl",
+      snapshotSave: true,
+    });
   });
 
   it("refuses what does not fit", () => {
@@ -167,7 +221,20 @@ describe("agent-server dev (with reload) --storage memory --snapshot --snapshot-
     writeFileSync(config, JSON.stringify({ graphs: { echo: `${echo}:graph` } }));
     // A .json name at the project's top level: a file the reload watcher would otherwise react to.
     const state = join(project, "state.json");
-    const server = await startCli(["dev", "--config", config, "--port", "0", "--storage", "memory", "--log-format", "json", "--snapshot", state, "--snapshot-save"]);
+    const server = await startCli([
+      "dev",
+      "--config",
+      config,
+      "--port",
+      "0",
+      "--storage",
+      "memory",
+      "--log-format",
+      "json",
+      "--snapshot",
+      state,
+      "--snapshot-save",
+    ]);
     const client = new Client({ apiUrl: server.url });
     const thread = await client.threads.create({ metadata: { survives: "reload" } });
 

@@ -34,11 +34,22 @@ describe("snapshot on PostgreSQL", () => {
       const file = join(dir, "pg.jsonl");
 
       const env = { POSTGRES_URL: source.schema.url };
-      const exported = runCli(["snapshot", "export", "--storage", "postgres", "--database-schema", source.schema.schema, "--out", file], { env });
+      const exported = runCli(["snapshot", "export", "--storage", "postgres", "--database-schema", source.schema.schema, "--out", file], {
+        env,
+      });
       expect(await exported.exited, exported.stderr()).toBe(0);
-      const imported = runCli(
-        ["snapshot", "import", "--storage", "postgres", "--database-url", target.schema.url, "--database-schema", target.schema.schema, "--in", file],
-      );
+      const imported = runCli([
+        "snapshot",
+        "import",
+        "--storage",
+        "postgres",
+        "--database-url",
+        target.schema.url,
+        "--database-schema",
+        target.schema.schema,
+        "--in",
+        file,
+      ]);
       expect(await imported.exited, imported.stderr()).toBe(0);
       expect(imported.stdout()).toMatch(/checkpoint\s+\d+ imported, 0 skipped/);
       expect(imported.stdout()).toMatch(/result\s+2 imported, 0 skipped/);

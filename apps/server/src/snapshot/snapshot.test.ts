@@ -30,7 +30,10 @@ function memory(): Storage {
 }
 
 function lines(path: string): Record<string, unknown>[] {
-  return readFileSync(path, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+  return readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 function writeLines(name: string, entries: unknown[]): string {
@@ -55,7 +58,13 @@ afterAll(async () => {
 describe("snapshot export", () => {
   it("writes a header, then entries in dependency order, results as their own entries", () => {
     const [header, ...entries] = lines(file);
-    expect(header).toEqual({ format: "agent-server-snapshot", version: 1, created_at: expect.any(String), server_version: VERSION, source: "sqlite" });
+    expect(header).toEqual({
+      format: "agent-server-snapshot",
+      version: 1,
+      created_at: expect.any(String),
+      server_version: VERSION,
+      source: "sqlite",
+    });
     const types = entries.map((e) => e.type);
     const firstIndex = (type: string) => types.indexOf(type);
     expect(firstIndex("assistant")).toBeLessThan(firstIndex("thread"));
@@ -74,7 +83,9 @@ describe("snapshot export", () => {
       expect(Object.keys(run).sort()).toEqual(["internal", "run", "type"]);
       expect(Object.keys(run.run as object)).not.toContain("result");
     }
-    const custom = entries.find((e) => e.type === "assistant" && (e.assistant as { assistant_id: string }).assistant_id === scenario.customAssistant)!;
+    const custom = entries.find(
+      (e) => e.type === "assistant" && (e.assistant as { assistant_id: string }).assistant_id === scenario.customAssistant,
+    )!;
     expect((custom.versions as { version: number; name: string }[]).map((v) => [v.version, v.name])).toEqual([
       [1, "echo v1"],
       [2, "echo v2"],
@@ -126,7 +137,10 @@ describe("snapshot import", () => {
   });
 
   it("an old snapshot without result entries imports; its runs simply have no result", async () => {
-    const old = writeLines("old.jsonl", lines(file).filter((e) => e.type !== "result"));
+    const old = writeLines(
+      "old.jsonl",
+      lines(file).filter((e) => e.type !== "result"),
+    );
     const target = memory();
     const report = await importSnapshotFile(target, old);
     expect(report.counts.run.imported).toBeGreaterThan(0);
@@ -195,7 +209,11 @@ describe("snapshot import", () => {
     const target = memory();
     const report = await importSnapshotFile(target, path);
     expect(report.counts.push_config.imported).toBe(1);
-    expect(await target.pushConfigs!.get("r-push", "c1")).toMatchObject({ url: "http://127.0.0.1:9/hook", token: "tok", authentication: null });
+    expect(await target.pushConfigs!.get("r-push", "c1")).toMatchObject({
+      url: "http://127.0.0.1:9/hook",
+      token: "tok",
+      authentication: null,
+    });
   });
 
   it("refuses a file that is not a snapshot, a newer version, and a cut-off file, before writing anything", async () => {

@@ -92,7 +92,10 @@ export async function killAll(): Promise<void> {
       ([child, output]) =>
         new Promise<void>((resolve) => {
           // Only the latest server: earlier ones were stopped by the supervisor's restarts.
-          const server = jsonLines(output()).map((l) => l.pid).filter((pid) => typeof pid === "number" && pid !== child.pid).at(-1);
+          const server = jsonLines(output())
+            .map((l) => l.pid)
+            .filter((pid) => typeof pid === "number" && pid !== child.pid)
+            .at(-1);
           if (typeof server === "number") {
             try {
               process.kill(server, "SIGKILL");

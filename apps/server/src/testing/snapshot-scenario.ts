@@ -138,7 +138,8 @@ export async function expectSameStore(source: Storage, target: Storage, s: Scena
     expect(checkpoints.length).toBeGreaterThan(0);
     expect(await checkpointsOf(target, threadId)).toEqual(checkpoints);
     // The thread's current state, as a graph reads it.
-    const latest = async (storage: Storage) => (await storage.checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } }))?.checkpoint;
+    const latest = async (storage: Storage) =>
+      (await storage.checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } }))?.checkpoint;
     expect(await latest(target)).toEqual(await latest(source));
     const runs = await source.runs.search({ thread_id: threadId, limit: 100 });
     expect(runs.length).toBeGreaterThan(0);
@@ -151,8 +152,10 @@ export async function expectSameStore(source: Storage, target: Storage, s: Scena
   expect(await target.runs.getResult!(s.firstRun)).toMatchObject({ values: { messages: expect.any(Array) } });
   expect(await target.runs.getInternal(s.continuation)).toEqual({ captureResult: true, taskId: s.firstRun });
 
-  const items = async (storage: Storage) => (await storage.store.search([], { limit: 100 })).map(({ namespace, key, value }) => ({ namespace, key, value }));
-  const sortItems = (list: { namespace: string[]; key: string }[]) => list.sort((a, b) => `${a.namespace}/${a.key}`.localeCompare(`${b.namespace}/${b.key}`));
+  const items = async (storage: Storage) =>
+    (await storage.store.search([], { limit: 100 })).map(({ namespace, key, value }) => ({ namespace, key, value }));
+  const sortItems = (list: { namespace: string[]; key: string }[]) =>
+    list.sort((a, b) => `${a.namespace}/${a.key}`.localeCompare(`${b.namespace}/${b.key}`));
   expect(sortItems(await items(target))).toEqual(sortItems(await items(source)));
 
   for (const cronId of s.cronIds) {

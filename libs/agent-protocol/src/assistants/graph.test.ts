@@ -75,9 +75,18 @@ describe.each(httpDrivers)("assistant graph introspection on $name", (driver) =>
     const subgraphs = await client.assistants.getSubgraphs("parent");
     expect(Object.keys(subgraphs)).toEqual(["child"]);
     // The official JS server's keys (`state`, `input`, `output`, `config`) and the SDK's GraphSchema keys.
-    expect(Object.keys(subgraphs.child).sort()).toEqual(
-      ["config", "config_schema", "context_schema", "graph_id", "input", "input_schema", "output", "output_schema", "state", "state_schema"],
-    );
+    expect(Object.keys(subgraphs.child).sort()).toEqual([
+      "config",
+      "config_schema",
+      "context_schema",
+      "graph_id",
+      "input",
+      "input_schema",
+      "output",
+      "output_schema",
+      "state",
+      "state_schema",
+    ]);
     expect(subgraphs.child.state_schema).toEqual((subgraphs.child as unknown as { state: unknown }).state);
     expect(subgraphs.child).toMatchObject({ state: { type: "object", properties: { messages: {} } } });
     expect(Object.keys(await client.assistants.getSubgraphs("parent", { namespace: "child", recurse: true }))).toEqual(["child"]);
@@ -95,7 +104,11 @@ describe("assistant schemas of graphs loaded from TypeScript files", () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await openServer(drivers.find((d) => d.name === "memory")!);
-    const graphs = { annotation: "./schema-graphs.mts:annotation", zod_registry: "./schema-graphs.mts:zodRegistry", state_schema: "./schema-graphs.mts:stateSchema" };
+    const graphs = {
+      annotation: "./schema-graphs.mts:annotation",
+      zod_registry: "./schema-graphs.mts:zodRegistry",
+      state_schema: "./schema-graphs.mts:stateSchema",
+    };
     await server.engine.registry.load(graphs, resolve(import.meta.dirname, "fixtures"));
     await server.engine.registry.ensureSystemAssistants(server.storage);
   });

@@ -110,7 +110,9 @@ export const assistantGraphRoutes = createRouter()
       summary: "Schemas of the subgraphs under one namespace",
       request: {
         params: AssistantIdParam.extend({
-          namespace: text().min(1).openapi({ param: { name: "namespace", in: "path" } }),
+          namespace: text()
+            .min(1)
+            .openapi({ param: { name: "namespace", in: "path" } }),
         }),
         query: RecurseQuery,
       },

@@ -129,7 +129,6 @@ export const DrawableGraph = z
   })
   .openapi("AssistantGraph");
 
-
 /** `?xray=true|false|<depth>`: how deep subgraphs are drawn (the SDK sends a boolean or an integer). */
 export const XrayQuery = z.object({
   xray: z

@@ -32,7 +32,10 @@ export const assistantVersions = createRouter()
         offset: body.offset,
       });
       // Versions carry their own metadata; the caller's scope applies to each, as in the official server.
-      return reply(c, versions.filter((v) => matchesAuthFilter(v.metadata, filter)));
+      return reply(
+        c,
+        versions.filter((v) => matchesAuthFilter(v.metadata, filter)),
+      );
     },
   )
   .openapi(

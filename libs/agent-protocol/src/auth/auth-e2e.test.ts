@@ -134,7 +134,9 @@ describe.each(backends)("custom auth end to end with the SDK Client ($name)", (d
   });
 
   it("gives graphs the authenticated user as langgraph_auth_user, never the one a request's config claims", async () => {
-    const forged = { configurable: { langgraph_auth_user: { identity: "bob" }, langgraph_auth_user_id: "bob", langgraph_auth_permissions: ["root"] } };
+    const forged = {
+      configurable: { langgraph_auth_user: { identity: "bob" }, langgraph_auth_user_id: "bob", langgraph_auth_permissions: ["root"] },
+    };
     const values = (await alice.runs.wait(aliceThread, "whoami", { input: {}, config: forged })) as Record<string, unknown>;
     expect(values).toMatchObject({ who: "alice", userId: "alice", permissions: ["role:alice"] });
     const stateless = (await bob.runs.wait(null, "whoami", { input: {}, config: forged })) as Record<string, unknown>;

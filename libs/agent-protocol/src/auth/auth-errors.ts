@@ -35,12 +35,7 @@ export function isAssertionError(error: unknown): boolean {
  * not a 4xx/5xx error (a handler throwing `HTTPException(200)`) cannot let the request through: it
  * becomes `fallbackStatus`.
  */
-export function authHttpException(
-  status: number,
-  detail: string,
-  fallbackStatus: 401 | 403,
-  headers?: HeadersInit,
-): HTTPException {
+export function authHttpException(status: number, detail: string, fallbackStatus: 401 | 403, headers?: HeadersInit): HTTPException {
   const code = Number.isInteger(status) && status >= 400 && status <= 599 ? status : fallbackStatus;
   const responseHeaders = new Headers(safeHeaders(headers));
   responseHeaders.set("content-type", "application/json");

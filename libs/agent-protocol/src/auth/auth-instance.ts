@@ -71,9 +71,7 @@ export function readAuthHandlers(auth: unknown, label = "auth"): AuthHandlers {
     callbacks[key] = handler as AuthorizeHandler;
   }
   if (!authenticate && Object.keys(callbacks).length > 0) {
-    throw new Error(
-      `${label}: authorization handlers (.on) need an authenticate handler; without one no request has a user to authorize`,
-    );
+    throw new Error(`${label}: authorization handlers (.on) need an authenticate handler; without one no request has a user to authorize`);
   }
   return {
     authenticate: authenticate as AuthenticateHandler | undefined,

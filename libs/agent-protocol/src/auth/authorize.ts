@@ -64,7 +64,8 @@ export function validateAuthFilter(result: unknown, event: string): AuthFilter |
       filter[key] = condition;
       continue;
     }
-    if (!isPlainObject(condition)) throw invalid(event, `filter "${key}" must be a scalar or an operator object, got ${describe(condition)}`);
+    if (!isPlainObject(condition))
+      throw invalid(event, `filter "${key}" must be a scalar or an operator object, got ${describe(condition)}`);
     const ops = Object.keys(condition);
     const unknown = ops.filter((op) => op !== "$eq" && op !== "$contains");
     if (ops.length === 0 || unknown.length > 0) {
@@ -88,9 +89,7 @@ export function validateAuthFilter(result: unknown, event: string): AuthFilter |
 }
 
 function isScalar(value: unknown): value is string | number | boolean | null {
-  return (
-    value === null || typeof value === "string" || typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value))
-  );
+  return value === null || typeof value === "string" || typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value));
 }
 
 function describe(value: unknown): string {

@@ -55,8 +55,7 @@ export function authMiddleware(auth: unknown): MiddlewareHandler<AppEnv> {
 function authenticatedAs(handlers: AuthHandlers, user: AuthUser): RequestAuth {
   return Object.freeze({
     user,
-    authorize: (resource: AuthResource, action: AuthAction, value: object) =>
-      authorizeEvent(handlers, user, resource, action, value),
+    authorize: (resource: AuthResource, action: AuthAction, value: object) => authorizeEvent(handlers, user, resource, action, value),
   });
 }
 

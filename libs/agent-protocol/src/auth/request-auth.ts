@@ -3,16 +3,7 @@ import type { RunAuthContext } from "@agent-server/engine";
 
 /** Resources and actions as `@langchain/langgraph-sdk/auth` names them (`.on("threads:create", ...)`). */
 export type AuthResource = "assistants" | "threads" | "crons" | "store";
-export type AuthAction =
-  | "create"
-  | "read"
-  | "update"
-  | "delete"
-  | "search"
-  | "create_run"
-  | "put"
-  | "get"
-  | "list_namespaces";
+export type AuthAction = "create" | "read" | "update" | "delete" | "search" | "create_run" | "put" | "get" | "list_namespaces";
 
 export interface AuthUser {
   identity: string;

@@ -157,7 +157,9 @@ describe("every route authorizes before acting and applies the filter (SQLite)",
     return Object.entries(doc.paths).flatMap(([path, methods]) =>
       Object.entries(methods).map(([method, operation]) => {
         const route = `${method.toUpperCase()} ${path}`;
-        const url = new URL(server.url + path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(ids[name] ?? crypto.randomUUID())));
+        const url = new URL(
+          server.url + path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(ids[name] ?? crypto.randomUUID())),
+        );
         for (const param of operation.parameters ?? []) {
           if (param.in === "query" && param.required) url.searchParams.set(param.name, "k");
         }
@@ -189,7 +191,11 @@ describe("every route authorizes before acting and applies the filter (SQLite)",
       });
     denied = await startProbeServer(engine, storage, denyAll);
     // Allows everything, but only on objects owned by "nobody": none of the fixtures below.
-    scoped = await startProbeServer(engine, storage, new Auth().authenticate(() => "alice").on("*", () => ({ owner: "nobody" })));
+    scoped = await startProbeServer(
+      engine,
+      storage,
+      new Auth().authenticate(() => "alice").on("*", () => ({ owner: "nobody" })),
+    );
 
     // Real objects, so a route that looks its object up before authorizing still reaches authorize.
     const client = new Client({ apiUrl: open.url });
@@ -250,7 +256,10 @@ describe("every route authorizes before acting and applies the filter (SQLite)",
         expected === "empty"
           ? response.status === 200 && isEmptyAnswer(JSON.parse(text))
           : response.status === Number(expected) || streamRefusal({ status: response.status, text }) === Number(expected);
-      if (!ok) problems.push(`${route}: ${response.status} ${text.slice(0, 160)}, expected ${expected === "empty" ? "an empty answer" : expected}`);
+      if (!ok)
+        problems.push(
+          `${route}: ${response.status} ${text.slice(0, 160)}, expected ${expected === "empty" ? "an empty answer" : expected}`,
+        );
     }
     expect(checked).toBe(Object.keys(FILTERED).length);
     expect(problems).toEqual([]);

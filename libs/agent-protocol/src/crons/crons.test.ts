@@ -20,7 +20,12 @@ describe.each(httpDrivers)("crons API on $name", (driver) => {
   it("creates stateless and thread crons shaped as the SDK's Cron", async () => {
     const { client } = server;
     const before = new Date().toISOString();
-    const stateless = await client.crons.create("echo", { schedule: EVERY_5_MIN, input: hello, metadata: { k: "v" }, onRunCompleted: "keep" });
+    const stateless = await client.crons.create("echo", {
+      schedule: EVERY_5_MIN,
+      input: hello,
+      metadata: { k: "v" },
+      onRunCompleted: "keep",
+    });
     expect(stateless).toMatchObject({
       assistant_id: systemAssistantId("echo"),
       thread_id: null,
@@ -79,7 +84,13 @@ describe.each(httpDrivers)("crons API on $name", (driver) => {
     expect(red.map((x) => x.cron_id).sort()).toEqual([a.cron_id, c.cron_id].sort());
     const enabledRed = await client.crons.search({ assistantId: assistant.assistant_id, metadata: { team: "red" }, enabled: true });
     expect(enabledRed.map((x) => x.cron_id)).toEqual([a.cron_id]);
-    const page = await client.crons.search({ assistantId: assistant.assistant_id, limit: 1, offset: 1, sortBy: "created_at", sortOrder: "asc" });
+    const page = await client.crons.search({
+      assistantId: assistant.assistant_id,
+      limit: 1,
+      offset: 1,
+      sortBy: "created_at",
+      sortOrder: "asc",
+    });
     expect(page.map((x) => x.cron_id)).toEqual([b.cron_id]);
     const selected = await client.crons.search({ assistantId: assistant.assistant_id, select: ["cron_id", "schedule"], limit: 1 });
     expect(Object.keys(selected[0]!).sort()).toEqual(["cron_id", "schedule"]);

@@ -22,7 +22,11 @@ async function authorizedCron(c: Context<AppEnv>, cronId: string, action: AuthAc
 }
 
 /** Search and count share their filtering: assistant (id or graph name), thread, metadata, auth scope. */
-async function searchFilter(c: Context<AppEnv>, body: { assistant_id?: string | null; thread_id?: string | null; metadata?: Metadata | null }, extra: Record<string, unknown>) {
+async function searchFilter(
+  c: Context<AppEnv>,
+  body: { assistant_id?: string | null; thread_id?: string | null; metadata?: Metadata | null },
+  extra: Record<string, unknown>,
+) {
   const value: Record<string, unknown> = {
     assistant_id: body.assistant_id ? c.var.deps.engine.registry.resolveAssistantId(body.assistant_id) : undefined,
     thread_id: body.thread_id ?? undefined,
@@ -60,7 +64,10 @@ export const cronManage = createRouter()
         sort_by: body.sort_by ?? undefined,
         sort_order: body.sort_order ?? undefined,
       });
-      return reply(c, crons.map((cron) => pickFields(toWireCron(cron), body.select)));
+      return reply(
+        c,
+        crons.map((cron) => pickFields(toWireCron(cron), body.select)),
+      );
     },
   )
   .openapi(
@@ -116,7 +123,8 @@ export const cronManage = createRouter()
     }),
     async (c) => {
       const { cron } = await authorizedCron(c, c.req.valid("param").cron_id, "delete");
-      if (!(await c.var.deps.storage.crons.delete(cron.cron_id))) throw new HTTPException(404, { message: `Cron "${cron.cron_id}" not found` });
+      if (!(await c.var.deps.storage.crons.delete(cron.cron_id)))
+        throw new HTTPException(404, { message: `Cron "${cron.cron_id}" not found` });
       return c.body(null, 204);
     },
   );

@@ -47,9 +47,7 @@ export const CronCreate = z
   })
   .openapi("CronCreate");
 
-export const CronPatch = z
-  .object({ schedule: text().min(1).nullish(), ...runFields, ...scheduleFields })
-  .openapi("CronPatch");
+export const CronPatch = z.object({ schedule: text().min(1).nullish(), ...runFields, ...scheduleFields }).openapi("CronPatch");
 
 export const CRON_FIELDS = [
   "cron_id",
@@ -107,9 +105,13 @@ export const Cron = z
   .openapi("Cron");
 
 export const CronIdParam = z.object({
-  cron_id: text().min(1).openapi({ param: { name: "cron_id", in: "path" } }),
+  cron_id: text()
+    .min(1)
+    .openapi({ param: { name: "cron_id", in: "path" } }),
 });
 
 export const ThreadIdParam = z.object({
-  thread_id: text().min(1).openapi({ param: { name: "thread_id", in: "path" } }),
+  thread_id: text()
+    .min(1)
+    .openapi({ param: { name: "thread_id", in: "path" } }),
 });

@@ -16,7 +16,11 @@ function preflight(url: string, origin = PAGE, requestHeaders = "content-type,x-
 }
 
 function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, { method: "POST", headers: { origin: PAGE, "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  return fetch(url, {
+    method: "POST",
+    headers: { origin: PAGE, "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
 const exposed = (response: Response) => (response.headers.get("access-control-expose-headers") ?? "").toLowerCase().split(",");
@@ -39,7 +43,9 @@ describe("CORS", () => {
       const response = await preflight(`${server.url}/threads`);
       expect(response.status).toBe(204);
       expect(response.headers.get("access-control-allow-origin")).toBe("*");
-      expect(response.headers.get("access-control-allow-methods")?.split(",")).toEqual(expect.arrayContaining(["GET", "POST", "PATCH", "DELETE", "PUT"]));
+      expect(response.headers.get("access-control-allow-methods")?.split(",")).toEqual(
+        expect.arrayContaining(["GET", "POST", "PATCH", "DELETE", "PUT"]),
+      );
       expect(response.headers.get("access-control-allow-headers")).toBe("content-type,x-api-key");
     });
 
@@ -67,7 +73,12 @@ describe("CORS", () => {
       const invalid = await post(`${server.url}/threads`, { if_exists: "sometimes" });
       const unknown = await fetch(`${server.url}/no/such/route`, { headers: { origin: PAGE } });
       const broken = await fetch(`${server.url}/boom`, { headers: { origin: PAGE } });
-      for (const [response, status] of [[missing, 404], [invalid, 422], [unknown, 404], [broken, 500]] as const) {
+      for (const [response, status] of [
+        [missing, 404],
+        [invalid, 422],
+        [unknown, 404],
+        [broken, 500],
+      ] as const) {
         expect(response.status).toBe(status);
         expect(response.headers.get("access-control-allow-origin"), `${status}`).toBe("*");
         expect(await response.json()).toMatchObject({ detail: expect.any(String) });
@@ -127,7 +138,9 @@ describe("CORS", () => {
     });
 
     it("matches allow_origin_regex against the whole origin", async () => {
-      server = await startTestServer(createMemoryStorage(), { app: { cors: { allow_origin_regex: "https://[a-z0-9-]+\\.preview\\.example" } } });
+      server = await startTestServer(createMemoryStorage(), {
+        app: { cors: { allow_origin_regex: "https://[a-z0-9-]+\\.preview\\.example" } },
+      });
       const allowed = await fetch(`${server.url}/ok`, { headers: { origin: "https://pr-12.preview.example" } });
       expect(allowed.headers.get("access-control-allow-origin")).toBe("https://pr-12.preview.example");
       const suffixed = await fetch(`${server.url}/ok`, { headers: { origin: "https://pr-12.preview.example.evil.io" } });

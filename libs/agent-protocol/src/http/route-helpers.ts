@@ -17,6 +17,7 @@ export const ErrorDetail = z.object({ detail: z.string() }).openapi("ErrorDetail
  * front: PostgreSQL text cannot hold it, and every driver must answer the same request the same way.
  */
 export function text() {
+  // eslint-disable-next-line no-control-regex -- matching NUL is the point
   return z.string().regex(/^[^\u0000]*$/, "must not contain NUL (\\u0000) characters");
 }
 

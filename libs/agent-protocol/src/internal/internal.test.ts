@@ -28,7 +28,10 @@ describe.each(httpDrivers)("POST /internal/truncate on $name", (driver) => {
     expect(await storage.assistants.get(custom.assistant_id)).toBeNull();
     const left = await client.assistants.search({ limit: 100 });
     expect(left.map((a) => a.assistant_id).sort()).toEqual(
-      engine.registry.ids().map((g) => systemAssistantId(g)).sort(),
+      engine.registry
+        .ids()
+        .map((g) => systemAssistantId(g))
+        .sort(),
     );
   });
 

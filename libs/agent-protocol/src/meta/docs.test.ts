@@ -59,7 +59,15 @@ describe("GET /docs (API reference)", () => {
     await page.waitForSelector(".opblock-summary-path", { timeout: 20_000 });
     const text = plain(await page.locator("#swagger-ui").innerText());
 
-    for (const path of ["/ok", "/info", "/assistants/search", "/assistants/{assistant_id}", "/store/items", "/runs/crons", "/internal/truncate"]) {
+    for (const path of [
+      "/ok",
+      "/info",
+      "/assistants/search",
+      "/assistants/{assistant_id}",
+      "/store/items",
+      "/runs/crons",
+      "/internal/truncate",
+    ]) {
       expect(text, path).toContain(path);
     }
     const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };

@@ -12,8 +12,12 @@ const Info = z
     flags: z.object({
       assistants: z.boolean(),
       crons: z.boolean(),
-      langsmith: z.boolean().openapi({ description: "LangChain tracing to LangSmith is on in this process (API key and tracing variable set)" }),
-      langsmith_tracing_replicas: z.boolean().openapi({ description: "Whether runs honour per-run LangSmith tracing replicas (they do not)" }),
+      langsmith: z
+        .boolean()
+        .openapi({ description: "LangChain tracing to LangSmith is on in this process (API key and tracing variable set)" }),
+      langsmith_tracing_replicas: z
+        .boolean()
+        .openapi({ description: "Whether runs honour per-run LangSmith tracing replicas (they do not)" }),
       a2a: z.boolean(),
     }),
     host: z.object({

@@ -28,7 +28,9 @@ describe("webhook: a path on this server (relative webhook)", () => {
     const thread = await server.client.threads.create();
     const run = await server.client.runs.create(thread.thread_id, "echo", { input: hello, webhook: "/custom/webhook/run" });
     await server.client.runs.join(thread.thread_id, run.run_id);
-    const stateless = (await raw(`${server.url}/runs/wait`, "POST", { assistant_id: "echo", input: hello, webhook: "/custom/webhook/stateless" })).status;
+    const stateless = (
+      await raw(`${server.url}/runs/wait`, "POST", { assistant_id: "echo", input: hello, webhook: "/custom/webhook/stateless" })
+    ).status;
     expect(stateless).toBe(200);
 
     await eventually(async () => hooks.received.length === 2);

@@ -164,9 +164,12 @@ async function inStream<T>(lookup: Promise<T>): Promise<T | { refused: HTTPExcep
 function errorStream(c: Context<AppEnv>, refused: HTTPException): Response {
   const name = refused.status === 404 ? "NotFoundError" : refused.status === 403 ? "ForbiddenError" : "HTTPException";
   const event = { event: "error", data: { error: name, message: `${refused.status}: ${refused.message}` } };
-  return sseResponse(c, (async function* () {
-    yield event;
-  })());
+  return sseResponse(
+    c,
+    (async function* () {
+      yield event;
+    })(),
+  );
 }
 
 function joinStream(

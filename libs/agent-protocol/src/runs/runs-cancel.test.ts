@@ -16,8 +16,7 @@ describe.each(runDrivers)("cancelling runs and multitask strategies over HTTP ($
   });
   afterAll(() => server.close());
 
-  const running = (thread: string, runId: string) =>
-    eventually(async () => (await client.runs.get(thread, runId)).status === "running");
+  const running = (thread: string, runId: string) => eventually(async () => (await client.runs.get(thread, runId)).status === "running");
   const statusIs = (thread: string, runId: string, status: string) =>
     eventually(async () => (await client.runs.get(thread, runId)).status === status);
 

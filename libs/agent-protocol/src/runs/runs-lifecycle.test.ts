@@ -6,7 +6,7 @@ import { hello, openRunsServer, raw, runDrivers, statusOf } from "./test-support
 import { streamRefusal } from "../http/test-support.js";
 
 const lastAi = (values: unknown) =>
-  ((values as { messages: { type: string; content: string }[] }).messages.filter((m) => m.type === "ai").at(-1))?.content;
+  (values as { messages: { type: string; content: string }[] }).messages.filter((m) => m.type === "ai").at(-1)?.content;
 
 describe.each(runDrivers)("thread runs: create, read, wait, join, delete ($name)", (driver) => {
   let server: TestServer;
@@ -136,7 +136,8 @@ describe.each(runDrivers)("thread runs: create, read, wait, join, delete ($name)
     const thread = await newThread(server.storage);
     const withHeaders = new Client({ apiUrl: server.url, apiKey: "secret", defaultHeaders: { "x-tenant-name": "acme" } });
     const run = await withHeaders.runs.create(thread, "echo", { input: hello, config: { configurable: { mine: 1 } } });
-    const configurable = ((run as unknown as { kwargs: unknown }).kwargs as { config: { configurable: Record<string, unknown> } }).config.configurable;
+    const configurable = ((run as unknown as { kwargs: unknown }).kwargs as { config: { configurable: Record<string, unknown> } }).config
+      .configurable;
     expect(configurable).toMatchObject({ "x-tenant-name": "acme", mine: 1, thread_id: thread, run_id: run.run_id });
     expect(configurable).not.toHaveProperty("x-api-key");
     await eventually(async () => (await client.runs.get(thread, run.run_id)).status === "success");

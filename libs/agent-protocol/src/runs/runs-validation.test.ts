@@ -32,7 +32,13 @@ describe.each(runDrivers)("run request validation and server-private facts ($nam
       [{ assistant_id: "echo", command: { update: 5 } }, /command/],
       [{ assistant_id: "echo", config: { recursion_limit: "many" } }, /config/],
     ];
-    for (const path of [`/threads/${thread}/runs`, `/threads/${thread}/runs/stream`, `/threads/${thread}/runs/wait`, "/runs", "/runs/wait"]) {
+    for (const path of [
+      `/threads/${thread}/runs`,
+      `/threads/${thread}/runs/stream`,
+      `/threads/${thread}/runs/wait`,
+      "/runs",
+      "/runs/wait",
+    ]) {
       for (const [body, field] of cases) {
         const response = await post(path, body);
         expect(response.status, `${path} ${JSON.stringify(body)}`).toBe(422);

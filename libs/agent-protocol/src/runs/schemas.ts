@@ -175,8 +175,7 @@ export const QueryFlag = z
 
 export const CancelAction = z.enum(["interrupt", "rollback"]);
 
-const pathId = (name: string, description: string) =>
-  z.guid().openapi({ param: { name, in: "path" }, description });
+const pathId = (name: string, description: string) => z.guid().openapi({ param: { name, in: "path" }, description });
 
 export const ThreadIdParam = z.object({ thread_id: pathId("thread_id", "The thread.") });
 export const RunIdParam = z.object({ run_id: pathId("run_id", "The run.") });

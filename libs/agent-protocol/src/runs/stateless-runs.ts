@@ -43,7 +43,11 @@ export const statelessRuns = createRouter()
       tags,
       summary: "Create a stateless run and wait for its final values",
       request: { body: jsonBody(RunCreate) },
-      responses: { 200: jsonResponse(z.unknown(), "The final state values, or {__error__} when the run failed"), 404: notFound, 422: invalid },
+      responses: {
+        200: jsonResponse(z.unknown(), "The final state values, or {__error__} when the run failed"),
+        404: notFound,
+        422: invalid,
+      },
     }),
     (c) => createAndWait(c, undefined, c.req.valid("json")),
   )

@@ -42,7 +42,7 @@ export async function raw(
     body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
   });
   const text = await response.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text.trim() ? JSON.parse(text) : undefined;
   } catch {

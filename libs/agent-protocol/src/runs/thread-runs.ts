@@ -30,7 +30,10 @@ const ListQuery = z.object({
       return z.NEVER;
     })
     .openapi({ type: "string", description: "JSON object the runs' metadata must contain." }),
-  select: z.union([z.string(), z.array(z.string())]).optional().openapi({ description: "Fields of each run to return." }),
+  select: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .openapi({ description: "Fields of each run to return." }),
 });
 
 /** Runs of one thread: list, create (background, streamed, waited), get, delete. */

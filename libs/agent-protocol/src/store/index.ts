@@ -6,15 +6,7 @@ import type { AppEnv } from "../app-env.js";
 import type { AuthAction } from "../auth/request-auth.js";
 import { createRouter } from "../http/router.js";
 import { ErrorDetail, jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
-import {
-  Item,
-  NAMESPACE_LABEL_RULE,
-  StoreDelete,
-  StoreGetQuery,
-  StoreListNamespaces,
-  StorePut,
-  StoreSearch,
-} from "./schemas.js";
+import { Item, NAMESPACE_LABEL_RULE, StoreDelete, StoreGetQuery, StoreListNamespaces, StorePut, StoreSearch } from "./schemas.js";
 
 const tags = ["Store"];
 const invalid = jsonResponse(ErrorDetail, "Invalid namespace, key or value");
@@ -46,7 +38,10 @@ function itemNotFound(): never {
 /** Re-checks a namespace an auth handler may have rewritten. */
 function checkedNamespace(raw: unknown, field: string, options: { allowEmpty: boolean }): string[] {
   if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw) || raw.some((label) => typeof label !== "string" || label === "" || label.includes(".") || label.includes("\u0000"))) {
+  if (
+    !Array.isArray(raw) ||
+    raw.some((label) => typeof label !== "string" || label === "" || label.includes(".") || label.includes("\u0000"))
+  ) {
     throw new HTTPException(422, { message: `${field}: ${NAMESPACE_LABEL_RULE}` });
   }
   if (!options.allowEmpty && raw.length === 0) throw new HTTPException(422, { message: `${field}: namespace cannot be empty` });
@@ -67,14 +62,16 @@ export const store = createRouter()
     async (c) => {
       const body = c.req.valid("json");
       // LangGraph's own stores refuse a TTL they cannot honour rather than keep the item forever.
-      if (body.ttl !== undefined && body.ttl !== null) throw new HTTPException(422, { message: "ttl: item TTLs are not supported by this server" });
+      if (body.ttl !== undefined && body.ttl !== null)
+        throw new HTTPException(422, { message: "ttl: item TTLs are not supported by this server" });
       const { value, filter } = await authorizeStore(c, "put", { namespace: body.namespace, key: body.key, value: body.value });
       const namespace = checkedNamespace(value.namespace, "namespace", { allowEmpty: false });
       const { store } = c.var.deps.storage;
       const item = { namespace, key: String(value.key), value: value.value as Record<string, unknown> };
       if (filter) {
         if (!visible(await store.get(namespace, item.key), filter)) itemNotFound();
-        if (!matchesAuthFilter(storeAuthSubject(namespace, item.key, item.value), filter)) throw new HTTPException(403, { message: "Not authorized" });
+        if (!matchesAuthFilter(storeAuthSubject(namespace, item.key, item.value), filter))
+          throw new HTTPException(403, { message: "Not authorized" });
       }
       await store.put(namespace, item.key, item.value);
       return c.body(null, 204);
@@ -116,7 +113,8 @@ export const store = createRouter()
       if (filter) {
         const item = await store.get(namespace, key);
         if (!visible(item, filter)) itemNotFound();
-        if (!item && !matchesAuthFilter(storeAuthSubject(namespace, key), filter)) throw new HTTPException(403, { message: "Not authorized" });
+        if (!item && !matchesAuthFilter(storeAuthSubject(namespace, key), filter))
+          throw new HTTPException(403, { message: "Not authorized" });
       }
       await store.delete(namespace, key);
       return c.body(null, 204);

@@ -29,14 +29,15 @@ export const StorePut = z
     namespace: Namespace.min(1, "namespace cannot be empty"),
     key: text().min(1),
     value: z.record(z.string(), z.unknown()),
-    index: z.union([z.literal(false), z.array(z.string())]).nullish().describe("Accepted and ignored: no vector index."),
+    index: z
+      .union([z.literal(false), z.array(z.string())])
+      .nullish()
+      .describe("Accepted and ignored: no vector index."),
     ttl: z.number().nullish().describe("Not supported: only null or absent."),
   })
   .openapi("StorePutItem");
 
-export const StoreDelete = z
-  .object({ namespace: Namespace.nullish(), key: text().min(1) })
-  .openapi("StoreDeleteItem");
+export const StoreDelete = z.object({ namespace: Namespace.nullish(), key: text().min(1) }).openapi("StoreDeleteItem");
 
 export const StoreGetQuery = z.object({
   namespace: z

@@ -23,9 +23,9 @@ export async function startTestServer(
   options: { engine?: Partial<EngineOptions>; app?: Partial<AppDeps> } = {},
 ): Promise<TestServer> {
   // As the server wires it: relative webhooks are delivered through this app, in-process.
-  let app: ReturnType<typeof createApp> | undefined;
-  const engine = await startEngine(storage, { loopback: (request) => app!.fetch(request), ...options.engine });
-  app = createApp({ engine, storage, version: "test", dev: true, ...options.app });
+  // `app` is created right after the engine; the loopback only runs once requests flow.
+  const engine = await startEngine(storage, { loopback: (request) => app.fetch(request), ...options.engine });
+  const app = createApp({ engine, storage, version: "test", dev: true, ...options.app });
   const server = await listen(app.fetch, { host: "127.0.0.1", port: 0 });
   return {
     url: server.url,

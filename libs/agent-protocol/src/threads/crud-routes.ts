@@ -78,7 +78,10 @@ export const crudRoutes = createRouter()
         sort_order: value.sort_order,
         filter,
       });
-      return reply(c, threads.map((thread) => selectThreadFields(thread, value.select)));
+      return reply(
+        c,
+        threads.map((thread) => selectThreadFields(thread, value.select)),
+      );
     },
   )
   .openapi(
@@ -93,7 +96,12 @@ export const crudRoutes = createRouter()
     async (c) => {
       const value = { ...c.req.valid("json") };
       const filter = await c.var.auth.authorize("threads", "search", value);
-      const count = await c.var.deps.storage.threads.count({ metadata: value.metadata, values: value.values, status: value.status, filter });
+      const count = await c.var.deps.storage.threads.count({
+        metadata: value.metadata,
+        values: value.values,
+        status: value.status,
+        filter,
+      });
       return reply(c, count);
     },
   )
@@ -118,7 +126,12 @@ export const crudRoutes = createRouter()
       tags,
       summary: "Merge metadata into a thread",
       request: { params: ThreadParams, body: jsonBody(ThreadPatch) },
-      responses: { 200: jsonResponse(Thread, "The updated thread"), 204: { description: "Updated (Prefer: return=minimal)" }, 404: notFoundResponse, 422: invalidResponse },
+      responses: {
+        200: jsonResponse(Thread, "The updated thread"),
+        204: { description: "Updated (Prefer: return=minimal)" },
+        404: notFoundResponse,
+        422: invalidResponse,
+      },
     }),
     async (c) => {
       const { thread_id } = c.req.valid("param");

@@ -94,9 +94,7 @@ const Command = z.object({
 });
 
 export const Superstep = z.object({
-  updates: z
-    .array(z.object({ values: z.unknown().optional(), command: Command.nullish(), as_node: z.string() }))
-    .min(1),
+  updates: z.array(z.object({ values: z.unknown().optional(), command: Command.nullish(), as_node: z.string() })).min(1),
 });
 
 export const ThreadCreate = z

@@ -123,7 +123,10 @@ export const stateRoutes = createRouter()
       const { limit, before, select } = c.req.valid("query");
       await visibleThread(c, "read", thread_id);
       const states = await stateService(c).history(thread_id, { limit, before });
-      return reply(c, states.map((state) => selectStateFields(state, select)));
+      return reply(
+        c,
+        states.map((state) => selectStateFields(state, select)),
+      );
     },
   )
   .openapi(
@@ -141,6 +144,9 @@ export const stateRoutes = createRouter()
       await visibleThread(c, "read", thread_id);
       const beforeId = typeof before === "string" ? before : before?.configurable.checkpoint_id;
       const states = await stateService(c).history(thread_id, { limit, before: beforeId, metadata, checkpoint });
-      return reply(c, states.map((state) => selectStateFields(state, select)));
+      return reply(
+        c,
+        states.map((state) => selectStateFields(state, select)),
+      );
     },
   );

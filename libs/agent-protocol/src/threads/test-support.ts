@@ -24,7 +24,10 @@ export function useServer(driver: TestDriver): () => TestServer {
 
 /** Runs a graph on a thread to its end through the runs API (`client.runs.wait`), and returns the run. */
 export async function runToEnd(server: TestServer, threadId: string, assistantId: string, input: unknown, command?: RunCommand) {
-  await server.client.runs.wait(threadId, assistantId, { input: input as Record<string, unknown> | null | undefined, command: command as never });
+  await server.client.runs.wait(threadId, assistantId, {
+    input: input as Record<string, unknown> | null | undefined,
+    command: command as never,
+  });
   const [run] = await server.client.runs.list(threadId, { limit: 1 });
   expect(run.status).toBe("success");
   return run;

@@ -70,7 +70,14 @@ describe.each(threadDrivers)("/threads copy and prune on $name", (driver) => {
     expect(await s.storage.runs.search({ thread_id })).toHaveLength(2);
 
     await runToEnd(s, thread_id, "echo", say("three"));
-    expect(contents((await s.client.threads.getState(thread_id)).values)).toEqual(["one", "echo: one", "two", "echo: two", "three", "echo: three"]);
+    expect(contents((await s.client.threads.getState(thread_id)).values)).toEqual([
+      "one",
+      "echo: one",
+      "two",
+      "echo: two",
+      "three",
+      "echo: three",
+    ]);
   });
 
   it("keeps an interrupted thread resumable after keep_latest", async () => {

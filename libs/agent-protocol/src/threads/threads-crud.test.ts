@@ -66,7 +66,8 @@ describe.each(threadDrivers)("/threads CRUD on $name", (driver) => {
     const s = server();
     const { thread_id } = await s.client.threads.create();
     const run = await s.engine.createRun({ assistant_id: "slow", input: { delayMs: 2000 } }, { threadId: thread_id });
-    for (let i = 0; i < 200 && (await s.storage.runs.get(run.run_id))?.status !== "running"; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 200 && (await s.storage.runs.get(run.run_id))?.status !== "running"; i++)
+      await new Promise((r) => setTimeout(r, 20));
     const started = Date.now();
     await s.client.threads.delete(thread_id);
     expect(Date.now() - started).toBeLessThan(1900);

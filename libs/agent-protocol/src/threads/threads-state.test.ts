@@ -116,12 +116,19 @@ describe.each(threadDrivers)("/threads state on $name", (driver) => {
   it("updates state as a node, and the next run continues from that checkpoint", async () => {
     const s = server();
     const { thread_id } = await s.client.threads.create({ graphId: "approval" });
-    const { checkpoint } = (await s.client.threads.updateState(thread_id, { values: { request: "budget" }, asNode: "__start__" })) as unknown as {
+    const { checkpoint } = (await s.client.threads.updateState(thread_id, {
+      values: { request: "budget" },
+      asNode: "__start__",
+    })) as unknown as {
       checkpoint: { thread_id: string; checkpoint_id: string };
     };
     expect(checkpoint).toMatchObject({ thread_id, checkpoint_ns: "", checkpoint_id: expect.any(String) });
     const updated = await s.client.threads.getState(thread_id);
-    expect(updated).toMatchObject({ values: { request: "budget" }, next: ["ask"], checkpoint: { checkpoint_id: checkpoint.checkpoint_id } });
+    expect(updated).toMatchObject({
+      values: { request: "budget" },
+      next: ["ask"],
+      checkpoint: { checkpoint_id: checkpoint.checkpoint_id },
+    });
     expect((await s.client.threads.get(thread_id)).values).toEqual({ request: "budget" });
 
     await runToEnd(s, thread_id, "approval", null);
@@ -133,7 +140,6 @@ describe.each(threadDrivers)("/threads state on $name", (driver) => {
     // Writing as the interrupted node completes it: the thread no longer waits.
     await s.client.threads.updateState(thread_id, { values: { decision: "by hand" }, asNode: "ask" });
     expect(await s.client.threads.get(thread_id)).toMatchObject({ status: "idle", interrupts: {}, values: { decision: "by hand" } });
-
   });
 
   it("forks from an older checkpoint, and the next run continues the fork", async () => {

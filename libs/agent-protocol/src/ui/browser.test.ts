@@ -81,7 +81,10 @@ describe("generative UI in a browser (LoadExternalComponent of the official SDK)
     page.on("pageerror", (error) => errors.push(error.message));
     // The frontend is served on the server's own origin (cross-origin pages are a matter of CORS).
     await page.route(`${server.url}/app`, (route) =>
-      route.fulfill({ contentType: "text/html", body: `<!doctype html><div id="root"></div><script>${pageScript.replace(/<\/script/g, "<\\/script")}</script>` }),
+      route.fulfill({
+        contentType: "text/html",
+        body: `<!doctype html><div id="root"></div><script>${pageScript.replace(/<\/script/g, "<\\/script")}</script>`,
+      }),
     );
     await page.goto(`${server.url}/app`);
 

@@ -80,15 +80,23 @@ describe("bundleUi", () => {
     write("ui.tsx", `export default {\n  Broken: () => { const x = ; },\n};\n`);
     const failure = bundleUi({ agent: "./ui.tsx" }, { cwd: project });
     await expect(failure).rejects.toThrow(InvalidInputError);
-    await expect(failure).rejects.toThrow(new RegExp(`^ui\\.agent: cannot bundle ${join(project, "ui.tsx")}: ui\\.tsx:2:\\d+: Unexpected ";"$`));
+    await expect(failure).rejects.toThrow(
+      new RegExp(`^ui\\.agent: cannot bundle ${join(project, "ui.tsx")}: ui\\.tsx:2:\\d+: Unexpected ";"$`),
+    );
   });
 
   it("refuses components without a default export, an unresolvable import, a missing file and a path outside the project", async () => {
     write("named.tsx", `export const Weather = () => null;\n`);
     await expect(bundleUi({ agent: "./named.tsx" }, { cwd: project })).rejects.toThrow(/ui\.agent: cannot bundle .*named\.tsx: .*default/);
     write("imports.tsx", `import x from "not-installed-anywhere";\nexport default { x };\n`);
-    await expect(bundleUi({ agent: "./imports.tsx" }, { cwd: project })).rejects.toThrow(/imports\.tsx:1:\d+: Could not resolve "not-installed-anywhere"/);
-    await expect(bundleUi({ agent: "./missing.tsx" }, { cwd: project })).rejects.toThrow(`ui.agent: file not found: ${join(project, "missing.tsx")}`);
-    await expect(bundleUi({ agent: "../elsewhere/ui.tsx" }, { cwd: project })).rejects.toThrow(/ui\.agent: \.\.\/elsewhere\/ui\.tsx is outside the project folder/);
+    await expect(bundleUi({ agent: "./imports.tsx" }, { cwd: project })).rejects.toThrow(
+      /imports\.tsx:1:\d+: Could not resolve "not-installed-anywhere"/,
+    );
+    await expect(bundleUi({ agent: "./missing.tsx" }, { cwd: project })).rejects.toThrow(
+      `ui.agent: file not found: ${join(project, "missing.tsx")}`,
+    );
+    await expect(bundleUi({ agent: "../elsewhere/ui.tsx" }, { cwd: project })).rejects.toThrow(
+      /ui\.agent: \.\.\/elsewhere\/ui\.tsx is outside the project folder/,
+    );
   });
 });

@@ -14,7 +14,10 @@ let bundles: UiBundles;
 beforeAll(async () => {
   project = mkdtempSync(join(tmpdir(), "agent-server-ui-routes-"));
   writeFileSync(join(project, "ui.css"), ".weather { color: teal; }\n");
-  writeFileSync(join(project, "ui.tsx"), `import "./ui.css";\nexport default { weather: (p: { city: string }) => <b className="weather">{p.city}</b> };\n`);
+  writeFileSync(
+    join(project, "ui.tsx"),
+    `import "./ui.css";\nexport default { weather: (p: { city: string }) => <b className="weather">{p.city}</b> };\n`,
+  );
   bundles = await bundleUi({ "weather-agent": "./ui.tsx" }, { cwd: project });
 });
 afterAll(() => rmSync(project, { recursive: true, force: true }));

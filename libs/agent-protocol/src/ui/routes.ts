@@ -53,7 +53,9 @@ export function uiRoutes(bundles: UiBundles) {
         if (script) {
           // The onload attribute is single-quoted, so the JSON string of the name needs no escaping of `"`.
           const onload = `${uiGlobalName(agent)}.render(${JSON.stringify(name)}, "{{shadowRootId}}")`;
-          tags.push(`<script src="${attribute(`${base}/${script.name}`)}" onload='${onload.replace(/&/g, "&amp;").replace(/'/g, "&#39;")}'></script>`);
+          tags.push(
+            `<script src="${attribute(`${base}/${script.name}`)}" onload='${onload.replace(/&/g, "&amp;").replace(/'/g, "&#39;")}'></script>`,
+          );
         }
         return c.body(tags.join("\n"), 200, { "Content-Type": "text/html; charset=utf-8" });
       },

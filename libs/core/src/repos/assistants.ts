@@ -56,10 +56,7 @@ export interface AssistantRepo {
   search(query: AssistantSearch): Promise<Assistant[]>;
   count(query: Omit<AssistantSearch, "limit" | "offset" | "sort_by" | "sort_order">): Promise<number>;
   /** Newest version first. */
-  listVersions(
-    assistantId: string,
-    query?: { metadata?: Metadata; limit?: number; offset?: number },
-  ): Promise<AssistantVersion[]>;
+  listVersions(assistantId: string, query?: { metadata?: Metadata; limit?: number; offset?: number }): Promise<AssistantVersion[]>;
   /** Makes an existing version current; null if the assistant or the version does not exist. */
   setLatest(assistantId: string, version: number): Promise<Assistant | null>;
 }

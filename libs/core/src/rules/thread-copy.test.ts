@@ -11,10 +11,15 @@ const checkpoint = (thread_id: string) => ({ thread_id, checkpoint_ns: "", check
 
 describe("planThreadCopy", () => {
   it("gives every run a new id on the new thread, in the source order, with no lease", () => {
-    const plan = planThreadCopy("src", "dst", [
-      { run_id: "a", internal: {}, result: null },
-      { run_id: "b", internal: {}, result: null },
-    ], ids());
+    const plan = planThreadCopy(
+      "src",
+      "dst",
+      [
+        { run_id: "a", internal: {}, result: null },
+        { run_id: "b", internal: {}, result: null },
+      ],
+      ids(),
+    );
     expect(plan).toEqual([
       { source_run_id: "a", run_id: "new-1", thread_id: "dst", internal: {}, result: null, lease: null },
       { source_run_id: "b", run_id: "new-2", thread_id: "dst", internal: {}, result: null, lease: null },
@@ -22,11 +27,16 @@ describe("planThreadCopy", () => {
   });
 
   it("remaps a taskId naming a copied run, keeps one naming a run outside the thread, and keeps other internals", () => {
-    const plan = planThreadCopy("src", "dst", [
-      { run_id: "root", internal: { captureResult: true, message: { parts: [1] } }, result: null },
-      { run_id: "cont", internal: { captureResult: true, taskId: "root" }, result: null },
-      { run_id: "other", internal: { taskId: "elsewhere" }, result: null },
-    ], ids());
+    const plan = planThreadCopy(
+      "src",
+      "dst",
+      [
+        { run_id: "root", internal: { captureResult: true, message: { parts: [1] } }, result: null },
+        { run_id: "cont", internal: { captureResult: true, taskId: "root" }, result: null },
+        { run_id: "other", internal: { taskId: "elsewhere" }, result: null },
+      ],
+      ids(),
+    );
     expect(plan.map((r) => r.internal)).toEqual([
       { captureResult: true, message: { parts: [1] } },
       { captureResult: true, taskId: "new-1" },
@@ -35,11 +45,16 @@ describe("planThreadCopy", () => {
   });
 
   it("moves a result's checkpoint to the copy only when it points at the source thread", () => {
-    const plan = planThreadCopy("src", "dst", [
-      { run_id: "a", internal: {}, result: { values: { v: 1 }, reply: "hi", checkpoint: checkpoint("src") } },
-      { run_id: "b", internal: {}, result: { values: {}, checkpoint: checkpoint("other") } },
-      { run_id: "c", internal: {}, result: { values: {} } },
-    ], ids());
+    const plan = planThreadCopy(
+      "src",
+      "dst",
+      [
+        { run_id: "a", internal: {}, result: { values: { v: 1 }, reply: "hi", checkpoint: checkpoint("src") } },
+        { run_id: "b", internal: {}, result: { values: {}, checkpoint: checkpoint("other") } },
+        { run_id: "c", internal: {}, result: { values: {} } },
+      ],
+      ids(),
+    );
     expect(plan.map((r) => r.result)).toEqual([
       { values: { v: 1 }, reply: "hi", checkpoint: checkpoint("dst") },
       { values: {}, checkpoint: checkpoint("other") },

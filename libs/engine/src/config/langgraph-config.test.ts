@@ -86,11 +86,15 @@ describe("loadLangGraphConfig", () => {
   });
 
   it("reads ui and ui_config.shared, and refuses them with the key named when they are not strings", async () => {
-    const loaded = await loadLangGraphConfig(write(JSON.stringify({ graphs: {}, ui: { agent: "./ui.tsx" }, ui_config: { shared: ["@acme/ds"] } })));
+    const loaded = await loadLangGraphConfig(
+      write(JSON.stringify({ graphs: {}, ui: { agent: "./ui.tsx" }, ui_config: { shared: ["@acme/ds"] } })),
+    );
     expect(loaded.config.ui).toEqual({ agent: "./ui.tsx" });
     expect(loaded.config.ui_config?.shared).toEqual(["@acme/ds"]);
     await expect(loadLangGraphConfig(write(JSON.stringify({ graphs: {}, ui: { agent: 5 } })))).rejects.toThrow(/: ui\.agent: /);
-    await expect(loadLangGraphConfig(write(JSON.stringify({ graphs: {}, ui_config: { shared: "react-router" } })))).rejects.toThrow(/: ui_config\.shared: /);
+    await expect(loadLangGraphConfig(write(JSON.stringify({ graphs: {}, ui_config: { shared: "react-router" } })))).rejects.toThrow(
+      /: ui_config\.shared: /,
+    );
   });
 
   it("refuses a missing file", async () => {

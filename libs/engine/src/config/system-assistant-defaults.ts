@@ -29,9 +29,7 @@ export function systemAssistantDefaultsFromEnv(raw: string | undefined): Record<
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue.path.length ? ` at "${issue.path.join(".")}"` : "";
-    throw new InvalidInputError(
-      `LANGGRAPH_CONFIG must be a JSON object of graph id -> config object${where}: ${issue.message}`,
-    );
+    throw new InvalidInputError(`LANGGRAPH_CONFIG must be a JSON object of graph id -> config object${where}: ${issue.message}`);
   }
   return Object.fromEntries(
     Object.entries(parsed.data).map(([graphId, { context, ...config }]) => [

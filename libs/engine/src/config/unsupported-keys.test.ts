@@ -13,7 +13,13 @@ describe("unsupportedConfigKeys", () => {
       http: { app: "./app.ts:app", cors: { allow_origins: ["*"] }, disable_assistants: true, mount_prefix: "/api" },
       auth: { path: "./auth.ts:auth", openapi: {} },
     });
-    expect(unsupportedConfigKeys(config).sort()).toEqual(["auth.openapi", "checkpointer", "http.disable_assistants", "http.mount_prefix", "store"]);
+    expect(unsupportedConfigKeys(config).sort()).toEqual([
+      "auth.openapi",
+      "checkpointer",
+      "http.disable_assistants",
+      "http.mount_prefix",
+      "store",
+    ]);
   });
 
   it("says nothing of the keys it honours or of build-only keys", () => {

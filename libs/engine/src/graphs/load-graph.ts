@@ -12,8 +12,7 @@ export type ModuleScope = (url: string) => Promise<unknown>;
  * with the scope its module was loaded in (absent for graphs registered in process).
  */
 export type ResolvedGraph = (
-  | { kind: "compiled"; graph: CompiledGraph }
-  | { kind: "factory"; make: (config: RunnableConfig) => Promise<CompiledGraph> }
+  { kind: "compiled"; graph: CompiledGraph } | { kind: "factory"; make: (config: RunnableConfig) => Promise<CompiledGraph> }
 ) & { scope?: ModuleScope };
 
 export interface GraphSpec {
@@ -56,7 +55,10 @@ export async function loadGraph(spec: GraphSpec): Promise<ResolvedGraph> {
 async function moduleScope(file: string): Promise<ModuleScope> {
   if (/\.(m|c)?tsx?$/.test(file)) {
     const { tsImport } = await import("tsx/esm/api");
-    const scoped = (await tsImport(new URL("./module-scope.ts", import.meta.url).href, import.meta.url)) as typeof import("./module-scope.js");
+    const scoped = (await tsImport(
+      new URL("./module-scope.ts", import.meta.url).href,
+      import.meta.url,
+    )) as typeof import("./module-scope.js");
     return scoped.importInScope;
   }
   return (url) => import(url);

@@ -47,7 +47,10 @@ describe("GraphRegistry", () => {
     const cwd = resolve(import.meta.dirname, "../testing/fixtures/project");
     const storage = createMemoryStorage();
     const first = new GraphRegistry(storage);
-    await first.load({ described: { path: "./graphs/echo.mts:graph", description: "Echoes the last message" }, plain: "./graphs/echo.mts:graph" }, cwd);
+    await first.load(
+      { described: { path: "./graphs/echo.mts:graph", description: "Echoes the last message" }, plain: "./graphs/echo.mts:graph" },
+      cwd,
+    );
     expect(first.ids()).toEqual(["described", "plain"]);
     expect(first.description("described")).toBe("Echoes the last message");
     expect(first.description("plain")).toBeUndefined();

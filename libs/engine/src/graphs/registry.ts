@@ -47,8 +47,7 @@ export class GraphRegistry {
   /** Registers an already-built graph (tests, embedding). */
   register(graphId: string, graph: CompiledGraph | ((config: RunnableConfig) => Promise<CompiledGraph>)): void {
     const spec = { graphId, sourceFile: "(in process)", exportName: graphId };
-    const resolved: ResolvedGraph =
-      typeof graph === "function" ? { kind: "factory", make: graph } : { kind: "compiled", graph };
+    const resolved: ResolvedGraph = typeof graph === "function" ? { kind: "factory", make: graph } : { kind: "compiled", graph };
     this.graphs.set(graphId, { spec, resolved });
   }
 

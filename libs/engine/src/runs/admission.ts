@@ -29,8 +29,7 @@ export interface AdmissionOptions {
   cancelled?: boolean;
 }
 
-export const REJECT_MESSAGE =
-  "Thread is already running a task. Wait for it to finish or choose a different multitask strategy.";
+export const REJECT_MESSAGE = "Thread is already running a task. Wait for it to finish or choose a different multitask strategy.";
 
 /**
  * Admission: validates a create-run request against assistants, graphs and threads, and writes the
@@ -48,9 +47,7 @@ export class Admission {
     const assistant = await this.assistant(request.assistant_id);
     const runId = options.runId ?? uuidv4();
     const stateless = options.threadId === undefined;
-    const thread = stateless
-      ? await this.temporaryThread(assistant, request)
-      : await this.thread(options.threadId!, request, assistant);
+    const thread = stateless ? await this.temporaryThread(assistant, request) : await this.thread(options.threadId!, request, assistant);
     const strategy = request.multitask_strategy ?? "reject";
     let run: Run;
     try {

@@ -45,20 +45,23 @@ describe.each(drivers.filter((d) => d.name !== "postgres"))("runs stopped at a b
   it.each([
     ["interrupt_before", { interrupt_before: ["second"] }],
     ["interrupt_after", { interrupt_after: ["first"] }],
-  ] as [string, Partial<RunCreateRequest>][])("%s: the run succeeds, the thread is interrupted, and input null goes on to idle", async (_name, breakpoint) => {
-    const threadId = await newThread(storage);
-    const stopped = await runToEnd(threadId, { assistant_id: "slow", input: { delayMs: 1 }, ...breakpoint });
-    expect(stopped.status).toBe("success");
-    const waiting = await storage.threads.get(threadId);
-    expect(waiting).toMatchObject({ status: "interrupted", interrupts: {}, values: { steps: [1] } });
+  ] as [string, Partial<RunCreateRequest>][])(
+    "%s: the run succeeds, the thread is interrupted, and input null goes on to idle",
+    async (_name, breakpoint) => {
+      const threadId = await newThread(storage);
+      const stopped = await runToEnd(threadId, { assistant_id: "slow", input: { delayMs: 1 }, ...breakpoint });
+      expect(stopped.status).toBe("success");
+      const waiting = await storage.threads.get(threadId);
+      expect(waiting).toMatchObject({ status: "interrupted", interrupts: {}, values: { steps: [1] } });
 
-    const state = await new ThreadStateService(storage, engine.registry).getState(threadId);
-    expect(state.next).toEqual(["second"]);
+      const state = await new ThreadStateService(storage, engine.registry).getState(threadId);
+      expect(state.next).toEqual(["second"]);
 
-    const continued = await runToEnd(threadId, { assistant_id: "slow", input: null });
-    expect(continued.status).toBe("success");
-    expect(await storage.threads.get(threadId)).toMatchObject({ status: "idle", values: { steps: [1, 2] } });
-  });
+      const continued = await runToEnd(threadId, { assistant_id: "slow", input: null });
+      expect(continued.status).toBe("success");
+      expect(await storage.threads.get(threadId)).toMatchObject({ status: "idle", values: { steps: [1, 2] } });
+    },
+  );
 
   it("a breakpoint compiled into the graph leaves the thread interrupted too", async () => {
     const threadId = await newThread(storage);

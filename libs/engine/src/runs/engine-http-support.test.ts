@@ -28,7 +28,9 @@ describe.each(drivers)("engine support for the HTTP layer on $name", (driver) =>
   });
 
   it("createRunWatched: rejects admission errors itself, and hands back the end of an admitted run", async () => {
-    await expect(engine.createRunWatched({ assistant_id: "nope" }, { threadId: await newThread(storage) })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(engine.createRunWatched({ assistant_id: "nope" }, { threadId: await newThread(storage) })).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
     const { run, end } = await engine.createRunWatched({ assistant_id: "echo", input: { messages: [] } });
     expect(run.status).toBe("pending");
     // A stateless run: its temporary thread (and the run) are gone at the end, yet the end is seen.
@@ -38,7 +40,11 @@ describe.each(drivers)("engine support for the HTTP layer on $name", (driver) =>
   it("joinStream and streamRun end when their signal aborts, without touching the run", async () => {
     const threadId = await newThread(storage);
     const abort = new AbortController();
-    const { run, events } = await engine.streamRun({ assistant_id: "slow", input: { delayMs: 1500 } }, { threadId }, { signal: abort.signal });
+    const { run, events } = await engine.streamRun(
+      { assistant_id: "slow", input: { delayMs: 1500 } },
+      { threadId },
+      { signal: abort.signal },
+    );
     const joinAbort = new AbortController();
     const joined = collect(engine.joinStream(run.run_id, { threadId, signal: joinAbort.signal }));
     const streamed = collect(events);
@@ -54,9 +60,17 @@ describe.each(drivers)("engine support for the HTTP layer on $name", (driver) =>
 
   it("stamps threads that admission creates with the graph, the assistant and the run's metadata", async () => {
     const threadId = crypto.randomUUID();
-    await engine.createRun({ assistant_id: "echo", input: { messages: [] }, if_not_exists: "create", metadata: { owner: "a" } }, { threadId });
+    await engine.createRun(
+      { assistant_id: "echo", input: { messages: [] }, if_not_exists: "create", metadata: { owner: "a" } },
+      { threadId },
+    );
     expect((await storage.threads.get(threadId))?.metadata).toMatchObject({ graph_id: "echo", owner: "a" });
-    const stateless = await engine.createRun({ assistant_id: "echo", input: { messages: [] }, on_completion: "keep", metadata: { owner: "b" } });
+    const stateless = await engine.createRun({
+      assistant_id: "echo",
+      input: { messages: [] },
+      on_completion: "keep",
+      metadata: { owner: "b" },
+    });
     expect((await storage.threads.get(stateless.thread_id))?.metadata).toMatchObject({ graph_id: "echo", owner: "b" });
   });
 

@@ -70,7 +70,10 @@ describe.each(drivers)("engine shutdown on $name", (driver) => {
     try {
       const engine = await startEngine(opened.storage);
       const quick = await engine.createRun({ assistant_id: "slow", input: { delayMs: 50 } }, { threadId: await newThread(opened.storage) });
-      const long = await engine.createRun({ assistant_id: "slow", input: { delayMs: 5000 } }, { threadId: await newThread(opened.storage) });
+      const long = await engine.createRun(
+        { assistant_id: "slow", input: { delayMs: 5000 } },
+        { threadId: await newThread(opened.storage) },
+      );
       await eventually(async () => (await opened.storage.runs.get(long.run_id))?.status === "running");
       await engine.stop(400);
       expect((await opened.storage.runs.get(quick.run_id))?.status).toBe("success");

@@ -83,9 +83,9 @@ describe.each(drivers)("engine runs on $name", (driver) => {
   it("multitask reject: refuses a second run while one is in flight, creating nothing", async () => {
     const threadId = await newThread(storage);
     const first = await engine.createRun({ assistant_id: "slow", input: { delayMs: 300 } }, { threadId });
-    await expect(engine.createRun({ assistant_id: "slow", input: { delayMs: 10 }, multitask_strategy: "reject" }, { threadId })).rejects.toThrow(
-      ConflictError,
-    );
+    await expect(
+      engine.createRun({ assistant_id: "slow", input: { delayMs: 10 }, multitask_strategy: "reject" }, { threadId }),
+    ).rejects.toThrow(ConflictError);
     expect(await storage.runs.search({ thread_id: threadId })).toHaveLength(1);
     expect((await engine.waitRun(first.run_id)).status).toBe("success");
   });

@@ -60,9 +60,7 @@ export function defaultReply(values: DefaultValues): JsonValue | undefined {
 function messageText(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
-    return content
-      .map((part) => (typeof part === "string" ? part : part?.type === "text" ? String(part.text ?? "") : ""))
-      .join("");
+    return content.map((part) => (typeof part === "string" ? part : part?.type === "text" ? String(part.text ?? "") : "")).join("");
   }
   return "";
 }

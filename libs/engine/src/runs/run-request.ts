@@ -1,16 +1,7 @@
 import type { Metadata, MultitaskStrategy, RunnableConfig } from "@agent-server/core";
 
 export type StreamMode =
-  | "values"
-  | "updates"
-  | "messages"
-  | "messages-tuple"
-  | "custom"
-  | "events"
-  | "debug"
-  | "tasks"
-  | "checkpoints"
-  | "tools";
+  "values" | "updates" | "messages" | "messages-tuple" | "custom" | "events" | "debug" | "tasks" | "checkpoints" | "tools";
 
 /** `Command` as the Agent Protocol carries it (resume an interrupt, update state, jump to nodes). */
 export interface RunCommand {

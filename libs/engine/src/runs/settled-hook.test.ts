@@ -56,7 +56,11 @@ describe.each(drivers)("onRunSettled on $name", (driver) => {
 
     // Waiters are woken after the listeners: every event is there when waitRun resolves.
     expect(seen.get(ok.run_id)).toHaveLength(1);
-    expect(seen.get(ok.run_id)![0]).toMatchObject({ status: "success", run: { run_id: ok.run_id, status: "success" }, internal: { captureResult: true } });
+    expect(seen.get(ok.run_id)![0]).toMatchObject({
+      status: "success",
+      run: { run_id: ok.run_id, status: "success" },
+      internal: { captureResult: true },
+    });
     expect(seen.get(failed.run_id)!.map((e) => [e.status, e.internal?.captureResult ?? false])).toEqual([["error", false]]);
     expect(seen.get(asking.run_id)!.map((e) => e.status)).toEqual(["success"]);
     expect(seen.get(slow.run_id)!.map((e) => e.status)).toEqual(["interrupted"]);
@@ -130,7 +134,9 @@ describe.each(drivers)("onRunSettled on $name", (driver) => {
     expect((await storage.runs.get(ended.run_id))!.status).toBe("interrupted");
 
     const busy = await engine.createRun({ assistant_id: "slow", input: { delayMs: 500 } }, { threadId: await newThread(storage) });
-    await expect(engine.createCancelledRun({ assistant_id: "slow", input: {} }, { threadId: busy.thread_id })).rejects.toThrow(/already running/);
+    await expect(engine.createCancelledRun({ assistant_id: "slow", input: {} }, { threadId: busy.thread_id })).rejects.toThrow(
+      /already running/,
+    );
     expect((await engine.waitRun(busy.run_id)).status).toBe("success");
   });
 });

@@ -26,7 +26,11 @@ const weather = new StateGraph(City)
   .compile();
 
 type Fields = Record<string, unknown>;
-const coordinates = (payload: Fields) => ({ step: (payload.metadata as Fields)?.step, checkpoint: payload.checkpoint, parent_checkpoint: payload.parent_checkpoint });
+const coordinates = (payload: Fields) => ({
+  step: (payload.metadata as Fields)?.step,
+  checkpoint: payload.checkpoint,
+  parent_checkpoint: payload.parent_checkpoint,
+});
 
 describe.each(drivers.filter((d) => d.name !== "postgres"))("debug, checkpoints, tasks and tools stream payloads on $name", (driver) => {
   let storage: Storage;
@@ -69,7 +73,9 @@ describe.each(drivers.filter((d) => d.name !== "postgres"))("debug, checkpoints,
       expect(config).not.toHaveProperty("callbacks");
       expect(Object.keys(config.configurable).filter((key) => key.startsWith("__"))).toEqual([]);
     }
-    expect(checkpoints[1].parent_config).toMatchObject({ configurable: { checkpoint_id: (checkpoints[0].checkpoint as Fields).checkpoint_id } });
+    expect(checkpoints[1].parent_config).toMatchObject({
+      configurable: { checkpoint_id: (checkpoints[0].checkpoint as Fields).checkpoint_id },
+    });
 
     // The last checkpoint waits on the subgraph task, which points at the subgraph's namespace.
     const [task] = checkpoints.at(-1)!.tasks as Fields[];
@@ -124,7 +130,10 @@ describe.each(drivers.filter((d) => d.name !== "postgres"))("debug, checkpoints,
 
   it("streams the tools mode: a tool call's start and end, under the tool call's id", async () => {
     const threadId = await newThread(storage);
-    const { events } = await engine.streamRun({ assistant_id: "tool-caller", input: { city: "Porto" }, stream_mode: ["tools"] }, { threadId });
+    const { events } = await engine.streamRun(
+      { assistant_id: "tool-caller", input: { city: "Porto" }, stream_mode: ["tools"] },
+      { threadId },
+    );
     const tools = (await collect(events)).filter((e) => e.event === "tools").map((e) => e.data as Fields);
     expect(tools).toEqual([
       { event: "on_tool_start", toolCallId: "call-1", name: "get_weather", input: expect.anything() },
@@ -132,7 +141,10 @@ describe.each(drivers.filter((d) => d.name !== "postgres"))("debug, checkpoints,
     ]);
     expect(tools[1].output).toMatchObject({ content: "sunny in Porto", tool_call_id: "call-1", type: "tool" });
 
-    const failed = await engine.streamRun({ assistant_id: "tool-caller", input: { city: "nowhere" }, stream_mode: ["tools"] }, { threadId });
+    const failed = await engine.streamRun(
+      { assistant_id: "tool-caller", input: { city: "nowhere" }, stream_mode: ["tools"] },
+      { threadId },
+    );
     const error = (await collect(failed.events)).find((e) => e.event === "tools" && (e.data as Fields).event === "on_tool_error");
     expect(error?.data).toEqual({
       event: "on_tool_error",

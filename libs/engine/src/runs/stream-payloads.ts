@@ -70,7 +70,13 @@ export function streamToolChunk(chunk: unknown): unknown {
  * `checkpoints` mode beside `values` chunks when subgraphs are streamed — not a full checkpoint payload.
  */
 export function isCheckpointEnvelope(chunk: unknown): boolean {
-  return isRecord(chunk) && typeof chunk.id === "string" && ("source" in chunk || typeof chunk.step === "number") && !("values" in chunk) && !("config" in chunk);
+  return (
+    isRecord(chunk) &&
+    typeof chunk.id === "string" &&
+    ("source" in chunk || typeof chunk.step === "number") &&
+    !("values" in chunk) &&
+    !("config" in chunk)
+  );
 }
 
 /** A subgraph task's namespace: ids may be missing (null) before the subgraph first checkpoints. */

@@ -9,7 +9,10 @@ describe("Engine.withThreadExecution", () => {
     try {
       const threadId = await newThread(storage);
       const { run, end } = await engine.withThreadExecution(threadId, async () => {
-        const admitted = await engine.createRunWatched({ assistant_id: "echo", input: { messages: [{ role: "user", content: "hi" }] } }, { threadId });
+        const admitted = await engine.createRunWatched(
+          { assistant_id: "echo", input: { messages: [{ role: "user", content: "hi" }] } },
+          { threadId },
+        );
         await new Promise((r) => setTimeout(r, 150));
         // Claimed (perhaps) but not executed: the lock is still ours.
         expect((await storage.runs.get(admitted.run.run_id))?.status).not.toBe("success");
@@ -18,7 +21,11 @@ describe("Engine.withThreadExecution", () => {
       expect((await end).status).toBe("success");
       expect((await storage.runs.get(run.run_id))?.status).toBe("success");
       // Returns the callback's value and releases the lock when it throws.
-      await expect(engine.withThreadExecution(threadId, async () => { throw new Error("boom"); })).rejects.toThrow("boom");
+      await expect(
+        engine.withThreadExecution(threadId, async () => {
+          throw new Error("boom");
+        }),
+      ).rejects.toThrow("boom");
       expect(await engine.withThreadExecution(threadId, async () => 42)).toBe(42);
     } finally {
       await engine.stop(0);

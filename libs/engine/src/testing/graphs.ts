@@ -55,10 +55,7 @@ export const failingGraph = new StateGraph(MessagesAnnotation)
   .compile();
 
 /** A parent graph with the echo graph as a subgraph node, for `mode|ns` event names. */
-export const parentGraph = new StateGraph(MessagesAnnotation)
-  .addNode("child", echoGraph)
-  .addEdge("__start__", "child")
-  .compile();
+export const parentGraph = new StateGraph(MessagesAnnotation).addNode("child", echoGraph).addEdge("__start__", "child").compile();
 
 /** Replies with the identity the server put in `configurable.langgraph_auth_user` ("anonymous" if none). */
 export const whoamiGraph = new StateGraph(MessagesAnnotation)

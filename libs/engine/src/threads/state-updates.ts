@@ -23,7 +23,6 @@ export function toLangGraphSupersteps(supersteps: Superstep[]): Array<{ updates:
   }));
 }
 
-
 /** LangGraph's errors for updates that cannot apply (unknown node, ambiguous update, empty input). */
 const LANGGRAPH_INPUT_ERRORS = new Set(["InvalidUpdateError", "EmptyInputError", "EmptyChannelError"]);
 

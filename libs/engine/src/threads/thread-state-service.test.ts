@@ -141,9 +141,9 @@ describe.each(drivers.filter((d) => d.name !== "postgres"))("ThreadStateService 
     expect(forked.next).toEqual(["echo"]);
 
     await expect(service.updateState(threadId, { values: { messages: [] }, asNode: "nope" })).rejects.toThrow(InvalidInputError);
-    await expect(
-      service.updateState(threadId, { values: {}, checkpoint: { checkpoint_id: crypto.randomUUID() } }),
-    ).rejects.toThrow(NotFoundError);
+    await expect(service.updateState(threadId, { values: {}, checkpoint: { checkpoint_id: crypto.randomUUID() } })).rejects.toThrow(
+      NotFoundError,
+    );
     const graphless = await newThread(storage);
     await expect(service.updateState(graphless, { values: {} })).rejects.toThrow(InvalidInputError);
 

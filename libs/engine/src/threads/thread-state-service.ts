@@ -11,7 +11,14 @@ import {
 } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
 import type { CompiledGraph } from "../graphs/types.js";
-import { emptyThreadState, interruptsByTask, toStateCheckpoint, toThreadState, type StateCheckpoint, type ThreadState } from "./state-projection.js";
+import {
+  emptyThreadState,
+  interruptsByTask,
+  toStateCheckpoint,
+  toThreadState,
+  type StateCheckpoint,
+  type ThreadState,
+} from "./state-projection.js";
 import { resolveThreadGraph, type ThreadGraph } from "./thread-graph.js";
 import { applyingUpdate, toLangGraphSupersteps, type Superstep } from "./state-updates.js";
 
@@ -85,9 +92,7 @@ export class ThreadStateService {
    * `ConflictError` while a run of the thread is pending or running.
    */
   async updateState(threadId: string, request: StateUpdateRequest): Promise<{ checkpoint: StateCheckpoint }> {
-    return this.write(threadId, request.checkpoint, (graph, config) =>
-      graph.updateState(config, request.values as never, request.asNode),
-    );
+    return this.write(threadId, request.checkpoint, (graph, config) => graph.updateState(config, request.values as never, request.asNode));
   }
 
   /** Applies supersteps of updates in order (`POST /threads` with `supersteps`). */

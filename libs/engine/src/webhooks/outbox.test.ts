@@ -75,34 +75,35 @@ describe.each(drivers)("webhooks on $name", (driver) => {
     }
   });
 
-  if (driver.name !== "memory") it("keeps an undelivered webhook across a restart and delivers it afterwards", async () => {
-    // Nothing listens on this port yet: every attempt fails until the receiver comes up after the restart.
-    const probe = await receiver(0);
-    const url = probe.url;
-    await probe.close();
-    const threadId = await newThread(storage);
-    const run = await engine.createRun({ assistant_id: "echo", input: { messages: [] }, webhook: url }, { threadId });
-    await engine.waitRun(run.run_id);
-    await engine.stop(0);
+  if (driver.name !== "memory")
+    it("keeps an undelivered webhook across a restart and delivers it afterwards", async () => {
+      // Nothing listens on this port yet: every attempt fails until the receiver comes up after the restart.
+      const probe = await receiver(0);
+      const url = probe.url;
+      await probe.close();
+      const threadId = await newThread(storage);
+      const run = await engine.createRun({ assistant_id: "echo", input: { messages: [] }, webhook: url }, { threadId });
+      await engine.waitRun(run.run_id);
+      await engine.stop(0);
 
-    storage = await reopen!();
-    const port = Number(new URL(url).port);
-    const bodies: unknown[] = [];
-    const server = createServer((req, res) => {
-      let body = "";
-      req.on("data", (c) => (body += c));
-      req.on("end", () => {
-        bodies.push(JSON.parse(body));
-        res.writeHead(204).end();
+      storage = await reopen!();
+      const port = Number(new URL(url).port);
+      const bodies: unknown[] = [];
+      const server = createServer((req, res) => {
+        let body = "";
+        req.on("data", (c) => (body += c));
+        req.on("end", () => {
+          bodies.push(JSON.parse(body));
+          res.writeHead(204).end();
+        });
       });
+      await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+      try {
+        engine = await startEngine(storage);
+        await eventually(async () => bodies.length === 1, 15_000);
+        expect(bodies[0]).toMatchObject({ run_id: run.run_id });
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+      }
     });
-    await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-    try {
-      engine = await startEngine(storage);
-      await eventually(async () => bodies.length === 1, 15_000);
-      expect(bodies[0]).toMatchObject({ run_id: run.run_id });
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
-  });
 });

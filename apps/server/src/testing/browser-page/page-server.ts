@@ -27,7 +27,9 @@ export interface PageServer {
 
 /** Serves `/` (an empty page loading the bundle) and `/page.js` on a loopback port of its own. */
 export async function startPageServer(script: string, host = "127.0.0.1"): Promise<PageServer> {
-  const html = `<!doctype html><html><head><meta charset="utf-8"><title>cross-origin page</title>` + `<script type="module" src="/page.js"></script></head><body></body></html>`;
+  const html =
+    `<!doctype html><html><head><meta charset="utf-8"><title>cross-origin page</title>` +
+    `<script type="module" src="/page.js"></script></head><body></body></html>`;
   const server: Server = createServer((request, response) => {
     if (request.url === "/") {
       response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html);

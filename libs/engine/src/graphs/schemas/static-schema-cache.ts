@@ -74,13 +74,19 @@ export class StaticSchemaCache {
     void this.extract(batch.map((w) => w.target))
       .then(
         (results) => {
-          this.options.onExtracted?.(batch.map((w) => w.graphId), Math.round(performance.now() - started));
+          this.options.onExtracted?.(
+            batch.map((w) => w.graphId),
+            Math.round(performance.now() - started),
+          );
           batch.forEach((w, i) => w.resolve(results[i] ?? null));
         },
         (error: Error) => {
           batch.forEach((w) => w.resolve(null));
           if (this.stopped) return;
-          this.options.onFailure?.(batch.map((w) => w.graphId), error);
+          this.options.onFailure?.(
+            batch.map((w) => w.graphId),
+            error,
+          );
           const retry = setTimeout(() => batch.forEach((w) => this.results.delete(w.graphId)), this.options.retryAfterMs);
           retry.unref();
         },

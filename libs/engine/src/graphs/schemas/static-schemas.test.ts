@@ -59,7 +59,9 @@ describe("extractStaticSchemas (TypeScript source of Annotation.Root graphs)", (
     expect(message.description).toContain("Base class for all types of messages");
     expect(message.oneOf).toEqual([{ $ref: "#/definitions/RemoveMessage" }]);
     // No reference is left URI-encoded or pointing at a definition that is not there.
-    const refs = [...JSON.stringify(compiled?.state).matchAll(/"\$ref":"#\/definitions\/((?:[^"\\]|\\.)*)"/g)].map((m) => JSON.parse(`"${m[1]}"`));
+    const refs = [...JSON.stringify(compiled?.state).matchAll(/"\$ref":"#\/definitions\/((?:[^"\\]|\\.)*)"/g)].map((m) =>
+      JSON.parse(`"${m[1]}"`),
+    );
     expect(refs.length).toBeGreaterThan(1);
     for (const ref of refs) expect(definitions).toHaveProperty([ref]);
   });

@@ -39,7 +39,9 @@ export function extractStaticSchemas(targets: StaticTarget[]): (StaticGraphSchem
   const { getSourceFile, fileExists, readFile } = host;
   host.getSourceFile = (fileName, languageVersion, ...rest) => {
     const text = virtualFiles.get(fileName);
-    return text !== undefined ? ts.createSourceFile(fileName, text, languageVersion) : getSourceFile.call(host, fileName, languageVersion, ...rest);
+    return text !== undefined
+      ? ts.createSourceFile(fileName, text, languageVersion)
+      : getSourceFile.call(host, fileName, languageVersion, ...rest);
   };
   host.fileExists = (fileName) => virtualFiles.has(fileName) || fileExists.call(host, fileName);
   host.readFile = (fileName) => virtualFiles.get(fileName) ?? readFile.call(host, fileName);
@@ -90,7 +92,9 @@ const ANALYSIS_FILE_MARK = "__agent_server_schemas_";
 function planTarget(target: StaticTarget, index: number, virtualFiles: Map<string, string>): Planned {
   const prefix = `AgentServerGraph${index}`;
   const specifier = importSpecifier(target.sourceFile);
-  const graphs: AnalysedGraph[] = [{ prefix, typeExpression: `typeof import(${JSON.stringify(specifier)})[${JSON.stringify(target.exportName)}]` }];
+  const graphs: AnalysedGraph[] = [
+    { prefix, typeExpression: `typeof import(${JSON.stringify(specifier)})[${JSON.stringify(target.exportName)}]` },
+  ];
   const planned: Planned = { prefix, subgraphs: [] };
   const sourceText = virtualFiles.get(target.sourceFile) ?? ts.sys.readFile(target.sourceFile);
   if (sourceText !== undefined) {

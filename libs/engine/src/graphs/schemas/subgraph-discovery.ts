@@ -30,7 +30,12 @@ export function findSubgraphCandidates(fileName: string, sourceText: string, exp
       if (namedBindings && ts.isNamedImports(namedBindings)) {
         for (const element of namedBindings.elements) if (!element.isTypeOnly) moduleNames.set(element.name.text, undefined);
       }
-    } else if (ts.isExportDeclaration(statement) && !statement.moduleSpecifier && statement.exportClause && ts.isNamedExports(statement.exportClause)) {
+    } else if (
+      ts.isExportDeclaration(statement) &&
+      !statement.moduleSpecifier &&
+      statement.exportClause &&
+      ts.isNamedExports(statement.exportClause)
+    ) {
       for (const element of statement.exportClause.elements) {
         exportAliases.set(element.name.text, (element.propertyName ?? element.name).getText(source));
       }
@@ -89,5 +94,7 @@ function mentionedNames(node: ts.Node, moduleNames: Map<string, unknown>): strin
 
 function isPropertyName(identifier: ts.Identifier): boolean {
   const parent = identifier.parent;
-  return (ts.isPropertyAccessExpression(parent) && parent.name === identifier) || (ts.isPropertyAssignment(parent) && parent.name === identifier);
+  return (
+    (ts.isPropertyAccessExpression(parent) && parent.name === identifier) || (ts.isPropertyAssignment(parent) && parent.name === identifier)
+  );
 }

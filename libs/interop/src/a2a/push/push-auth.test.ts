@@ -54,40 +54,58 @@ describe("A2A push configs with custom auth", () => {
     await dispose?.();
   });
 
+  it.each(["JSONRPC", "HTTP+JSON"] as const)(
+    "another user can neither list, read, create nor delete configs of someone else's task (%s)",
+    async (binding) => {
+      const notFound = binding === "JSONRPC" ? -32001 : 404;
+      const hook = await startReceiver();
+      try {
+        const alice = await clientAs(base, "alice", binding);
+        const bob = await clientAs(base, "bob", binding);
+        const task = (await alice.sendMessage(message([{ text: "mine" }], { push: { url: hook.url } }))) as Task;
+        expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+        const [config] = (await alice.listTaskPushNotificationConfig({ tenant: "", taskId: task.id, pageSize: 0, pageToken: "" })).configs;
+        expect(config).toMatchObject({ url: hook.url });
 
-  it.each(["JSONRPC", "HTTP+JSON"] as const)("another user can neither list, read, create nor delete configs of someone else's task (%s)", async (binding) => {
-    const notFound = binding === "JSONRPC" ? -32001 : 404;
-    const hook = await startReceiver();
-    try {
-      const alice = await clientAs(base, "alice", binding);
-      const bob = await clientAs(base, "bob", binding);
-      const task = (await alice.sendMessage(message([{ text: "mine" }], { push: { url: hook.url } }))) as Task;
-      expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-      const [config] = (await alice.listTaskPushNotificationConfig({ tenant: "", taskId: task.id, pageSize: 0, pageToken: "" })).configs;
-      expect(config).toMatchObject({ url: hook.url });
+        const ref = { tenant: "", taskId: task.id, id: config!.id };
+        expect(await code(bob.listTaskPushNotificationConfig({ ...ref, pageSize: 0, pageToken: "" }))).toBe(notFound);
+        expect(await code(bob.getTaskPushNotificationConfig(ref))).toBe(notFound);
+        expect(
+          await code(
+            bob.createTaskPushNotificationConfig({
+              ...ref,
+              id: "",
+              url: "https://bob.example/steal",
+              token: "",
+              authentication: undefined,
+            }),
+          ),
+        ).toBe(notFound);
+        expect(await code(bob.deleteTaskPushNotificationConfig(ref))).toBe(notFound);
 
-      const ref = { tenant: "", taskId: task.id, id: config!.id };
-      expect(await code(bob.listTaskPushNotificationConfig({ ...ref, pageSize: 0, pageToken: "" }))).toBe(notFound);
-      expect(await code(bob.getTaskPushNotificationConfig(ref))).toBe(notFound);
-      expect(await code(bob.createTaskPushNotificationConfig({ ...ref, id: "", url: "https://bob.example/steal", token: "", authentication: undefined }))).toBe(notFound);
-      expect(await code(bob.deleteTaskPushNotificationConfig(ref))).toBe(notFound);
+        // carol may read alice's thread, so she may read its configs, but not change them.
+        const carol = await clientAs(base, "carol", binding);
+        expect(await carol.getTaskPushNotificationConfig(ref)).toMatchObject({ id: config!.id, url: hook.url });
+        expect(
+          await code(
+            carol.createTaskPushNotificationConfig({ ...ref, id: "", url: "https://carol.example/", token: "", authentication: undefined }),
+          ),
+        ).toBe(notFound);
+        expect(await code(carol.deleteTaskPushNotificationConfig(ref))).toBe(notFound);
 
-      // carol may read alice's thread, so she may read its configs, but not change them.
-      const carol = await clientAs(base, "carol", binding);
-      expect(await carol.getTaskPushNotificationConfig(ref)).toMatchObject({ id: config!.id, url: hook.url });
-      expect(await code(carol.createTaskPushNotificationConfig({ ...ref, id: "", url: "https://carol.example/", token: "", authentication: undefined }))).toBe(notFound);
-      expect(await code(carol.deleteTaskPushNotificationConfig(ref))).toBe(notFound);
-
-      // Nothing changed; alice still manages her own.
-      const after = await alice.listTaskPushNotificationConfig({ tenant: "", taskId: task.id, pageSize: 0, pageToken: "" });
-      expect(after.configs).toEqual([config]);
-      await alice.deleteTaskPushNotificationConfig(ref);
-      expect((await alice.listTaskPushNotificationConfig({ tenant: "", taskId: task.id, pageSize: 0, pageToken: "" })).configs).toEqual([]);
-      await eventually(async () => hook.received.length === 1);
-    } finally {
-      await hook.close();
-    }
-  });
+        // Nothing changed; alice still manages her own.
+        const after = await alice.listTaskPushNotificationConfig({ tenant: "", taskId: task.id, pageSize: 0, pageToken: "" });
+        expect(after.configs).toEqual([config]);
+        await alice.deleteTaskPushNotificationConfig(ref);
+        expect((await alice.listTaskPushNotificationConfig({ tenant: "", taskId: task.id, pageSize: 0, pageToken: "" })).configs).toEqual(
+          [],
+        );
+        await eventually(async () => hook.received.length === 1);
+      } finally {
+        await hook.close();
+      }
+    },
+  );
 
   it("a continuation carrying a push config needs update on the task; v0.3 names are scoped the same way", async () => {
     const alice = await clientAs(base, "alice", "JSONRPC", "approval");
@@ -95,8 +113,12 @@ describe("A2A push configs with custom auth", () => {
     const carol = await clientAs(base, "carol", "JSONRPC", "approval");
     const asked = (await alice.sendMessage(message([{ data: { request: "deploy" } }]))) as Task;
     expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-    expect(await code(bob.sendMessage(message([{ text: "yes" }], { taskId: asked.id, push: { url: "https://bob.example/" } })))).toBe(-32001);
-    expect(await code(carol.sendMessage(message([{ text: "yes" }], { taskId: asked.id, push: { url: "https://carol.example/" } })))).toBe(-32001);
+    expect(await code(bob.sendMessage(message([{ text: "yes" }], { taskId: asked.id, push: { url: "https://bob.example/" } })))).toBe(
+      -32001,
+    );
+    expect(await code(carol.sendMessage(message([{ text: "yes" }], { taskId: asked.id, push: { url: "https://carol.example/" } })))).toBe(
+      -32001,
+    );
     expect((await server.storage.runs.search({ thread_id: asked.contextId, limit: 10 })).length).toBe(1);
 
     const rpc = async (token: string, method: string, params: unknown) =>
@@ -111,7 +133,9 @@ describe("A2A push configs with custom auth", () => {
     expect((await rpc("bob", "tasks/pushNotificationConfig/set", set)).error?.code).toBe(-32001);
     expect((await rpc("alice", "tasks/pushNotificationConfig/set", set)).result).toMatchObject(set);
     expect((await rpc("bob", "tasks/pushNotificationConfig/list", { id: asked.id })).error?.code).toBe(-32001);
-    expect((await rpc("bob", "tasks/pushNotificationConfig/delete", { id: asked.id, pushNotificationConfigId: "v03" })).error?.code).toBe(-32001);
+    expect((await rpc("bob", "tasks/pushNotificationConfig/delete", { id: asked.id, pushNotificationConfigId: "v03" })).error?.code).toBe(
+      -32001,
+    );
     expect((await rpc("alice", "tasks/pushNotificationConfig/list", { id: asked.id })).result).toEqual([set]);
   });
 });
@@ -133,7 +157,9 @@ describe("A2A push on a driver without pushConfigs", () => {
   });
 
   it("answers PushNotificationNotSupported (-32003) everywhere, creates nothing, and the card says false", async () => {
-    const card = (await (await fetch(`${base}/a2a/echo/.well-known/agent-card.json`)).json()) as { capabilities: { pushNotifications?: boolean } };
+    const card = (await (await fetch(`${base}/a2a/echo/.well-known/agent-card.json`)).json()) as {
+      capabilities: { pushNotifications?: boolean };
+    };
     expect(card.capabilities.pushNotifications ?? false).toBe(false);
 
     const client = await new ClientFactory().createFromUrl(`${base}/a2a/echo/`);
@@ -160,7 +186,10 @@ describe("A2A push on a driver without pushConfigs", () => {
     ] as const) {
       expect((await rpc(method, params, "1.0")).error?.code, method).toBe(-32003);
     }
-    expect((await rpc("tasks/pushNotificationConfig/set", { taskId: task.id, pushNotificationConfig: { url: "https://example.com/" } })).error?.code).toBe(-32003);
+    expect(
+      (await rpc("tasks/pushNotificationConfig/set", { taskId: task.id, pushNotificationConfig: { url: "https://example.com/" } })).error
+        ?.code,
+    ).toBe(-32003);
     expect((await rpc("tasks/pushNotificationConfig/list", { id: task.id })).error?.code).toBe(-32003);
 
     const rest = await fetch(`${base}/a2a/echo/tasks/${task.id}/pushNotificationConfigs`, {
@@ -170,6 +199,8 @@ describe("A2A push on a driver without pushConfigs", () => {
     });
     expect(rest.status).toBe(400);
     expect(((await rest.json()) as { error: { status: string } }).error.status).toBe("FAILED_PRECONDITION");
-    expect((await fetch(`${base}/a2a/echo/tasks/${task.id}/pushNotificationConfigs`, { headers: { "A2A-Version": "1.0" } })).status).toBe(400);
+    expect((await fetch(`${base}/a2a/echo/tasks/${task.id}/pushNotificationConfigs`, { headers: { "A2A-Version": "1.0" } })).status).toBe(
+      400,
+    );
   });
 });

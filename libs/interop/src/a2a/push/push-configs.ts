@@ -24,6 +24,7 @@ export type TaskLookup = (taskId: string, action: "read" | "update") => Promise<
 /** What a config's `authentication.scheme` may be (an HTTP auth-scheme token, RFC 9110). */
 const SCHEME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Header values (token, credentials) must not smuggle further header lines. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**
@@ -58,7 +59,8 @@ export class TaskPushConfigs {
     const repo = this.repo();
     const offset = params.pageToken ? Number(params.pageToken) : 0;
     if (!Number.isInteger(offset) || offset < 0) throw new RequestMalformedError(`invalid pageToken "${params.pageToken}"`);
-    if (!Number.isInteger(params.pageSize) || params.pageSize < 0) throw new RequestMalformedError("pageSize must be a non-negative integer");
+    if (!Number.isInteger(params.pageSize) || params.pageSize < 0)
+      throw new RequestMalformedError("pageSize must be a non-negative integer");
     const first = await task(params.taskId, "read");
     const all = await repo.list(first.run_id);
     const end = params.pageSize > 0 ? offset + params.pageSize : all.length;

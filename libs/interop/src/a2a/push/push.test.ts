@@ -17,7 +17,10 @@ import { startReceiver, type ReceivedNotification, type TestReceiver } from "../
 
 type PushJson = { url: string; token?: string; authentication?: { scheme: string; credentials: string } };
 
-function request(parts: unknown[], options: { taskId?: string; contextId?: string; push?: PushJson; returnImmediately?: boolean } = {}): SendMessageRequest {
+function request(
+  parts: unknown[],
+  options: { taskId?: string; contextId?: string; push?: PushJson; returnImmediately?: boolean } = {},
+): SendMessageRequest {
   const configuration = {
     ...(options.push ? { taskPushNotificationConfig: options.push } : {}),
     ...(options.returnImmediately ? { returnImmediately: true } : {}),
@@ -79,7 +82,9 @@ describe.each(drivers)("A2A push notifications ($name)", (driver) => {
   });
 
   it("the card says pushNotifications: true", async () => {
-    const card = (await (await fetch(`${base}/a2a/echo/.well-known/agent-card.json`)).json()) as { capabilities: { pushNotifications?: boolean } };
+    const card = (await (await fetch(`${base}/a2a/echo/.well-known/agent-card.json`)).json()) as {
+      capabilities: { pushNotifications?: boolean };
+    };
     expect(card.capabilities.pushNotifications).toBe(true);
   });
 
@@ -119,7 +124,11 @@ describe.each(drivers)("A2A push notifications ($name)", (driver) => {
     expect(first.received[0]!.headers["x-a2a-notification-token"]).toBeUndefined();
     expect(first.received[0]!.headers["authorization"]).toBeUndefined();
 
-    const done = await send(approval, [{ text: "yes" }], { taskId: asked.id, contextId: asked.contextId, push: { url: second.url, token: "later" } });
+    const done = await send(approval, [{ text: "yes" }], {
+      taskId: asked.id,
+      contextId: asked.contextId,
+      push: { url: second.url, token: "later" },
+    });
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     await eventually(async () => first.received.length === 2 && second.received.length === 1);
     for (const notification of [first.received[1]!, second.received[0]!]) {
@@ -152,20 +161,34 @@ describe.each(drivers)("A2A push notifications ($name)", (driver) => {
   });
 
   it("config CRUD over JSON-RPC v1.0 and HTTP+JSON (official client); invalid URL -32602, unknown task -32001", async () => {
-    const rest = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: ["HTTP+JSON"] })).createFromUrl(`${base}/a2a/echo/`);
+    const rest = await new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: ["HTTP+JSON"] }),
+    ).createFromUrl(`${base}/a2a/echo/`);
     for (const echo of [await client("echo"), rest]) {
       const task = await send(echo, [{ text: "crud" }]);
       const config = (fields: Partial<{ id: string; url: string; token: string }>) => ({
-        tenant: "", taskId: task.id, id: "", url: "https://example.com/hook", token: "", authentication: undefined, ...fields,
+        tenant: "",
+        taskId: task.id,
+        id: "",
+        url: "https://example.com/hook",
+        token: "",
+        authentication: undefined,
+        ...fields,
       });
       const generated = await echo.createTaskPushNotificationConfig(config({ token: "t" }));
       expect(generated).toMatchObject({ taskId: task.id, url: "https://example.com/hook", token: "t" });
       expect(generated.id).toMatch(/^[0-9a-f-]{36}$/);
-      const fixed = await echo.createTaskPushNotificationConfig({ ...config({ id: "fixed", url: "http://example.com/a" }), authentication: { scheme: "Basic", credentials: "dTpw" } });
+      const fixed = await echo.createTaskPushNotificationConfig({
+        ...config({ id: "fixed", url: "http://example.com/a" }),
+        authentication: { scheme: "Basic", credentials: "dTpw" },
+      });
       expect(fixed).toMatchObject({ id: "fixed", authentication: { scheme: "Basic", credentials: "dTpw" } });
       // Same id again replaces it.
       await echo.createTaskPushNotificationConfig(config({ id: "fixed", url: "http://example.com/b" }));
-      expect(await echo.getTaskPushNotificationConfig({ tenant: "", taskId: task.id, id: "fixed" })).toMatchObject({ id: "fixed", url: "http://example.com/b" });
+      expect(await echo.getTaskPushNotificationConfig({ tenant: "", taskId: task.id, id: "fixed" })).toMatchObject({
+        id: "fixed",
+        url: "http://example.com/b",
+      });
       const listed = await echo.listTaskPushNotificationConfig({ tenant: "", taskId: task.id, pageSize: 0, pageToken: "" });
       expect(listed.configs.map((c) => c.id)).toEqual([generated.id, "fixed"]);
       if (echo !== rest) {
@@ -175,7 +198,9 @@ describe.each(drivers)("A2A push notifications ($name)", (driver) => {
       }
 
       await echo.deleteTaskPushNotificationConfig({ tenant: "", taskId: task.id, id: "fixed" });
-      expect((await echo.listTaskPushNotificationConfig({ tenant: "", taskId: task.id, pageSize: 0, pageToken: "" })).configs.map((c) => c.id)).toEqual([generated.id]);
+      expect(
+        (await echo.listTaskPushNotificationConfig({ tenant: "", taskId: task.id, pageSize: 0, pageToken: "" })).configs.map((c) => c.id),
+      ).toEqual([generated.id]);
       expect([-32001, 404]).toContain(await rpcCode(echo.getTaskPushNotificationConfig({ tenant: "", taskId: task.id, id: "fixed" })));
 
       for (const url of ["not a url", "/relative/hook", "ftp://example.com/hook", ""]) {
@@ -184,7 +209,9 @@ describe.each(drivers)("A2A push notifications ($name)", (driver) => {
       }
       const unknown = crypto.randomUUID();
       expect([-32001, 404]).toContain(await rpcCode(echo.createTaskPushNotificationConfig({ ...config({}), taskId: unknown })));
-      expect([-32001, 404]).toContain(await rpcCode(echo.listTaskPushNotificationConfig({ tenant: "", taskId: unknown, pageSize: 0, pageToken: "" })));
+      expect([-32001, 404]).toContain(
+        await rpcCode(echo.listTaskPushNotificationConfig({ tenant: "", taskId: unknown, pageSize: 0, pageToken: "" })),
+      );
     }
   });
 
@@ -206,22 +233,40 @@ describe.each(drivers)("A2A push notifications ($name)", (driver) => {
   it("v0.3 JSON-RPC names (tasks/pushNotificationConfig/set|get|list|delete) reach the same configs", async () => {
     const rpc = async (method: string, params: unknown) =>
       (await (
-        await fetch(`${base}/a2a/approval`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) })
+        await fetch(`${base}/a2a/approval`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+        })
       ).json()) as { result?: any; error?: { code: number } };
     const hook = await receiver();
     const task = await send(await client("approval"), [{ data: { request: "v03" } }]);
     const set = await rpc("tasks/pushNotificationConfig/set", {
       taskId: task.id,
-      pushNotificationConfig: { id: "old", url: hook.url, token: "v03-token", authentication: { schemes: ["Bearer"], credentials: "v03-cred" } },
+      pushNotificationConfig: {
+        id: "old",
+        url: hook.url,
+        token: "v03-token",
+        authentication: { schemes: ["Bearer"], credentials: "v03-cred" },
+      },
     });
     expect(set.result).toEqual({
       taskId: task.id,
-      pushNotificationConfig: { id: "old", url: hook.url, token: "v03-token", authentication: { schemes: ["Bearer"], credentials: "v03-cred" } },
+      pushNotificationConfig: {
+        id: "old",
+        url: hook.url,
+        token: "v03-token",
+        authentication: { schemes: ["Bearer"], credentials: "v03-cred" },
+      },
     });
     expect((await rpc("tasks/pushNotificationConfig/get", { id: task.id, pushNotificationConfigId: "old" })).result).toEqual(set.result);
     expect((await rpc("tasks/pushNotificationConfig/list", { id: task.id })).result).toEqual([set.result]);
-    expect((await rpc("tasks/pushNotificationConfig/set", { taskId: task.id, pushNotificationConfig: { url: "nope" } })).error?.code).toBe(-32602);
-    expect((await rpc("tasks/pushNotificationConfig/get", { id: crypto.randomUUID(), pushNotificationConfigId: "old" })).error?.code).toBe(-32001);
+    expect((await rpc("tasks/pushNotificationConfig/set", { taskId: task.id, pushNotificationConfig: { url: "nope" } })).error?.code).toBe(
+      -32602,
+    );
+    expect((await rpc("tasks/pushNotificationConfig/get", { id: crypto.randomUUID(), pushNotificationConfigId: "old" })).error?.code).toBe(
+      -32001,
+    );
 
     // A config set over v0.3 is notified like any other (here: the resume completes the task).
     await send(await client("approval"), [{ text: "ok" }], { taskId: task.id });
@@ -238,7 +283,11 @@ describe.each(drivers)("A2A push notifications ($name)", (driver) => {
     const before = await counts();
     const echo = await client("echo");
     expect(await rpcCode(send(echo, [{ text: "x" }], { push: { url: "localhost:9/hook" } }))).toBe(-32602);
-    expect(await rpcCode(send(echo, [{ text: "x" }], { push: { url: "https://example.com", authentication: { scheme: "Bad Scheme", credentials: "c" } } }))).toBe(-32602);
+    expect(
+      await rpcCode(
+        send(echo, [{ text: "x" }], { push: { url: "https://example.com", authentication: { scheme: "Bad Scheme", credentials: "c" } } }),
+      ),
+    ).toBe(-32602);
     expect(await counts()).toEqual(before);
   });
 });

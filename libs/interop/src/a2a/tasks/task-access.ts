@@ -31,7 +31,11 @@ export class TaskAccess {
     return thread ? this.visibleThread(thread, scope, action) : false;
   }
 
-  async visibleThread(thread: { thread_id: string; metadata?: Record<string, unknown> | null }, scope: A2ARequestScope, action: A2AThreadAction): Promise<boolean> {
+  async visibleThread(
+    thread: { thread_id: string; metadata?: Record<string, unknown> | null },
+    scope: A2ARequestScope,
+    action: A2AThreadAction,
+  ): Promise<boolean> {
     try {
       await scope.authorize(action, { thread_id: thread.thread_id, metadata: thread.metadata ?? {} });
       return true;

@@ -50,7 +50,8 @@ export class TaskAdmission {
     const content = messageContent(message);
     // A push config is checked before anything is created too (-32003 without support, -32602 invalid).
     const push = this.push.requested(params);
-    if (message.taskId) return admitting(() => this.continueTask(message.taskId, message.contextId, content, A2AMessage.toJSON(message), scope, push));
+    if (message.taskId)
+      return admitting(() => this.continueTask(message.taskId, message.contextId, content, A2AMessage.toJSON(message), scope, push));
     const auth = scope.auth ?? this.auth;
 
     let threadId: string;
@@ -58,7 +59,10 @@ export class TaskAdmission {
     if (message.contextId) {
       const thread = await this.deps.storage.threads.get(message.contextId);
       // A context the caller may not see answers like an unknown one; a push config needs update too.
-      const allowed = thread && (await this.access.visibleThread(thread, scope, "create_run")) && (!push || (await this.access.visibleThread(thread, scope, "update")));
+      const allowed =
+        thread &&
+        (await this.access.visibleThread(thread, scope, "create_run")) &&
+        (!push || (await this.access.visibleThread(thread, scope, "update")));
       if (!thread || !allowed) {
         throw new RequestMalformedError(`unknown contextId "${message.contextId}"`);
       }
@@ -149,4 +153,3 @@ function quiet<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => undefined);
   return promise;
 }
-

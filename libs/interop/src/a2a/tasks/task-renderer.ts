@@ -35,7 +35,10 @@ export class TaskRenderer {
 
   /** `currentResult` is the current run's result, already read for the task's state and artifacts. */
   private async history(first: Run, current: Run, currentResult: RunResult | null, task: Task): Promise<Message[]> {
-    const runs = first.run_id === current.run_id ? [first] : [first, ...(await this.storage.runs.listContinuations(first.run_id, { limit: HISTORY_TURNS }))];
+    const runs =
+      first.run_id === current.run_id
+        ? [first]
+        : [first, ...(await this.storage.runs.listContinuations(first.run_id, { limit: HISTORY_TURNS }))];
     const history: Message[] = [];
     for (const run of runs) {
       const asked = (await this.storage.runs.getInternal(run.run_id))?.message;
@@ -70,4 +73,3 @@ function agentMessage(run: Run, taskId: string, result: RunResult | null): Messa
     referenceTaskIds: [],
   };
 }
-

@@ -23,7 +23,10 @@ export async function* followTask(
     yield statusUpdate(initial);
     return;
   }
-  yield statusUpdate({ ...initial, status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() } });
+  yield statusUpdate({
+    ...initial,
+    status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() },
+  });
   await end.catch(() => undefined);
   // Read again: the first run object above predates the run's end.
   const settled = (await storage.runs.get(taskId)) ?? first;
@@ -40,5 +43,7 @@ export async function* followTask(
 }
 
 function statusUpdate(task: Task): StreamResponse {
-  return { payload: { $case: "statusUpdate", value: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined } } };
+  return {
+    payload: { $case: "statusUpdate", value: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined } },
+  };
 }

@@ -16,7 +16,10 @@ import { errorCode as rpcCode } from "../../testing/a2a-clients.js";
 
 type PartJson = { text: string } | { data: Record<string, unknown> } | { url: string; mediaType?: string };
 
-function request(parts: PartJson[], options: { contextId?: string; taskId?: string; returnImmediately?: boolean } = {}): SendMessageRequest {
+function request(
+  parts: PartJson[],
+  options: { contextId?: string; taskId?: string; returnImmediately?: boolean } = {},
+): SendMessageRequest {
   return SendMessageRequest.fromJSON({
     message: {
       messageId: crypto.randomUUID(),
@@ -40,7 +43,8 @@ function texts(task: Task): string[] {
 }
 
 function data(task: Task): Record<string, unknown> | undefined {
-  for (const a of task.artifacts) for (const p of a.parts) if (p.content?.$case === "data") return p.content.value as Record<string, unknown>;
+  for (const a of task.artifacts)
+    for (const p of a.parts) if (p.content?.$case === "data") return p.content.value as Record<string, unknown>;
   return undefined;
 }
 
@@ -57,7 +61,12 @@ describe.each(drivers.filter((d) => d.name !== "memory"))("A2A tasks ($name)", (
   /** Our request handler for `graph`, in-process (for the streaming generators). */
   async function handler(graph: string): Promise<TaskRequestHandler> {
     const assistant = (await storage.assistants.get(server.engine.registry.resolveAssistantId(graph)))!;
-    return new TaskRequestHandler({ engine: server.engine, storage }, assistant, agentCardFor(assistant, `${server.url}a2a/${graph}`), undefined);
+    return new TaskRequestHandler(
+      { engine: server.engine, storage },
+      assistant,
+      agentCardFor(assistant, `${server.url}a2a/${graph}`),
+      undefined,
+    );
   }
 
   beforeAll(async () => {
@@ -104,7 +113,9 @@ describe.each(drivers.filter((d) => d.name !== "memory"))("A2A tasks ($name)", (
     const read = await approval.getTask({ tenant: "", id: asked.id });
     expect(read.history.map((m) => m.messageId)).toEqual([ask.message!.messageId, `${asked.id}:interrupts`, answer.message!.messageId]);
     expect(read.history[2]!.parts[0]!.content).toEqual({ $case: "text", value: "yes" });
-    expect((await approval.getTask({ tenant: "", id: asked.id, historyLength: 1 })).history.map((m) => m.messageId)).toEqual([answer.message!.messageId]);
+    expect((await approval.getTask({ tenant: "", id: asked.id, historyLength: 1 })).history.map((m) => m.messageId)).toEqual([
+      answer.message!.messageId,
+    ]);
     expect((await approval.getTask({ tenant: "", id: asked.id, historyLength: 0 })).history).toEqual([]);
   });
 
@@ -157,7 +168,13 @@ describe.each(drivers.filter((d) => d.name !== "memory"))("A2A tasks ($name)", (
     expect(read.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(data(read)).toMatchObject({ decision: "yes" });
     // The continuation is not a task of its own.
-    const listed = await approval.listTasks({ tenant: "", contextId: asked.contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: "", statusTimestampAfter: undefined });
+    const listed = await approval.listTasks({
+      tenant: "",
+      contextId: asked.contextId,
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageToken: "",
+      statusTimestampAfter: undefined,
+    });
     expect(listed.tasks.map((t) => t.id)).toEqual([asked.id]);
     // Completed now: a further message is refused (-32004), and so is cancel (-32002).
     expect(await rpcCode(send(approval, [{ text: "again" }], { taskId: asked.id }))).toBe(-32004);
@@ -219,7 +236,9 @@ describe.each(drivers.filter((d) => d.name !== "memory"))("A2A tasks ($name)", (
 
     const counts = async () => ({ threads: await storage.threads.count({}), runs: (await storage.runs.search({ limit: 10_000 })).length });
     const before = await counts();
-    expect(await rpcCode(send(echo, [{ text: "see file" }, { url: "https://example.com/a.pdf", mediaType: "application/pdf" }]))).toBe(-32005);
+    expect(await rpcCode(send(echo, [{ text: "see file" }, { url: "https://example.com/a.pdf", mediaType: "application/pdf" }]))).toBe(
+      -32005,
+    );
     expect(await rpcCode(send(approval, [{ url: "https://example.com/a.pdf" }], { taskId: asked.id }))).toBe(-32005);
     expect(await rpcCode(send(echo, [{ text: "x" }], { contextId: crypto.randomUUID() }))).toBe(-32602);
     expect(await counts()).toEqual(before);
@@ -290,8 +309,19 @@ describe.each(drivers.filter((d) => d.name !== "memory"))("A2A tasks ($name)", (
     const t1 = await send(echo, [{ text: "l1" }]);
     const t2 = await send(echo, [{ text: "l2" }], { contextId: t1.contextId });
     const t3 = await send(echo, [{ text: "l3" }], { contextId: t1.contextId });
-    const list = (params: { contextId?: string; status?: TaskState; pageSize?: number; pageToken?: string; includeArtifacts?: boolean }, on = echo) =>
-      on.listTasks({ tenant: "", contextId: params.contextId ?? "", status: params.status ?? TaskState.TASK_STATE_UNSPECIFIED, pageSize: params.pageSize, pageToken: params.pageToken ?? "", statusTimestampAfter: undefined, includeArtifacts: params.includeArtifacts });
+    const list = (
+      params: { contextId?: string; status?: TaskState; pageSize?: number; pageToken?: string; includeArtifacts?: boolean },
+      on = echo,
+    ) =>
+      on.listTasks({
+        tenant: "",
+        contextId: params.contextId ?? "",
+        status: params.status ?? TaskState.TASK_STATE_UNSPECIFIED,
+        pageSize: params.pageSize,
+        pageToken: params.pageToken ?? "",
+        statusTimestampAfter: undefined,
+        includeArtifacts: params.includeArtifacts,
+      });
 
     const all = await list({ contextId: t1.contextId });
     expect(all.tasks.map((t) => t.id)).toEqual([t3.id, t2.id, t1.id]);

@@ -70,7 +70,9 @@ export async function handleHttpJson(
     if (contentType) {
       const mediaType = contentType.split(";", 1)[0]!.trim().toLowerCase();
       if (mediaType !== JSON_CONTENT_TYPE && mediaType !== A2A_CONTENT_TYPE) {
-        throw new ContentTypeNotSupportedError(`Unsupported Content-Type "${contentType}"; expected application/json or application/a2a+json.`);
+        throw new ContentTypeNotSupportedError(
+          `Unsupported Content-Type "${contentType}"; expected application/json or application/a2a+json.`,
+        );
       }
     }
     const body = await readBody(request);
@@ -173,7 +175,8 @@ function getTask(taskId: string): RouteHandler {
 }
 
 function cancelTask(taskId: string): RouteHandler {
-  return async (_body, _query, handler, context) => json(200, Task.toJSON(await handler.cancelTask({ id: taskId, tenant: "", metadata: {} }, context)));
+  return async (_body, _query, handler, context) =>
+    json(200, Task.toJSON(await handler.cancelTask({ id: taskId, tenant: "", metadata: {} }, context)));
 }
 
 function subscribe(taskId: string): RouteHandler {
@@ -226,7 +229,13 @@ async function stream(c: Context, events: AsyncGenerator<StreamResponse, void, u
   } catch (error) {
     return restError(error);
   }
-  return sseResponse(c, first, iterator, (event) => StreamResponse.toJSON(event), (error) => toRestErrorBody(error, restStatusFor(error)));
+  return sseResponse(
+    c,
+    first,
+    iterator,
+    (event) => StreamResponse.toJSON(event),
+    (error) => toRestErrorBody(error, restStatusFor(error)),
+  );
 }
 
 async function readBody(request: Request): Promise<unknown> {

@@ -66,7 +66,13 @@ export async function handleJsonRpc(c: Context, handler: A2ARequestHandler, card
     }
     return Response.json(envelope);
   }
-  return sseResponse(c, first, iterator, (event) => event, (error) => ({ jsonrpc: "2.0", id, error: mapError(error) }));
+  return sseResponse(
+    c,
+    first,
+    iterator,
+    (event) => event,
+    (error) => ({ jsonrpc: "2.0", id, error: mapError(error) }),
+  );
 }
 
 /** The call context of one A2A request: requested version, and the caller's scope in `state`. */
