@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseCli, UsageError } from "./args.js";
-import { EXAMPLE_CONFIG, jsonLines, killAll, runCli } from "./testing/cli-process.js";
+import { EXAMPLE_CONFIG, jsonLines, killAll, runCli, memoryDevArgs } from "./testing/cli-process.js";
 import { VERSION } from "./version.js";
 
 afterEach(killAll);
@@ -133,18 +133,7 @@ describe("agent-server command line", () => {
         dependencies: ["."],
       };
       writeFileSync(join(dir, "langgraph.json"), JSON.stringify(config));
-      const run = runCli([
-        "dev",
-        "--config",
-        join(dir, "langgraph.json"),
-        "--storage",
-        "memory",
-        "--port",
-        "0",
-        "--no-reload",
-        "--log-format",
-        "json",
-      ]);
+      const run = runCli(memoryDevArgs(join(dir, "langgraph.json")));
       await run.waitFor(/listening on/);
       const warning = jsonLines(run.stdout()).find((line) => Array.isArray(line.ignored));
       expect(warning).toMatchObject({ level: 40, ignored: ["http.disable_meta", "store"] });

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "@agent-server/agent-protocol/testing";
 import type { ScenarioResult } from "./testing/browser-page/cross-origin-page.js";
 import { bundlePageScript, startPageServer, type PageServer } from "./testing/browser-page/page-server.js";
-import { EXAMPLE_CONFIG, killAll, startCli } from "./testing/cli-process.js";
+import { EXAMPLE_CONFIG, killAll, startCli, memoryDevArgs } from "./testing/cli-process.js";
 
 const ECHO_GRAPH = fileURLToPath(new URL("../../../examples/src/echo.ts", import.meta.url));
 
@@ -73,18 +73,7 @@ describe("a page on another origin, in Chromium", () => {
   }
 
   it("streams a run with the LangGraph SDK and gets an A2A task's artifact, with no http.cors configured", async () => {
-    const api = await startCli([
-      "dev",
-      "--config",
-      EXAMPLE_CONFIG,
-      "--storage",
-      "memory",
-      "--port",
-      "0",
-      "--no-reload",
-      "--log-format",
-      "json",
-    ]);
+    const api = await startCli(memoryDevArgs(EXAMPLE_CONFIG));
     const page = await pageServer();
     const result = await inPage(page.url, (apiUrl) => crossOriginScenario(apiUrl), api.url);
     expectScenarioWorked(result, api.url, page.url);
@@ -99,18 +88,7 @@ describe("a page on another origin, in Chromium", () => {
       join(dir, "langgraph.json"),
       JSON.stringify({ graphs: { echo: `${ECHO_GRAPH}:graph`, other: `${ECHO_GRAPH}:graph` }, http: { cors } }),
     );
-    const api = await startCli([
-      "dev",
-      "--config",
-      join(dir, "langgraph.json"),
-      "--storage",
-      "memory",
-      "--port",
-      "0",
-      "--no-reload",
-      "--log-format",
-      "json",
-    ]);
+    const api = await startCli(memoryDevArgs(join(dir, "langgraph.json")));
     expectScenarioWorked(await inPage(allowed.url, (apiUrl) => crossOriginScenario(apiUrl), api.url), api.url, allowed.url);
     expect(await inPage(other.url, (url) => tryFetch(url), `${api.url}/threads`)).toBe("TypeError: Failed to fetch");
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { killAll, startCli } from "./testing/cli-process.js";
+import { killAll, startCli, memoryDevArgs } from "./testing/cli-process.js";
 
 afterEach(killAll);
 
@@ -15,18 +15,7 @@ describe("getLogger() of @langchain/langgraph-sdk/logging", () => {
     const dir = mkdtempSync(join(tmpdir(), "agent-server-sdk-logger-"));
     try {
       writeFileSync(join(dir, "langgraph.json"), JSON.stringify({ graphs: { logs: `${GRAPH_FILE}:graph` } }));
-      const server = await startCli([
-        "dev",
-        "--config",
-        join(dir, "langgraph.json"),
-        "--storage",
-        "memory",
-        "--port",
-        "0",
-        "--log-format",
-        "json",
-        "--no-reload",
-      ]);
+      const server = await startCli(memoryDevArgs(join(dir, "langgraph.json")));
       const client = new Client({ apiUrl: server.url });
       const thread = await client.threads.create();
       const run = await client.runs.create(thread.thread_id, "logs", { input: { n: 1 } });

@@ -10,6 +10,7 @@ export {
   type LangGraphConfig,
   type LoadedConfig,
 } from "./config/langgraph-config.js";
+export type { HttpCorsConfig } from "./config/http-cors.js";
 export { unsupportedConfigKeys } from "./config/unsupported-keys.js";
 export { systemAssistantDefaultsFromEnv, type SystemAssistantDefaults } from "./config/system-assistant-defaults.js";
 export { REJECT_MESSAGE, type AdmissionOptions } from "./runs/admission.js";

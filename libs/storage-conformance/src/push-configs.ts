@@ -24,17 +24,8 @@ function config(run_id: string, config_id = uid(), overrides: Partial<NewPushCon
 
 /** Oldest first: created_at, then config_id. */
 function sortedByCreation(configs: PushConfig[]): PushConfig[] {
-  return [...configs].sort((a, b) =>
-    a.created_at !== b.created_at
-      ? a.created_at < b.created_at
-        ? -1
-        : 1
-      : a.config_id < b.config_id
-        ? -1
-        : a.config_id > b.config_id
-          ? 1
-          : 0,
-  );
+  const compare = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return [...configs].sort((a, b) => compare(a.created_at, b.created_at) || compare(a.config_id, b.config_id));
 }
 
 export function describePushConfigs(h: Harness): void {

@@ -1,5 +1,5 @@
 import { addMs, ConflictError, nowIso, type Delivery, type DeliveryRepo, type NewDelivery } from "@agent-server/core";
-import { wireIn, wireObject, wireOut, type MemoryState } from "./state.js";
+import { compareValues, wireIn, wireObject, wireOut, type MemoryState } from "./state.js";
 
 export class MemoryDeliveryRepo implements DeliveryRepo {
   constructor(private readonly state: MemoryState) {}
@@ -36,13 +36,7 @@ export class MemoryDeliveryRepo implements DeliveryRepo {
   async claimDue(options: { now: string; limit: number; leaseMs: number }): Promise<Delivery[]> {
     const due = [...this.state.deliveries.values()]
       .filter((r) => r.delivery.status === "pending" && r.delivery.next_attempt_at <= options.now)
-      .sort((a, b) =>
-        a.delivery.next_attempt_at < b.delivery.next_attempt_at
-          ? -1
-          : a.delivery.next_attempt_at > b.delivery.next_attempt_at
-            ? 1
-            : a.seq - b.seq,
-      )
+      .sort((a, b) => compareValues(a.delivery.next_attempt_at, b.delivery.next_attempt_at) || a.seq - b.seq)
       .slice(0, Math.max(0, options.limit));
     const leaseEnd = addMs(options.now, options.leaseMs);
     const updatedAt = nowIso();

@@ -1,5 +1,5 @@
 import { nowIso, toWireObject, type NewPushConfig, type PushConfig, type PushConfigRepo } from "@agent-server/core";
-import { wireOut, type MemoryState } from "./state.js";
+import { compareValues, wireOut, type MemoryState } from "./state.js";
 
 /**
  * A2A push notification configs, kept in `MemoryState.pushConfigs` (run_id -> config_id -> config).
@@ -35,17 +35,7 @@ export class MemoryPushConfigRepo implements PushConfigRepo {
 
   async list(runId: string): Promise<PushConfig[]> {
     return [...(this.state.pushConfigs.get(runId)?.values() ?? [])]
-      .sort((a, b) =>
-        a.created_at !== b.created_at
-          ? a.created_at < b.created_at
-            ? -1
-            : 1
-          : a.config_id < b.config_id
-            ? -1
-            : a.config_id > b.config_id
-              ? 1
-              : 0,
-      )
+      .sort((a, b) => compareValues(a.created_at, b.created_at) || compareValues(a.config_id, b.config_id))
       .map((c) => wireOut(c));
   }
 

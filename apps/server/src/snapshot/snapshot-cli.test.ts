@@ -6,7 +6,7 @@ import { openSqliteStorage } from "@agent-server/storage-sqlite";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseCli, UsageError } from "../args.js";
-import { EXAMPLE_CONFIG, jsonLines, killAll, runCli, startCli } from "../testing/cli-process.js";
+import { EXAMPLE_CONFIG, jsonLines, killAll, runCli, startCli, memoryDevArgs } from "../testing/cli-process.js";
 import { populate, type Scenario } from "../testing/snapshot-scenario.js";
 
 let dir: string;
@@ -113,21 +113,7 @@ describe("agent-server dev --storage memory --snapshot", () => {
 
   it("--snapshot-save with a file that does not exist yet starts empty and writes it on shutdown", async () => {
     const fresh = join(dir, "fresh.jsonl");
-    const server = await startCli([
-      "dev",
-      "--config",
-      EXAMPLE_CONFIG,
-      "--storage",
-      "memory",
-      "--port",
-      "0",
-      "--no-reload",
-      "--log-format",
-      "json",
-      "--snapshot",
-      fresh,
-      "--snapshot-save",
-    ]);
+    const server = await startCli(memoryDevArgs(EXAMPLE_CONFIG, "--snapshot", fresh, "--snapshot-save"));
     const thread = await new Client({ apiUrl: server.url }).threads.create({ metadata: { kept: true } });
     server.child.kill("SIGINT");
     expect(await server.exited).toBe(0);
@@ -142,20 +128,7 @@ describe("agent-server dev --storage memory --snapshot", () => {
   it("a malformed snapshot stops the start with exit 1; a missing one without --snapshot-save too", async () => {
     const bad = join(dir, "bad.jsonl");
     writeFileSync(bad, "PK\u0003\u0004 not json\n");
-    const run = runCli([
-      "dev",
-      "--config",
-      EXAMPLE_CONFIG,
-      "--storage",
-      "memory",
-      "--port",
-      "0",
-      "--no-reload",
-      "--log-format",
-      "json",
-      "--snapshot",
-      bad,
-    ]);
+    const run = runCli(memoryDevArgs(EXAMPLE_CONFIG, "--snapshot", bad));
     expect(await run.exited).toBe(1);
     expect(run.stdout()).toContain("is not an agent-server snapshot");
     const missing = runCli([

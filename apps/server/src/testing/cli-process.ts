@@ -6,6 +6,14 @@ export const BIN = fileURLToPath(new URL("../../bin/agent-server.mjs", import.me
 export const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 export const EXAMPLE_CONFIG = fileURLToPath(new URL("../../../../examples/langgraph.json", import.meta.url));
 
+/**
+ * `dev` on the memory storage, a free port, no reload supervisor (the server is the process the test
+ * holds) and JSON logs (parsed with `jsonLines`), plus `extra` flags.
+ */
+export function memoryDevArgs(config: string, ...extra: string[]): string[] {
+  return ["dev", "--config", config, "--storage", "memory", "--port", "0", "--no-reload", "--log-format", "json", ...extra];
+}
+
 export interface CliRun {
   child: ChildProcess;
   /** Everything written so far. */

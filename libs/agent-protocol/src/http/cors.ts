@@ -1,22 +1,8 @@
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
+import type { HttpCorsConfig } from "@agent-server/engine";
 
-/** langgraph.json `http.cors`, with the official servers' key names. */
-export interface HttpCorsConfig {
-  /** Origins allowed to call the API; `"*"` allows any. Absent: none (as on the official servers). */
-  allow_origins?: string[];
-  /** A regular expression the whole origin may match instead of being listed (as Starlette's fullmatch). */
-  allow_origin_regex?: string;
-  /** Absent: GET, HEAD, PUT, POST, DELETE, PATCH. `"*"` is the same. */
-  allow_methods?: string[];
-  /** Absent or `"*"`: whatever headers the preflight asks for. */
-  allow_headers?: string[];
-  allow_credentials?: boolean;
-  /** Added to the headers the SDK has to read (`API_EXPOSED_HEADERS`), which are always exposed. */
-  expose_headers?: string[];
-  /** Seconds a browser may cache a preflight answer. */
-  max_age?: number;
-}
+export type { HttpCorsConfig };
 
 /**
  * Response headers `@langchain/langgraph-sdk` reads, so a page on another origin must be allowed to read

@@ -134,10 +134,7 @@ export const runControl = createRouter()
     },
   );
 
-/**
- * Streams a run's events from now on, or, with `Last-Event-ID` on a resumable run, its stored events
- * after that id first, then live ones. A run that already ended yields only what was stored.
- */
+/** The run, if the caller may read its thread (joins by run id alone). */
 async function visibleRun(c: Context<AppEnv>, runId: string): Promise<{ run: Run }> {
   const filter = await c.var.auth.authorize("threads", "read", { run_id: runId });
   const { storage } = c.var.deps;
@@ -172,6 +169,10 @@ function errorStream(c: Context<AppEnv>, refused: HTTPException): Response {
   );
 }
 
+/**
+ * Streams a run's events from now on, or, with `Last-Event-ID` on a resumable run, its stored events
+ * after that id first, then live ones. A run that already ended yields only what was stored.
+ */
 function joinStream(
   c: Context<AppEnv>,
   run: Run,
