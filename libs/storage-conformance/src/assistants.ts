@@ -164,14 +164,13 @@ export function describeAssistants(h: Harness): void {
       expect(await s.assistants.count({ metadata: { tag: `${tag}-many` } })).toBe(12);
     });
 
-    it("delete removes the assistant, its versions, its runs (with results) and its crons; unknown id is false", async () => {
+    it("delete removes the assistant, its versions and its crons, not its runs; unknown id is false", async () => {
       const s = await h.open();
       const assistant = await s.assistants.create({ assistant_id: uid(), graph_id: "agent" });
       const other = await s.assistants.create({ assistant_id: uid(), graph_id: "agent" });
       await s.assistants.update(assistant.assistant_id, { name: "v2" });
       const run = await newRun(s, { assistant_id: assistant.assistant_id });
       const otherRun = await newRun(s, { assistant_id: other.assistant_id, thread_id: run.thread_id });
-      await s.runs.recordResult?.(run.run_id, { values: { out: 1 } });
       await s.events.append(run.run_id, "values", { a: 1 }, { ttlMs: 60_000 });
       const cron = await s.crons.create({
         cron_id: uid(),
@@ -189,10 +188,10 @@ export function describeAssistants(h: Harness): void {
       expect(await s.assistants.delete(assistant.assistant_id)).toBe(true);
       expect(await s.assistants.get(assistant.assistant_id)).toBeNull();
       expect(await s.assistants.listVersions(assistant.assistant_id)).toEqual([]);
-      expect(await s.runs.get(run.run_id)).toBeNull();
-      if (s.runs.getResult) expect(await s.runs.getResult(run.run_id)).toBeNull();
-      expect(await s.events.list(run.run_id)).toEqual([]);
       expect(await s.crons.get(cron.cron_id)).toBeNull();
+      // Its runs belong to their thread (and its owner): they stay, with their events, naming the deleted assistant.
+      expect(await s.runs.get(run.run_id)).toEqual(run);
+      expect(await s.events.list(run.run_id)).toHaveLength(1);
       // Nothing else is touched: the thread, the other assistant's run and cron.
       expect(await s.threads.get(run.thread_id)).not.toBeNull();
       expect(await s.runs.get(otherRun.run_id)).not.toBeNull();

@@ -4,12 +4,13 @@ import { newThread, uid, type Harness } from "./harness.js";
 
 /**
  * The rules every driver must apply the same way (core's `rules/`): what erasing a run takes with it,
- * and what a thread copy gives its runs. Each driver used to decide these on its own. Results and push
- * configs are checked on drivers that have them (both are optional parts of the contract).
+ * what deleting an assistant leaves alone, and what a thread copy gives its runs. Results and push configs
+ * are optional parts of the contract: their share of these rules is checked in their own blocks
+ * (`describeResultLifecycle`, `describePushConfigs`), registered for drivers that declare them.
  */
 export function describeErasure(h: Harness): void {
-  describe("run erasure and thread copy rules", () => {
-    /** A task root and its continuation on one thread, each with a result, events, push configs and deliveries. */
+  describe("run erasure, assistant delete and thread copy rules", () => {
+    /** A task root and its continuation on one thread, each with events and deliveries. */
     async function taskWithEverything(s: Storage, assistantId: string) {
       const thread = (await newThread(s)).thread_id;
       const root = await s.runs.create(
@@ -22,9 +23,7 @@ export function describeErasure(h: Harness): void {
       );
       const deliveries: Record<string, { delivered: string; failed: string; pending: string }> = {};
       for (const run of [root, cont]) {
-        await s.runs.recordResult?.(run.run_id, { values: { run: run.run_id } });
         await s.events.append(run.run_id, "values", { run: run.run_id }, { ttlMs: 60_000 });
-        await s.pushConfigs?.put({ run_id: run.run_id, config_id: "cfg", url: "https://hooks.example/", token: "t", authentication: null });
         const enqueue = async () => {
           const headers = { authorization: "Bearer secret" };
           const delivery = {
@@ -51,9 +50,7 @@ export function describeErasure(h: Harness): void {
       for (const run of [task.root, task.cont]) {
         expect(await s.runs.get(run.run_id)).toBeNull();
         expect(await s.runs.getInternal(run.run_id)).toBeNull();
-        if (s.runs.getResult) expect(await s.runs.getResult(run.run_id)).toBeNull();
         expect(await s.events.list(run.run_id)).toEqual([]);
-        if (s.pushConfigs) expect(await s.pushConfigs.list(run.run_id)).toEqual([]);
         const { delivered, failed, pending } = task.deliveries[run.run_id];
         expect(await s.deliveries.get(delivered)).toBeNull();
         expect(await s.deliveries.get(failed)).toBeNull();
@@ -69,38 +66,49 @@ export function describeErasure(h: Harness): void {
       // Re-created ids start empty: nothing of the erased runs resurfaces.
       const thread = (await s.threads.get(task.thread)) ?? (await s.threads.create({ thread_id: task.thread }));
       const again = await s.runs.create({ run_id: task.root.run_id, thread_id: thread.thread_id, assistant_id: assistantId });
-      if (s.runs.getResult) expect(await s.runs.getResult(again.run_id)).toBeNull();
-      if (s.pushConfigs) expect(await s.pushConfigs.list(again.run_id)).toEqual([]);
       expect(await s.events.list(again.run_id)).toEqual([]);
     }
 
-    it("run delete, thread delete, prune delete and assistant delete leave no result, events, push configs, finished deliveries or lineage", async () => {
+    async function expectWhole(s: Storage, task: Task): Promise<void> {
+      for (const run of [task.root, task.cont]) {
+        expect(await s.runs.get(run.run_id)).not.toBeNull();
+        expect(await s.events.list(run.run_id)).toHaveLength(1);
+        for (const id of Object.values(task.deliveries[run.run_id])) expect(await s.deliveries.get(id)).not.toBeNull();
+      }
+      expect(await s.runs.latestContinuation(task.root.run_id)).toEqual(task.cont);
+    }
+
+    it("run delete, thread delete and prune delete leave no events, finished deliveries or lineage", async () => {
       const s = await h.open();
       const assistant = (await s.assistants.create({ assistant_id: uid(), graph_id: "agent" })).assistant_id;
-      const doomed = (await s.assistants.create({ assistant_id: uid(), graph_id: "agent" })).assistant_id;
       const viaRun = await taskWithEverything(s, assistant);
       const viaThread = await taskWithEverything(s, assistant);
       const viaPrune = await taskWithEverything(s, assistant);
-      const viaAssistant = await taskWithEverything(s, doomed);
       const survivor = await taskWithEverything(s, assistant);
 
       expect(await s.runs.delete(viaRun.cont.run_id)).toBe(true);
       expect(await s.runs.delete(viaRun.root.run_id)).toBe(true);
       expect(await s.threads.delete(viaThread.thread)).toBe(true);
       expect(await s.threads.prune([viaPrune.thread], "delete")).toBe(1);
-      expect(await s.assistants.delete(doomed)).toBe(true);
 
       await expectErased(s, viaRun, assistant);
       await expectErased(s, viaThread, assistant);
       await expectErased(s, viaPrune, assistant);
-      await expectErased(s, viaAssistant, doomed);
-      for (const run of [survivor.root, survivor.cont]) {
-        if (s.runs.getResult) expect(await s.runs.getResult(run.run_id)).toEqual({ values: { run: run.run_id } });
-        expect(await s.events.list(run.run_id)).toHaveLength(1);
-        if (s.pushConfigs) expect(await s.pushConfigs.list(run.run_id)).toHaveLength(1);
-        for (const id of Object.values(survivor.deliveries[run.run_id])) expect(await s.deliveries.get(id)).not.toBeNull();
-      }
-      expect(await s.runs.latestContinuation(survivor.root.run_id)).toEqual(survivor.cont);
+      await expectWhole(s, survivor);
+    });
+
+    it("assistant delete erases no run: its runs keep their events, deliveries and lineage, under the dangling assistant_id", async () => {
+      const s = await h.open();
+      const doomed = (await s.assistants.create({ assistant_id: uid(), graph_id: "agent" })).assistant_id;
+      const task = await taskWithEverything(s, doomed);
+      expect(await s.assistants.delete(doomed)).toBe(true);
+      await expectWhole(s, task);
+      expect(await s.runs.get(task.root.run_id)).toEqual(task.root);
+      expect((await s.runs.search({ thread_id: task.thread })).map((r) => r.assistant_id)).toEqual([doomed, doomed]);
+      expect((await s.runs.searchTaskRoots({ assistant_id: doomed })).map((r) => r.run_id)).toEqual([task.root.run_id]);
+      // The runs still go with their thread.
+      expect(await s.threads.delete(task.thread)).toBe(true);
+      await expectErased(s, task, doomed);
     });
 
     it("a rollback (delete with checkpoints) erases the same as a run delete", async () => {
@@ -133,7 +141,7 @@ export function describeErasure(h: Harness): void {
       expect(await s.runs.listExpiredLeases(farFuture, 100)).toHaveLength(1);
     });
 
-    it("a copy takes runs, results and lineage, not events, push configs or deliveries; erasing the copy leaves the source whole", async () => {
+    it("a copy takes runs and lineage, not events or deliveries; erasing the copy leaves the source whole", async () => {
       const s = await h.open();
       const assistant = (await s.assistants.create({ assistant_id: uid(), graph_id: "agent" })).assistant_id;
       const task = await taskWithEverything(s, assistant);
@@ -147,18 +155,12 @@ export function describeErasure(h: Harness): void {
         [copiedRoot, task.root],
         [copiedCont, task.cont],
       ] as const) {
-        if (s.runs.getResult) expect(await s.runs.getResult(copy.run_id)).toEqual({ values: { run: source.run_id } });
+        expect(copy.run_id).not.toBe(source.run_id);
         expect(await s.events.list(copy.run_id)).toEqual([]);
-        if (s.pushConfigs) expect(await s.pushConfigs.list(copy.run_id)).toEqual([]);
       }
       expect(await s.threads.delete(copyId)).toBe(true);
       expect(await s.runs.latestContinuation(task.root.run_id)).toEqual(task.cont);
-      for (const run of [task.root, task.cont]) {
-        if (s.runs.getResult) expect(await s.runs.getResult(run.run_id)).toEqual({ values: { run: run.run_id } });
-        expect(await s.events.list(run.run_id)).toHaveLength(1);
-        if (s.pushConfigs) expect(await s.pushConfigs.list(run.run_id)).toHaveLength(1);
-        for (const id of Object.values(task.deliveries[run.run_id])) expect(await s.deliveries.get(id)).not.toBeNull();
-      }
+      await expectWhole(s, task);
     });
   });
 }

@@ -3,6 +3,8 @@ import { InMemoryStore, MemorySaver } from "@langchain/langgraph-checkpoint";
 import { toWireJson, type Storage } from "@agent-server/core";
 import { awkwardValue, createHarness, type ConformanceFactory } from "./harness.js";
 import { checkpointNs, listCheckpoints, runGraph, runIdOf } from "./graph.js";
+import { pushConfigs } from "./push-configs.js";
+import { results } from "./results.js";
 
 // Self-tests of the suite's own fixtures and harness (the suite itself runs in each driver's package).
 
@@ -58,5 +60,21 @@ describe("LangGraph facts the suite relies on", () => {
     const s = plain();
     await runGraph(s, "t", "r1", "one");
     for (const tuple of await listCheckpoints(s, "t")) expect(runIdOf(tuple)).toBeUndefined();
+  });
+});
+
+describe("optional parts declared by a driver that lacks them", () => {
+  // The blocks of a declared part reach the driver only through these accessors: a missing method fails
+  // the test naming what to do, instead of the check being skipped.
+  const bare = { kind: "bare", runs: { get: async () => null } } as unknown as Storage;
+  const half = { kind: "half", runs: { recordResult: async () => undefined } } as unknown as Storage;
+
+  it("results: a driver without both result methods fails loudly", () => {
+    expect(() => results(bare)).toThrow(/driver "bare" lacks RunRepo.recordResult\/getResult.*declare \{ results: false \}/);
+    expect(() => results(half)).toThrow(/driver "half" lacks/);
+  });
+
+  it("push configs: a driver without Storage.pushConfigs fails loudly", () => {
+    expect(() => pushConfigs(bare)).toThrow(/driver "bare" lacks Storage.pushConfigs.*declare \{ pushConfigs: false \}/);
   });
 });

@@ -10,6 +10,7 @@ import { describePushConfigsAbsent, describeResultsAbsent, type ConformanceOptio
 import { describePushConfigs } from "./push-configs.js";
 import { describeQueue } from "./queue.js";
 import { describeReopen } from "./reopen.js";
+import { describeResultLifecycle } from "./results-lifecycle.js";
 import { describeResults } from "./results.js";
 import { describeRuns } from "./runs.js";
 import { describeStorage } from "./storage.js";
@@ -24,14 +25,15 @@ export type { ConformanceOptions } from "./optional.js";
 /**
  * The storage contract suite. Call it at the top level of a driver's test file:
  *
- *   describeStorageConformance("sqlite", { create, sibling, reopen });
+ *   describeStorageConformance("sqlite", { create, sibling, reopen }, { results: true, pushConfigs: true });
  *
  * Every test opens fresh drivers through the factory and the suite closes all of them afterwards.
  * Tests that need `sibling` or `reopen` are registered only when the factory provides them; races that
- * can use a sibling run within one driver otherwise. `options` says which optional parts of the contract
- * the driver leaves out (by default it has them all, as every first-party driver does).
+ * can use a sibling run within one driver otherwise. `options` states which optional parts of the
+ * contract the driver has: their checks run only then, and nowhere else is a check skipped because a
+ * method is missing.
  */
-export function describeStorageConformance(name: string, factory: ConformanceFactory, options: ConformanceOptions = {}): void {
+export function describeStorageConformance(name: string, factory: ConformanceFactory, options: ConformanceOptions): void {
   describe(`storage conformance: ${name}`, () => {
     const h = createHarness(factory);
     describeStorage(h);
@@ -39,11 +41,13 @@ export function describeStorageConformance(name: string, factory: ConformanceFac
     describeThreads(h);
     describeRuns(h);
     describeQueue(h);
-    if (options.results === false) describeResultsAbsent(h);
-    else describeResults(h);
+    if (options.results) {
+      describeResults(h);
+      describeResultLifecycle(h);
+    } else describeResultsAbsent(h);
     describeTasks(h);
-    if (options.pushConfigs === false) describePushConfigsAbsent(h);
-    else describePushConfigs(h);
+    if (options.pushConfigs) describePushConfigs(h);
+    else describePushConfigsAbsent(h);
     describeStore(h);
     describeCrons(h);
     describeDeliveries(h);

@@ -1,16 +1,21 @@
 import { describe, expect, it } from "vitest";
 import type { Harness } from "./harness.js";
 
-/** Which optional parts of the contract a driver implements; see `describeStorageConformance`. */
+/**
+ * Which optional parts of the contract a driver implements; see `describeStorageConformance`. Every
+ * driver's wiring states both: a part's checks are registered when it is declared (and fail loudly if the
+ * driver then lacks it), and replaced by an absence check when it is not, so no check silently
+ * disappears with a missing method.
+ */
 export interface ConformanceOptions {
   /**
-   * `RunRepo.recordResult` and `getResult` (default true). A driver without them serves the whole
-   * LangGraph API, and A2A refuses new messages (a task could not be read back). With `false` the suite
-   * checks that both are absent instead of their contract: a driver has both or neither.
+   * `RunRepo.recordResult` and `getResult`. A driver without them serves the whole LangGraph API, and
+   * A2A refuses new messages (a task could not be read back). With `false` the suite checks that both are
+   * absent instead of their contract: a driver has both or neither.
    */
-  results?: boolean;
-  /** `Storage.pushConfigs`, A2A push notification configs (default true). Without it, A2A has no push. */
-  pushConfigs?: boolean;
+  results: boolean;
+  /** `Storage.pushConfigs`, A2A push notification configs. Without it, A2A has no push. */
+  pushConfigs: boolean;
 }
 
 /** For a driver declared without results: neither method may be there, not even one of them. */

@@ -3,7 +3,7 @@ import type { NewPushConfig, PushConfig, PushConfigRepo, Storage } from "@agent-
 import { ISO_MS, newRun, sleep, uid, type Harness } from "./harness.js";
 
 /** Every first-party driver has push configs (A2A push needs them); a driver without declares `{ pushConfigs: false }`. */
-function pushConfigs(s: Storage): PushConfigRepo {
+export function pushConfigs(s: Storage): PushConfigRepo {
   if (!s.pushConfigs)
     throw new Error(
       `driver "${s.kind}" lacks Storage.pushConfigs: implement it, or declare { pushConfigs: false } to describeStorageConformance`,
@@ -30,6 +30,11 @@ function sortedByCreation(configs: PushConfig[]): PushConfig[] {
 
 export function describePushConfigs(h: Harness): void {
   describe("A2A push configs", () => {
+    it("Storage has pushConfigs (the driver declares them)", async () => {
+      const s = await h.open();
+      expect(typeof s.pushConfigs?.put).toBe("function");
+    });
+
     it("put/get/list/delete round trip; nulls are kept; unknown ids read as null, [] and false", async () => {
       const s = await h.open();
       const repo = pushConfigs(s);
@@ -147,25 +152,29 @@ export function describePushConfigs(h: Harness): void {
       expect((await repo.list(run.run_id))[0].authentication).toEqual({ scheme: "Bearer", credentials: '🔑\n"x"' });
     });
 
-    it("configs go with their run: run delete, thread delete, prune delete, assistant delete, truncate of runs and threads", async () => {
+    it("configs go with their run: run delete, rollback, thread delete, prune delete, truncate of runs and threads; assistant delete keeps them", async () => {
       const s = await h.open();
       const repo = pushConfigs(s);
       const viaRun = await newRun(s);
       const viaThread = await newRun(s);
       const viaPrune = await newRun(s);
+      const viaRollback = await newRun(s);
       const viaAssistant = await newRun(s);
       const survivor = await newRun(s);
-      for (const r of [viaRun, viaThread, viaPrune, viaAssistant, survivor]) await repo.put(config(r.run_id, "cfg"));
+      for (const r of [viaRun, viaThread, viaPrune, viaRollback, viaAssistant, survivor]) await repo.put(config(r.run_id, "cfg"));
       await s.runs.delete(viaRun.run_id);
+      await s.runs.delete(viaRollback.run_id, { checkpoints: true });
       await s.threads.delete(viaThread.thread_id);
       expect(await s.threads.prune([viaPrune.thread_id], "delete")).toBe(1);
       await s.assistants.delete(viaAssistant.assistant_id);
       expect(await s.threads.prune([survivor.thread_id], "keep_latest")).toBe(1);
-      for (const r of [viaRun, viaThread, viaPrune, viaAssistant]) {
+      for (const r of [viaRun, viaThread, viaPrune, viaRollback]) {
         expect(await repo.list(r.run_id)).toEqual([]);
         expect(await repo.get(r.run_id, "cfg")).toBeNull();
       }
       expect(await repo.list(survivor.run_id)).toHaveLength(1);
+      // Assistant delete erases no run (core's assistant cascade): the run keeps its configs.
+      expect(await repo.list(viaAssistant.run_id)).toHaveLength(1);
       // Re-created ids start without configs.
       for (const r of [viaRun, viaThread, viaPrune]) {
         const thread = (await s.threads.get(r.thread_id)) ?? (await s.threads.create({ thread_id: r.thread_id }));

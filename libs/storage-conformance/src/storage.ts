@@ -11,8 +11,6 @@ export function describeStorage(h: Harness): void {
       for (const repo of [s.assistants, s.threads, s.runs, s.store, s.crons, s.deliveries, s.events]) expect(repo).toBeTruthy();
       expect(typeof s.checkpointer.getTuple).toBe("function");
       expect(typeof s.langgraphStore.batch).toBe("function");
-      // Optional result methods come as a pair.
-      expect(typeof s.runs.recordResult).toBe(typeof s.runs.getResult);
     });
 
     it("truncate resets only what the flags name", async () => {
@@ -20,7 +18,6 @@ export function describeStorage(h: Harness): void {
       const assistant = await s.assistants.create({ assistant_id: uid(), graph_id: "agent" });
       const thread = await s.threads.create({ thread_id: uid() });
       const run = await s.runs.create({ run_id: uid(), thread_id: thread.thread_id, assistant_id: assistant.assistant_id });
-      await s.runs.recordResult?.(run.run_id, { values: { a: 1 } });
       await runGraph(s, thread.thread_id, run.run_id, "x");
       await s.store.put(["t"], "k", { v: 1 });
 
@@ -38,7 +35,6 @@ export function describeStorage(h: Harness): void {
       await s.truncate({ runs: true });
       expect(await s.runs.get(run.run_id)).toBeNull();
       expect(await s.runs.search({ thread_id: thread.thread_id })).toEqual([]);
-      if (s.runs.getResult) expect(await s.runs.getResult(run.run_id)).toBeNull();
       expect(await s.threads.get(thread.thread_id)).not.toBeNull();
       expect(await latestTuple(s, thread.thread_id)).toBeDefined();
 
@@ -63,16 +59,14 @@ export function describeStorage(h: Harness): void {
     });
 
     if (h.hasSibling) {
-      it("a sibling driver sees the same data, including checkpoints and results", async () => {
+      it("a sibling driver sees the same data, including checkpoints", async () => {
         const s = await h.open();
         const other = await h.sibling(s);
         const assistant = await s.assistants.create({ assistant_id: uid(), graph_id: "agent" });
         const thread = await s.threads.create({ thread_id: uid() });
         const run = await other.runs.create({ run_id: uid(), thread_id: thread.thread_id, assistant_id: assistant.assistant_id });
         await runGraph(other, thread.thread_id, run.run_id, "x");
-        await other.runs.recordResult?.(run.run_id, { values: { from: "sibling" } });
         expect(await s.runs.get(run.run_id)).toEqual(await other.runs.get(run.run_id));
-        if (s.runs.getResult) expect(await s.runs.getResult(run.run_id)).toEqual({ values: { from: "sibling" } });
         expect(await graphValues(s, thread.thread_id)).toEqual({ log: ["x", "step", "inner"], count: 1 });
         expect((await listCheckpoints(s, thread.thread_id)).length).toBeGreaterThan(0);
         await s.store.put(["sib"], "k", { v: 1 });

@@ -47,7 +47,7 @@ export function describeWireJson(h: Harness): void {
       expect((await s.threads.search({ values: { rtl: "مرحبا \u202Eabc\u202C שלום" } })).map((x) => x.thread_id)).toEqual([id]);
     });
 
-    it("runs: metadata, kwargs, internals, results", async () => {
+    it("runs: metadata and kwargs", async () => {
       const s = await h.open();
       const run = await newRun(s, {
         metadata: awkwardValue(),
@@ -57,14 +57,6 @@ export function describeWireJson(h: Harness): void {
       expect(read!.metadata).toEqual(expected());
       expect(read!.kwargs).toEqual({ input: expected(), config: { configurable: expected() } });
       expect((await s.runs.search({ thread_id: run.thread_id, metadata: { nul: "a\u0000b" } })).map((r) => r.run_id)).toEqual([run.run_id]);
-      await s.runs.recordResult?.(run.run_id, {
-        values: awkwardValue(),
-        reply: toWireJson(awkwardValue()),
-        interrupts: [{ value: awkwardValue() }],
-      });
-      if (s.runs.getResult) {
-        expect(await s.runs.getResult(run.run_id)).toEqual({ values: expected(), reply: expected(), interrupts: [{ value: expected() }] });
-      }
     });
 
     it("store values, event data, delivery payloads and headers, cron payload and metadata", async () => {

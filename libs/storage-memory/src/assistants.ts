@@ -72,10 +72,7 @@ export class MemoryAssistantRepo implements AssistantRepo {
   }
 
   async delete(assistantId: string): Promise<boolean> {
-    if (!this.state.assistants.delete(assistantId)) return false;
-    for (const runId of [...(this.state.runsByAssistant.get(assistantId) ?? [])]) this.state.removeRun(runId);
-    for (const cronId of [...(this.state.cronsByAssistant.get(assistantId) ?? [])]) this.state.removeCron(cronId);
-    return true;
+    return this.state.removeAssistant(assistantId);
   }
 
   /** O(assistants) scan, then a sort of the matches. */

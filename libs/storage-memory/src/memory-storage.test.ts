@@ -2,18 +2,25 @@ import { describe, expect, it } from "vitest";
 import { describeStorageConformance } from "@agent-server/storage-conformance";
 import { createMemoryStorage, MemoryStorage } from "./index.js";
 
-describeStorageConformance("memory", { create: async () => createMemoryStorage() });
+// The optional parts this driver has: every one (A2A task results and push configs).
+const OPTIONAL_PARTS = { results: true, pushConfigs: true };
+
+describeStorageConformance("memory", { create: async () => createMemoryStorage() }, OPTIONAL_PARTS);
 
 // Several MemoryStorage instances may share one MemoryState, as connections share a database: this runs
 // the suite's cross-connection and reopen tests against the memory driver too.
-describeStorageConformance("memory (shared state)", {
-  create: async () => createMemoryStorage(),
-  sibling: async (storage) => new MemoryStorage((storage as MemoryStorage).state),
-  reopen: async (storage) => {
-    await storage.close();
-    return new MemoryStorage((storage as MemoryStorage).state);
+describeStorageConformance(
+  "memory (shared state)",
+  {
+    create: async () => createMemoryStorage(),
+    sibling: async (storage) => new MemoryStorage((storage as MemoryStorage).state),
+    reopen: async (storage) => {
+      await storage.close();
+      return new MemoryStorage((storage as MemoryStorage).state);
+    },
   },
-});
+  OPTIONAL_PARTS,
+);
 
 describe("memory driver specifics", () => {
   it("kind is memory and fresh drivers share nothing", async () => {

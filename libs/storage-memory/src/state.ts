@@ -1,9 +1,11 @@
 import {
+  ASSISTANT_DEPENDENTS,
   erasesDelivery,
   RUN_DEPENDENTS,
   toWireJson,
   toWireObject,
   type Assistant,
+  type AssistantDependent,
   type AssistantVersion,
   type Cron,
   type Delivery,
@@ -36,8 +38,6 @@ export class MemoryState {
   readonly runs = new Map<string, RunRecord>();
   /** thread_id -> run ids, so per-thread lookups never scan every run. */
   readonly runsByThread = new Map<string, Set<string>>();
-  /** assistant_id -> run ids, for the assistant-delete cascade. */
-  readonly runsByAssistant = new Map<string, Set<string>>();
   /**
    * A2A task lineage, derived from each run's internal at insert (internals never change afterwards):
    * assistant_id -> ids of its task roots (`captureResult` set, no `taskId`), and
@@ -71,7 +71,6 @@ export class MemoryState {
     const { run_id, thread_id, assistant_id } = record.run;
     this.runs.set(run_id, record);
     addToIndex(this.runsByThread, thread_id, run_id);
-    addToIndex(this.runsByAssistant, assistant_id, run_id);
     const taskId = continuedTask(record.internal);
     if (taskId !== null) addToIndex(this.continuationsByTask, taskId, run_id);
     else if (record.internal.captureResult === true) addToIndex(this.taskRootsByAssistant, assistant_id, run_id);
@@ -97,7 +96,6 @@ export class MemoryState {
     if (!record) return false;
     this.runs.delete(runId);
     removeFromIndex(this.runsByThread, record.run.thread_id, runId);
-    removeFromIndex(this.runsByAssistant, record.run.assistant_id, runId);
     removeFromIndex(this.taskRootsByAssistant, record.run.assistant_id, runId);
     const taskId = continuedTask(record.internal);
     if (taskId !== null) removeFromIndex(this.continuationsByTask, taskId, runId);
@@ -115,6 +113,24 @@ export class MemoryState {
     deliveries: (runId) => {
       for (const [id, { delivery }] of this.deliveries)
         if (delivery.run_id === runId && erasesDelivery(delivery)) this.deliveries.delete(id);
+    },
+  };
+
+  /**
+   * Erases an assistant with what core's assistant cascade takes along (`ASSISTANT_DEPENDENTS`; its
+   * versions live on the record). Its runs stay. Synchronous, so the cascade is atomic.
+   */
+  removeAssistant(assistantId: string): boolean {
+    if (!this.assistants.has(assistantId)) return false;
+    for (const dependent of ASSISTANT_DEPENDENTS) this.eraseAssistantDependent[dependent](assistantId);
+    this.assistants.delete(assistantId);
+    return true;
+  }
+
+  private readonly eraseAssistantDependent: Record<AssistantDependent, (assistantId: string) => void> = {
+    versions: () => undefined, // kept on the assistant record
+    crons: (assistantId) => {
+      for (const cronId of [...(this.cronsByAssistant.get(assistantId) ?? [])]) this.removeCron(cronId);
     },
   };
 

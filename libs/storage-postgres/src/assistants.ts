@@ -1,7 +1,9 @@
 import {
+  ASSISTANT_DEPENDENTS,
   ConflictError,
   nowIso,
   type Assistant,
+  type AssistantDependent,
   type AssistantPatch,
   type AssistantRepo,
   type AssistantSearch,
@@ -12,7 +14,12 @@ import {
 import type pg from "pg";
 import { Params, query, toDbJson, transaction, whereClause, limitOffset, type Tables } from "./db.js";
 import { authFilterSql, containsSql } from "./filters-sql.js";
-import { deleteRunsWhere } from "./runs.js";
+
+/** Where each of an assistant's dependents (core's assistant cascade) lives; `$1` is its id. */
+const dependentSql = (t: Tables): Record<AssistantDependent, string[]> => ({
+  versions: [], // ON DELETE CASCADE from assistants
+  crons: [`DELETE FROM ${t.crons} WHERE assistant_id = $1`],
+});
 
 const COLUMNS = `assistant_id, graph_id, name, description, config, context, metadata, version, created_at, updated_at`;
 const VERSION_COLUMNS = `assistant_id, version, graph_id, name, description, config, context, metadata, created_at`;
@@ -124,8 +131,8 @@ export class PostgresAssistantRepo implements AssistantRepo {
     return transaction(this.pool, async (client) => {
       const [row] = await query(client, `SELECT 1 FROM ${this.t.assistants} WHERE assistant_id = $1 FOR UPDATE`, [assistantId]);
       if (!row) return false;
-      await deleteRunsWhere(client, this.t, `assistant_id = $1`, [assistantId]);
-      await query(client, `DELETE FROM ${this.t.crons} WHERE assistant_id = $1`, [assistantId]);
+      const sql = dependentSql(this.t);
+      for (const dependent of ASSISTANT_DEPENDENTS) for (const statement of sql[dependent]) await query(client, statement, [assistantId]);
       await query(client, `DELETE FROM ${this.t.assistants} WHERE assistant_id = $1`, [assistantId]);
       return true;
     });

@@ -9,8 +9,13 @@ import { TestStorages } from "./test/storages.js";
 const storages = new TestStorages();
 afterAll(() => storages.cleanup());
 
-describeStorageConformance("postgres", {
-  create: () => storages.create(),
-  sibling: (s: Storage) => storages.sibling(s as PostgresStorage),
-  reopen: (s: Storage) => storages.reopen(s as PostgresStorage),
-});
+describeStorageConformance(
+  "postgres",
+  {
+    create: () => storages.create(),
+    sibling: (s: Storage) => storages.sibling(s as PostgresStorage),
+    reopen: (s: Storage) => storages.reopen(s as PostgresStorage),
+  },
+  // The optional parts this driver has: every one (A2A task results and push configs).
+  { results: true, pushConfigs: true },
+);

@@ -1,8 +1,10 @@
 import {
+  ASSISTANT_DEPENDENTS,
   ConflictError,
   nowIso,
   stringifyWire,
   type Assistant,
+  type AssistantDependent,
   type AssistantPatch,
   type AssistantRepo,
   type AssistantSearch,
@@ -11,7 +13,12 @@ import {
   type NewAssistant,
 } from "@agent-server/core";
 import { fromRow, intOr, sortDir, Statements, type Db } from "./db.js";
-import { eraseRuns } from "./runs.js";
+
+/** Where each of an assistant's dependents (core's assistant cascade) lives; the parameter is its id. */
+const DEPENDENT_SQL: Record<AssistantDependent, string[]> = {
+  versions: [], // ON DELETE CASCADE from assistants
+  crons: ["DELETE FROM crons WHERE assistant_id = ?"],
+};
 
 interface AssistantRow {
   assistant_id: string;
@@ -118,9 +125,8 @@ export class SqliteAssistantRepo implements AssistantRepo {
 
   async delete(assistantId: string): Promise<boolean> {
     const tx = this.db.transaction(() => {
-      eraseRuns(this.s, "assistant_id", assistantId);
-      this.s.get("DELETE FROM crons WHERE assistant_id = ?").run(assistantId);
-      return this.s.get("DELETE FROM assistants WHERE assistant_id = ?").run(assistantId).changes > 0; // versions cascade
+      for (const sql of ASSISTANT_DEPENDENTS.flatMap((dependent) => DEPENDENT_SQL[dependent])) this.s.get(sql).run(assistantId);
+      return this.s.get("DELETE FROM assistants WHERE assistant_id = ?").run(assistantId).changes > 0;
     });
     return tx.immediate();
   }

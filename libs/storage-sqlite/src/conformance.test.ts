@@ -12,15 +12,20 @@ function pathOf(storage: Storage): string {
   return storage.path;
 }
 
-describeStorageConformance("sqlite", {
-  /** A new database file in the temp directory. */
-  create: () => openSqliteStorage({ path: tmp.file() }),
-  /** A second connection to the same file. */
-  sibling: (storage) => openSqliteStorage({ path: pathOf(storage) }),
-  /** Close, then open the same file again. */
-  reopen: async (storage) => {
-    const path = pathOf(storage);
-    await storage.close();
-    return openSqliteStorage({ path });
+describeStorageConformance(
+  "sqlite",
+  {
+    /** A new database file in the temp directory. */
+    create: () => openSqliteStorage({ path: tmp.file() }),
+    /** A second connection to the same file. */
+    sibling: (storage) => openSqliteStorage({ path: pathOf(storage) }),
+    /** Close, then open the same file again. */
+    reopen: async (storage) => {
+      const path = pathOf(storage);
+      await storage.close();
+      return openSqliteStorage({ path });
+    },
   },
-});
+  // The optional parts this driver has: every one (A2A task results and push configs).
+  { results: true, pushConfigs: true },
+);

@@ -62,7 +62,7 @@ const DEPENDENT_SQL: Record<RunDependent, (runs: string) => string[]> = {
   ],
 };
 
-type RunScope = "run_id" | "thread_id" | "assistant_id";
+type RunScope = "run_id" | "thread_id";
 
 /** The statements erasing the runs whose `column` is the parameter, dependents first (exported for the query-plan test). */
 export function eraseRunsSql(column: RunScope): string[] {
@@ -71,7 +71,7 @@ export function eraseRunsSql(column: RunScope): string[] {
 }
 
 /**
- * Erases the runs whose `column` is `id` (one run, a thread's, an assistant's) with their dependents, in
+ * Erases the runs whose `column` is `id` (one run, or a thread's) with their dependents, in
  * the caller's transaction; returns how many runs went.
  */
 export function eraseRuns(s: Statements, column: RunScope, id: string): number {

@@ -228,10 +228,10 @@ describe("query plans", () => {
     noScan("DELETE FROM events WHERE expires_at < 'z'", "events");
     noScan("SELECT * FROM deliveries WHERE status = 'pending' AND next_attempt_at <= 'z' ORDER BY next_attempt_at, seq", "deliveries");
     // Erasing runs (core's run cascade) reaches each table by the run, never by a scan or a status walk.
-    for (const column of ["run_id", "thread_id", "assistant_id"] as const) {
+    for (const column of ["run_id", "thread_id"] as const) {
       for (const sql of eraseRunsSql(column)) {
         const target = plan(sql.replace("?", "'x'")).split(" | ")[0];
-        expect(target).toMatch(/^SEARCH \w+ USING (COVERING )?INDEX \w+ \((run_id|thread_id|assistant_id)=\?\)/);
+        expect(target).toMatch(/^SEARCH \w+ USING (COVERING )?INDEX \w+ \((run_id|thread_id)=\?\)/);
       }
     }
     noScan("SELECT * FROM crons WHERE enabled = 1 AND next_run_date IS NOT NULL AND next_run_date <= 'z' ORDER BY next_run_date", "crons");

@@ -50,7 +50,10 @@ export interface AssistantRepo {
   get(assistantId: string): Promise<Assistant | null>;
   /** Writes version max+1 from the current one plus the patch and makes it current; null if unknown. */
   update(assistantId: string, patch: AssistantPatch): Promise<Assistant | null>;
-  /** Deletes the assistant, its versions, its runs (with their results and events) and its crons. */
+  /**
+   * Deletes the assistant with what core's assistant cascade takes along (`ASSISTANT_DEPENDENTS`: its
+   * versions and crons), atomically. Its runs stay, with their results: they belong to their threads.
+   */
   delete(assistantId: string): Promise<boolean>;
   /** Default order: created_at desc. limit defaults to 10, offset to 0. */
   search(query: AssistantSearch): Promise<Assistant[]>;

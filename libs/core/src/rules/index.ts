@@ -1,3 +1,4 @@
+export { ASSISTANT_DEPENDENTS, type AssistantDependent } from "./assistant-cascade.js";
 export { checkpointMetadata } from "./checkpoint-metadata.js";
 export { ERASED_DELIVERY_STATUSES, erasesDelivery, RUN_DEPENDENTS, type RunDependent } from "./run-cascade.js";
 export { copiedCheckpointMetadata, planThreadCopy, type CopiedRun, type CopySourceRun } from "./thread-copy.js";

@@ -3,7 +3,7 @@ import type { DeliveryStatus } from "../model.js";
 /**
  * What erasing a run takes with it, the same in every driver and for every way a run is erased: run
  * delete, rollback (which also takes the checkpoints the run wrote), thread delete and prune with
- * `delete` (all the thread's runs), assistant delete (all the assistant's runs).
+ * `delete` (all the thread's runs). Assistant delete erases no run (see `ASSISTANT_DEPENDENTS`).
  * - `result`: its `RunResult`;
  * - `events`: its resumable stream events (and the per-run id counter where a driver keeps one);
  * - `pushConfigs`: its A2A push notification configs;
