@@ -183,4 +183,33 @@ describe.each(drivers.filter((d) => d.name !== "postgres"))("ThreadStateService 
       checkpoint_id: shallow.checkpoint!.checkpoint_id,
     });
   });
+
+  it("projects from the graph the thread ran, whatever became of the assistant or the runs", async () => {
+    const helper = await storage.assistants.create({ assistant_id: crypto.randomUUID(), graph_id: "echo" });
+    const contents = async (threadId: string) =>
+      ((toWireJson((await service.getState(threadId)).values) as { messages?: Message[] }).messages ?? []).map((m) => m.content);
+
+    // Repointed at another graph: the checkpoints were written by echo, and echo still reads them.
+    const repointed = await newThread(storage);
+    await run(repointed, helper.assistant_id, say("one"));
+    await storage.assistants.update(helper.assistant_id, { graph_id: "approval" });
+    expect(await contents(repointed)).toEqual(["one", "echo: one"]);
+
+    // Deleted: its runs stay and name the graph they ran.
+    await storage.assistants.delete(helper.assistant_id);
+    expect(await contents(repointed)).toEqual(["one", "echo: one"]);
+    expect((await service.history(repointed)).length).toBeGreaterThan(1);
+
+    // No run left at all (deleted one by one), no graph in the thread's metadata: the latest checkpoint names its graph.
+    const orphan = await newThread(storage);
+    await run(orphan, "echo", say("two"));
+    for (const { run_id } of await storage.runs.search({ thread_id: orphan })) await storage.runs.delete(run_id);
+    expect(await contents(orphan)).toEqual(["two", "echo: two"]);
+    const history = await service.history(orphan);
+    expect(history.length).toBeGreaterThan(1);
+    expect(history[0].checkpoint).toEqual((await service.getState(orphan)).checkpoint);
+    // And it can be written to again through that graph.
+    await service.updateState(orphan, { values: { messages: [{ role: "user", content: "three" }] }, asNode: "echo" });
+    expect(await contents(orphan)).toEqual(["two", "echo: two", "three"]);
+  });
 });

@@ -134,6 +134,9 @@ export class ThreadStateService {
     }
     const config = this.config(threadId, checkpoint);
     if (config.configurable.checkpoint_id !== undefined) await this.requireCheckpoint(config);
+    // As the official server: the update's checkpoint metadata names its graph, so the thread keeps one
+    // (see resolveThreadGraph) even with no run and no graph in its metadata.
+    config.configurable.graph_id = resolved.resolved.graphId;
     const next = await applyingUpdate(() => apply(resolved.graph, config));
     await this.syncThread(threadId, resolved.graph);
     const written = toStateCheckpoint({ configurable: { thread_id: threadId, ...next.configurable } });
