@@ -3,7 +3,7 @@ import { compareValues, wireOut, type MemoryState } from "./state.js";
 
 /**
  * A2A push notification configs, kept in `MemoryState.pushConfigs` (run_id -> config_id -> config).
- * `MemoryState.removeRun` drops a run's configs, so run/thread/assistant deletes and truncate take them along.
+ * `MemoryState.removeRun` drops a run's configs, so run/thread deletes and truncate take them along.
  * Thread copy does not copy them: they were registered for the original task's notifications.
  * Every operation is O(configs of the run).
  */

@@ -14,7 +14,7 @@ const COLUMNS = "run_id, config_id, url, token, authentication, created_at";
 
 /**
  * A2A push notification configs (table push_configs, migration 5). Rows reference their run with
- * ON DELETE CASCADE, so run/thread/assistant deletes and truncate take them along. Thread copy does not
+ * ON DELETE CASCADE, so run/thread deletes and truncate take them along. Thread copy does not
  * copy them: they were registered for the original task's notifications.
  */
 export class SqlitePushConfigRepo implements PushConfigRepo {

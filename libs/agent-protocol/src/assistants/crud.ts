@@ -115,7 +115,11 @@ export const assistantCrud = createRouter()
       method: "delete",
       path: "/assistants/{assistant_id}",
       tags,
-      summary: "Delete an assistant, its versions, runs and crons",
+      summary: "Delete an assistant, its versions and crons",
+      description:
+        "Runs made with the assistant stay, whoever made them (they belong to their threads), with their results; " +
+        "their threads' state and history still project from the graph they ran. With delete_threads=true, the threads " +
+        "whose metadata.assistant_id is the assistant and that the caller may delete (threads:delete) go too, with their runs.",
       request: {
         params: AssistantIdParam,
         query: z.object({

@@ -26,7 +26,11 @@ type ThreadGraphStorage = Pick<Storage, "runs" | "assistants" | "checkpointer">;
  * config carries that and the thread's identity only — never a run's auth user — since it merely builds
  * the graph to read checkpoints with.
  */
-export async function resolveThreadGraph(storage: ThreadGraphStorage, registry: GraphRegistry, thread: Thread): Promise<ThreadGraph | null> {
+export async function resolveThreadGraph(
+  storage: ThreadGraphStorage,
+  registry: GraphRegistry,
+  thread: Thread,
+): Promise<ThreadGraph | null> {
   const [latest] = await storage.runs.search({ thread_id: thread.thread_id, limit: 1 });
   if (latest) {
     const assistant = await storage.assistants.get(latest.assistant_id);
