@@ -45,5 +45,13 @@ export function runLogger(logger: Logger): RunLogger {
       // E.g. an A2A push notification that could not be queued; the run itself ended normally.
       logger.error({ run_id: runId, err: error }, "after-settlement listener failed");
     },
+    deliveryRefused(delivery, reason) {
+      // Only the origin: a webhook's path or query may carry a receiver's secret.
+      const target = URL.canParse(delivery.url) ? new URL(delivery.url).origin : delivery.url.slice(0, 200);
+      logger.warn(
+        { delivery_id: delivery.delivery_id, kind: delivery.kind, run_id: delivery.run_id, target, reason },
+        `${delivery.kind} delivery to ${target} refused by the webhook URL policy (not sent): ${reason}`,
+      );
+    },
   };
 }

@@ -6,6 +6,7 @@ import {
   applyEnv,
   Engine,
   loadLangGraphConfig,
+  outboundUrlPolicy,
   systemAssistantDefaultsFromEnv,
   unsupportedConfigKeys,
   type LoadedConfig,
@@ -80,6 +81,8 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       workers: options.workers,
       logger: runLogger(logger),
       loopback,
+      // Webhooks and A2A push notifications: `dev` may post to localhost and private networks, `serve` may not.
+      urlPolicy: outboundUrlPolicy(config.webhooks, dev ? "dev" : "serve"),
       schemas: {
         onExtracted: (graphIds, durationMs) =>
           logger.info(

@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { v4 as uuidv4 } from "uuid";
-import { NotFoundError, nowIso, type Run, type Storage } from "@agent-server/core";
+import { NotFoundError, nowIso, type OutboundUrlPolicy, type Run, type Storage } from "@agent-server/core";
 import { CronScheduler } from "./crons/scheduler.js";
 import { GraphRegistry } from "./graphs/registry.js";
 import type { StaticSchemaOptions } from "./graphs/schemas/static-schema-cache.js";
@@ -26,6 +26,11 @@ export interface EngineOptions {
   outbox?: Partial<OutboxOptions>;
   /** The server's own HTTP app, in-process: relative webhooks ("/path") are delivered through it. */
   loopback?: LoopbackFetch;
+  /**
+   * Where webhooks and A2A push notifications may be sent (`outboundUrlPolicy(config.webhooks, mode)`);
+   * default: `serve` without a `webhooks.url` section (no loopback or private-network hosts).
+   */
+  urlPolicy?: OutboundUrlPolicy;
   logger?: RunLogger;
   /** Extraction of graph schemas from TypeScript source (timeout, worker heap, failure report). */
   schemas?: Partial<StaticSchemaOptions>;
@@ -55,7 +60,15 @@ export class Engine {
     this.storage = options.storage;
     this.registry = new GraphRegistry(this.storage, options.schemas);
     this.hub = new StreamHub(this.storage.events, options.eventTtlMs ?? 60 * 60_000);
-    this.outbox = new WebhookOutbox(this.storage, { ...DEFAULT_OUTBOX_OPTIONS, ...options.outbox }, options.loopback);
+    this.outbox = new WebhookOutbox(
+      this.storage,
+      { ...DEFAULT_OUTBOX_OPTIONS, ...options.outbox },
+      {
+        loopback: options.loopback,
+        urlPolicy: options.urlPolicy,
+        onRefused: options.logger?.deliveryRefused?.bind(options.logger),
+      },
+    );
     this.settlement = new Settlement(this.storage, this.hub, this.outbox, this.waiters, options.logger);
     this.admission = new Admission(this.storage, this.registry, (ids, action) => this.cancel(ids, { action }));
     const executor = new RunExecutor(this.storage, this.registry, this.hub, this.settlement, this.threadExecution, options.logger);

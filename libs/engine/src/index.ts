@@ -23,4 +23,6 @@ export { defaultReply } from "./runs/outcome.js";
 export { nextRunDate } from "./crons/scheduler.js";
 export type { StreamEvent } from "./streaming/stream-hub.js";
 export * from "./threads/index.js";
-export { isRelativeWebhook, type LoopbackFetch } from "./webhooks/outbox.js";
+export { isRelativeWebhook } from "@agent-server/core";
+export type { LoopbackFetch, OutboxDelivery } from "./webhooks/outbox.js";
+export { outboundUrlPolicy, WebhooksConfigSchema, type ServerMode, type WebhooksConfig } from "./config/webhooks.js";

@@ -7,6 +7,7 @@ import { nextRunDate } from "@agent-server/engine";
 import type { AppEnv } from "../app-env.js";
 import { createRouter } from "../http/router.js";
 import { ErrorDetail, jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
+import { checkWebhookUrl } from "../runs/webhook-url.js";
 import { checkSchedule, checkTimezone, runPayload, toWireCron } from "./cron-payload.js";
 import { Cron, CronCreate, ThreadIdParam } from "./schemas.js";
 
@@ -21,6 +22,7 @@ async function createCron(c: Context<AppEnv>, body: CronCreateBody, threadId: st
   const { storage, engine } = c.var.deps;
   checkSchedule(body.schedule);
   checkTimezone(body.timezone);
+  checkWebhookUrl(engine, body.webhook);
   const endTime = body.end_time ? new Date(body.end_time).toISOString() : null;
   // Throws InvalidInputError (422) for a schedule croner cannot parse.
   const nextRun = nextRunDate(body.schedule, nowIso(), endTime);

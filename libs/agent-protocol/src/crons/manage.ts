@@ -7,6 +7,7 @@ import type { AppEnv } from "../app-env.js";
 import type { AuthAction } from "../auth/request-auth.js";
 import { createRouter } from "../http/router.js";
 import { ErrorDetail, jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
+import { checkWebhookUrl } from "../runs/webhook-url.js";
 import { checkSchedule, checkTimezone, combineFilters, pickFields, runPayload, toWireCron } from "./cron-payload.js";
 import { Cron, CronCount, CronIdParam, CronPatch, CronSearch } from "./schemas.js";
 
@@ -102,6 +103,7 @@ export const cronManage = createRouter()
       const body = c.req.valid("json");
       if (body.schedule) checkSchedule(body.schedule);
       checkTimezone(body.timezone);
+      checkWebhookUrl(c.var.deps.engine, body.webhook);
       const { cron, value } = await authorizedCron(c, c.req.valid("param").cron_id, "update", {
         schedule: body.schedule ?? undefined,
         payload: runPayload(body as Record<string, unknown>, { stateless: false, onRunCompleted: "delete" }),

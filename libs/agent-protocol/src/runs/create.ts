@@ -6,6 +6,7 @@ import type { AppEnv } from "../app-env.js";
 import { runAuthContext } from "../auth/request-auth.js";
 import { threadNotFound } from "./access.js";
 import type { RunCreateBody } from "./schemas.js";
+import { checkWebhookUrl } from "./webhook-url.js";
 
 /** Headers the official server never copies into the run config (credentials and tenancy). */
 const PRIVATE_HEADERS = new Set(["x-api-key", "x-tenant-id", "x-service-key"]);
@@ -28,6 +29,7 @@ export interface PreparedRun {
  *   takes them only from server code, so no body, header or metadata field can set them.
  */
 export async function prepareRun(c: Context<AppEnv>, threadId: string | undefined, body: RunCreateBody): Promise<PreparedRun> {
+  checkWebhookUrl(c.var.deps.engine, body.webhook);
   const strategy = body.multitask_strategy ?? "reject";
   const config = withHeaders(body.config ?? undefined, c.req.raw.headers);
   const value: Record<string, unknown> = {

@@ -2,3 +2,14 @@ export { ASSISTANT_DEPENDENTS, type AssistantDependent } from "./assistant-casca
 export { checkpointMetadata } from "./checkpoint-metadata.js";
 export { ERASED_DELIVERY_STATUSES, erasesDelivery, RUN_DEPENDENTS, type RunDependent } from "./run-cascade.js";
 export { copiedCheckpointMetadata, planThreadCopy, type CopiedRun, type CopySourceRun } from "./thread-copy.js";
+export {
+  addressRefusal,
+  checkOutboundUrl,
+  classifyAddress,
+  domainMatches,
+  isIpAddress,
+  isRelativeWebhook,
+  type AddressClass,
+  type OutboundUrlCheck,
+  type OutboundUrlPolicy,
+} from "./outbound-url.js";

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { InvalidInputError } from "@agent-server/core";
 import { GraphEntrySchema } from "./graph-entry.js";
 import { HttpCorsSchema } from "./http-cors.js";
+import { WebhooksConfigSchema } from "./webhooks.js";
 
 /**
  * `langgraph.json`, read the way `langgraphjs dev` reads it. Unknown keys are kept (the CLI and later
@@ -24,6 +25,8 @@ export const LangGraphConfigSchema = z.looseObject({
   a2a: z.looseObject({ default_assistant: z.string().optional() }).optional(),
   /** A custom storage driver module, `"./driver.ts:export"` (the CLI's `--storage` overrides it). */
   storage: z.looseObject({ path: z.string().optional() }).optional(),
+  /** Outbound webhooks: `url` is the policy user-given webhook and A2A push URLs are checked against. */
+  webhooks: WebhooksConfigSchema.optional(),
 });
 
 export type LangGraphConfig = z.infer<typeof LangGraphConfigSchema>;

@@ -28,6 +28,7 @@ const HONOURED: Record<string, true | Set<string>> = {
   ui_config: new Set(["shared"]),
   a2a: new Set(["default_assistant"]),
   storage: new Set(["path"]),
+  webhooks: new Set(["url"]),
 };
 
 /**

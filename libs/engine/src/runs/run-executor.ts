@@ -1,4 +1,4 @@
-import { NotFoundError, type ClaimedRun, type Storage } from "@agent-server/core";
+import { NotFoundError, type ClaimedRun, type Delivery, type Storage } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
 import type { CompiledGraph } from "../graphs/types.js";
 import type { StreamHub } from "../streaming/stream-hub.js";
@@ -15,6 +15,8 @@ export interface RunLogger {
   runEnded(runId: string, threadId: string, status: string, durationMs: number): void;
   /** An `onRunSettled` listener threw (settlement went on); console.error when absent. */
   settledListenerFailed?(runId: string, error: unknown): void;
+  /** A webhook or push delivery the URL policy refused at send time (marked failed, not sent). */
+  deliveryRefused?(delivery: Delivery, reason: string): void;
 }
 
 /** Executes a claimed run under `withThreadExecution`, publishing its events, then settles it. */

@@ -1,8 +1,12 @@
 import type { Storage } from "@agent-server/core";
+import { outboundUrlPolicy } from "../config/webhooks.js";
 import { Engine, type EngineOptions } from "../engine.js";
 import { approvalGraph, echoGraph, failingGraph, parentGraph, slowGraph, toolCallerGraph, whoamiGraph } from "./graphs.js";
 
-/** An engine over `storage` with the test graphs registered, tuned for quick tests. */
+/**
+ * An engine over `storage` with the test graphs registered, tuned for quick tests. Its URL policy is
+ * `dev`'s, so webhooks reach receivers on loopback.
+ */
 export async function startEngine(storage: Storage, options: Partial<EngineOptions> = {}): Promise<Engine> {
   const engine = new Engine({
     storage,
@@ -11,6 +15,7 @@ export async function startEngine(storage: Storage, options: Partial<EngineOptio
     pollMs: 50,
     cronPollMs: 60_000,
     outbox: { pollMs: 50, backoffMs: 50, maxBackoffMs: 200, maxAttempts: 5, timeoutMs: 2000 },
+    urlPolicy: outboundUrlPolicy(undefined, "dev"),
     ...options,
   });
   engine.registry.register("echo", echoGraph);

@@ -1,6 +1,18 @@
 import { v4 as uuidv4 } from "uuid";
-import { addMs, nowIso, toWireJson, type Delivery, type DefaultValues, type Run, type Storage } from "@agent-server/core";
+import {
+  addMs,
+  checkOutboundUrl,
+  nowIso,
+  toWireJson,
+  type Delivery,
+  type DefaultValues,
+  type OutboundUrlPolicy,
+  type Run,
+  type Storage,
+} from "@agent-server/core";
+import { outboundUrlPolicy } from "../config/webhooks.js";
 import { errorPayload } from "../runs/settlement.js";
+import { guardedPost, OutboundUrlRefusedError, type ResolveHost } from "./guarded-post.js";
 
 export interface OutboxOptions {
   /** How often due deliveries are looked for. */
@@ -21,9 +33,15 @@ export interface OutboxOptions {
  */
 export type LoopbackFetch = (request: Request) => Response | Promise<Response>;
 
-/** A path on this server ("/hooks/done"), not a URL; "//host/path" is a URL without a scheme. */
-export function isRelativeWebhook(url: string): boolean {
-  return url.startsWith("/") && !url.startsWith("//");
+export interface OutboxDelivery {
+  /** The server's own app, for relative webhooks ("/hooks/done"). */
+  loopback?: LoopbackFetch;
+  /** Where deliveries may go; default: `serve` without a `webhooks.url` section. */
+  urlPolicy?: OutboundUrlPolicy;
+  /** A delivery refused by the URL policy (marked failed, never sent); console.warn when absent. */
+  onRefused?: (delivery: Delivery, reason: string) => void;
+  /** How host names are resolved (default: the system resolver). */
+  resolveHost?: ResolveHost;
 }
 
 export const DEFAULT_OUTBOX_OPTIONS: OutboxOptions = {
@@ -47,12 +65,25 @@ export const DEFAULT_OUTBOX_OPTIONS: OutboxOptions = {
 export class WebhookOutbox {
   private timer: NodeJS.Timeout | undefined;
   private draining: Promise<void> | undefined;
+  readonly urlPolicy: OutboundUrlPolicy;
 
   constructor(
     private readonly storage: Storage,
     private readonly options: OutboxOptions = DEFAULT_OUTBOX_OPTIONS,
-    private readonly loopback?: LoopbackFetch,
-  ) {}
+    private readonly delivery: OutboxDelivery = {},
+  ) {
+    this.urlPolicy = delivery.urlPolicy ?? outboundUrlPolicy(undefined, "serve");
+  }
+
+  /**
+   * Why a user-given webhook or push URL may not be used, or undefined when it may: what the API
+   * answers 422 (A2A: invalid params) with before anything is written. Names are resolved only when
+   * sending, where every resolved address is checked again.
+   */
+  urlRefusal(url: string): string | undefined {
+    const check = checkOutboundUrl(url, this.urlPolicy);
+    return check.ok ? undefined : check.reason;
+  }
 
   start(): void {
     this.timer ??= setInterval(() => this.kick(), this.options.pollMs);
@@ -108,20 +139,29 @@ export class WebhookOutbox {
     }
   }
 
+  /**
+   * The URL is checked again at send time: the policy may have changed since the delivery was written
+   * (a restart from `dev` to `serve`), and a name may now resolve elsewhere. A refused delivery is
+   * marked failed at once, without a request and without retries.
+   */
   private async send(delivery: Delivery): Promise<void> {
     let failure: string;
+    const target = checkOutboundUrl(delivery.url, this.urlPolicy);
+    if (!target.ok) return this.refuse(delivery, target.reason);
     try {
       const headers = new Headers({ "content-type": "application/json" });
       for (const [name, value] of Object.entries(delivery.headers ?? {})) headers.set(name, value);
       const init = { method: "POST", headers, body: deliveryBody(delivery), signal: AbortSignal.timeout(this.options.timeoutMs) };
-      const response = isRelativeWebhook(delivery.url) ? await this.sendInProcess(delivery.url, init) : await fetch(delivery.url, init);
-      await response.body?.cancel();
-      if (response.ok) {
+      const status = target.relative
+        ? await this.sendInProcess(target.path, init)
+        : await guardedPost(target.url, this.urlPolicy, init, this.delivery.resolveHost);
+      if (status >= 200 && status < 300) {
         await this.storage.deliveries.markDelivered(delivery.delivery_id);
         return;
       }
-      failure = `HTTP ${response.status}`;
+      failure = `HTTP ${status}${status >= 300 && status < 400 ? " (redirects are not followed)" : ""}`;
     } catch (error) {
+      if (error instanceof OutboundUrlRefusedError) return this.refuse(delivery, error.message);
       failure = (error as Error).message;
     }
     if (delivery.attempts >= this.options.maxAttempts) {
@@ -132,17 +172,26 @@ export class WebhookOutbox {
     await this.storage.deliveries.markRetry(delivery.delivery_id, { nextAttemptAt: addMs(nowIso(), delay), error: failure });
   }
 
+  private async refuse(delivery: Delivery, reason: string): Promise<void> {
+    await this.storage.deliveries.markFailed(delivery.delivery_id, `refused by the webhook URL policy: ${reason}`);
+    if (this.delivery.onRefused) this.delivery.onRefused(delivery, reason);
+    else console.warn(`${delivery.kind} delivery ${delivery.delivery_id} refused by the webhook URL policy: ${reason}`);
+  }
+
   /**
    * A handler in this process may ignore the abort signal of its request, so the timeout is raced here:
    * a delivery still in flight when its claim's lease runs out would be sent twice.
    */
-  private async sendInProcess(path: string, init: RequestInit & { signal: AbortSignal }): Promise<Response> {
-    if (!this.loopback) throw new Error(`relative webhook ${path}: no in-process app to deliver it to`);
+  private async sendInProcess(path: string, init: RequestInit & { signal: AbortSignal }): Promise<number> {
+    const { loopback } = this.delivery;
+    if (!loopback) throw new Error(`relative webhook ${path}: no in-process app to deliver it to`);
     const { signal } = init;
     const aborted = new Promise<never>((_, reject) => {
       signal.addEventListener("abort", () => reject(new Error(`relative webhook ${path}: timed out`)), { once: true });
     });
-    return Promise.race([Promise.resolve(this.loopback(new Request(new URL(path, "http://localhost"), init))), aborted]);
+    const response = await Promise.race([Promise.resolve(loopback(new Request(new URL(path, "http://localhost"), init))), aborted]);
+    await response.body?.cancel();
+    return response.status;
   }
 }
 

@@ -39,7 +39,7 @@ export class TaskPushConfigs {
 
   async create(params: TaskPushNotificationConfig, task: TaskLookup): Promise<TaskPushNotificationConfig> {
     const repo = this.repo();
-    const config = parsePushConfig(params);
+    const config = this.parse(params);
     const first = await task(params.taskId, "update");
     const stored = await repo.put({ run_id: first.run_id, ...config });
     if (!stored) throw new TaskNotFoundError(`task "${params.taskId}" not found`);
@@ -85,7 +85,19 @@ export class TaskPushConfigs {
     const config = params.configuration?.taskPushNotificationConfig;
     if (!config) return undefined;
     this.repo();
-    return parsePushConfig(config);
+    return this.parse(config);
+  }
+
+  /**
+   * `parsePushConfig`, then the server's webhook URL policy (langgraph.json `webhooks.url` and the
+   * server mode, as for run webhooks): a refused URL is InvalidParams (-32602) before anything is
+   * written. Host names are resolved when the notification is sent, where every address is checked.
+   */
+  private parse(config: TaskPushNotificationConfig): RequestedPushConfig {
+    const parsed = parsePushConfig(config);
+    const refusal = this.deps.engine.outbox.urlRefusal(parsed.url);
+    if (refusal) throw new RequestMalformedError(`push notification url refused: ${refusal}`);
+    return parsed;
   }
 
   /**
