@@ -104,18 +104,21 @@ export class TaskRequestHandler implements A2ARequestHandler {
 
   /**
    * SUBMITTED/WORKING: cancels the task's current run (engine.cancel: the normal cancellation path, a
-   * compare-and-set against settlement), so a completion that won the race renders COMPLETED and a cancel
-   * that won never shows artifacts. INPUT_REQUIRED: ends the wait — under the thread's execution lock, with
+   * compare-and-set against settlement). A cancel that won answers the CANCELED task, which never shows
+   * artifacts; a completion that won the race meanwhile renders what it ended as, and the cancel is
+   * answered as for a task found in that state (COMPLETED/FAILED: -32002). INPUT_REQUIRED: ends the wait — under the thread's execution lock, with
    * the same checks as a resume, a continuation run is admitted already cancelled
    * (`engine.createCancelledRun`: never queued, never executed); the task renders CANCELED. Terminal states: -32002.
    */
   async cancelTask(params: CancelTaskRequest, context?: ServerCallContext): Promise<Task> {
     const scope = this.scope(context);
     const first = await this.access.requireTask(checkTaskId(params.id), scope, "update");
-    const current = await currentRun(this.deps.storage, first);
+    let current = await currentRun(this.deps.storage, first);
     if (current.status === "pending" || current.status === "running") {
       await this.deps.engine.cancel([current.run_id], { threadId: current.thread_id });
-      return this.render(first.run_id, openScope);
+      const after = await this.render(first.run_id, openScope);
+      if (after.status!.state === TaskState.TASK_STATE_CANCELED) return after;
+      current = await currentRun(this.deps.storage, first);
     }
     const task = await this.renderRuns(first, current, { historyLength: 0 });
     if (task.status!.state !== TaskState.TASK_STATE_INPUT_REQUIRED) {
