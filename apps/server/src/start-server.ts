@@ -127,7 +127,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       httpApp,
       cors: config.http?.cors,
       ui,
-      extraRoutes: [(deps) => a2aRoutes(deps, { defaultAssistant })],
+      extraRoutes: [(deps) => a2aRoutes(deps, { defaultAssistant, logger: logger.child({ source: "a2a" }) })],
     });
 
     await engine.start();

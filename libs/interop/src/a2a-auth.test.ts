@@ -8,15 +8,17 @@ import { clientAs } from "./testing/a2a-clients.js";
 
 /**
  * A2A behind custom auth (the documented "resource owner" setup of auth-e2e.test.ts in agent-protocol):
- * tasks are scoped through their thread, so a second user cannot read another user's task.
+ * tasks are scoped through their thread, so a second user cannot read another user's task; a handler's
+ * denial (carol may not create threads) keeps its status and message.
  */
 const ownerAuth = new Auth()
   .authenticate((request: Request) => {
     const token = request.headers.get("authorization")?.replace(/^Bearer /, "");
-    if (!token || !["alice", "bob"].includes(token)) throw new HTTPException(401, { message: "Invalid token" });
+    if (!token || !["alice", "bob", "carol"].includes(token)) throw new HTTPException(401, { message: "Invalid token" });
     return { identity: token, permissions: [`role:${token}`] };
   })
   .on("threads:create", ({ value, user }) => {
+    if (user.identity === "carol") throw new HTTPException(403, { message: "carol may not start conversations" });
     value.metadata ??= {};
     value.metadata.owner = user.identity;
     return { owner: user.identity };
@@ -118,5 +120,34 @@ describe("A2A with custom auth", () => {
       sent.result!.id,
     );
     expect((await rpc("bob", { jsonrpc: "2.0", id: 3, method: "tasks/get", params: { id: sent.result!.id } })).error?.code).toBe(-32001);
+  });
+
+  it("a handler's denial answers its own status and message in every binding, not an internal error", async () => {
+    const before = await server.storage.threads.count({});
+    const message = { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: "hi" }] };
+    const headers = { "content-type": "application/json", authorization: "Bearer carol" };
+    const post = async (path: string, body: unknown, version?: string) => {
+      const response = await fetch(`${base}/a2a/echo${path}`, {
+        method: "POST",
+        headers: { ...headers, ...(version ? { "A2A-Version": version } : {}) },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    const v10 = await post("", { jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message } }, "1.0");
+    expect(v10).toEqual({
+      status: 403,
+      body: { jsonrpc: "2.0", id: 1, error: { code: -32600, message: "carol may not start conversations" } },
+    });
+    const legacyMessage = { kind: "message", messageId: crypto.randomUUID(), role: "user", parts: [{ kind: "text", text: "hi" }] };
+    const v03 = await post("", { jsonrpc: "2.0", id: 2, method: "message/send", params: { message: legacyMessage } });
+    expect(v03.status).toBe(403);
+    expect(v03.body.error).toEqual({ code: -32600, message: "carol may not start conversations" });
+    const rest = await post("/message:send", { message }, "1.0");
+    expect(rest).toEqual({
+      status: 403,
+      body: { error: { code: 403, status: "PERMISSION_DENIED", message: "carol may not start conversations", details: [] } },
+    });
+    expect(await server.storage.threads.count({})).toBe(before);
   });
 });

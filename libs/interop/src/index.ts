@@ -1,4 +1,5 @@
 export { a2aRoutes, type A2ARoutesOptions } from "./a2a/routes.js";
+export type { A2ALogger } from "./a2a/request-errors.js";
 export { agentCardFor, agentCardJson, A2A_PROTOCOL_VERSION, A2A_LEGACY_PROTOCOL_VERSION } from "./a2a/agent-card.js";
 export { TaskRequestHandler, type A2AHandlerDeps } from "./a2a/request-handler.js";
 export { projectTask, taskState, type TaskSource } from "./a2a/task-projection.js";

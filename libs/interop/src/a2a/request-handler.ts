@@ -17,13 +17,15 @@ import {
   type Task,
   type TaskPushNotificationConfig,
 } from "@a2a-js/sdk";
-import { RequestMalformedError, TaskNotCancelableError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
+import { TaskNotCancelableError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
 import type { Assistant, Run, Storage } from "@agent-server/core";
 import { ThreadStateService, type Engine, type RunAuthContext } from "@agent-server/engine";
 import { openScope, requestScopeOf, type A2ARequestScope } from "./request-scope.js";
 import { TaskPushConfigs, type TaskLookup } from "./push/push-configs.js";
 import { TERMINAL_TASK_STATES } from "./task-projection.js";
+import { historyLength, listTasksQuery } from "./tasks/list-tasks-query.js";
+import { checkConfigId, checkPushConfigShape, checkSendMessage, checkTaskId } from "./tasks/request-checks.js";
 import { requireWaitingForInput } from "./tasks/resume-check.js";
 import { TaskAccess } from "./tasks/task-access.js";
 import { admitting, TaskAdmission } from "./tasks/task-admission.js";
@@ -35,10 +37,6 @@ export interface A2AHandlerDeps {
   engine: Engine;
   storage: Storage;
 }
-
-/** ListTasks page size when the request names none, and the most one page holds. */
-const DEFAULT_PAGE_SIZE = 50;
-const MAX_PAGE_SIZE = 100;
 
 /**
  * Our own `A2ARequestHandler` for one assistant, over the engine's existing records (no SDK TaskStore:
@@ -58,6 +56,8 @@ const MAX_PAGE_SIZE = 100;
  * - Push notification configs (CRUD and SendMessage's `taskPushNotificationConfig`): push/push-configs.ts.
  * - Admission of messages (new tasks and continuations): tasks/task-admission.ts; who may act on which
  *   task: tasks/task-access.ts.
+ * - Every method checks the shape of its params first (tasks/request-checks.ts, tasks/list-tasks-query.ts):
+ *   the v0.3 translators pass values of any JSON type through; a wrong one is -32602, nothing written.
  */
 export class TaskRequestHandler implements A2ARequestHandler {
   private readonly threadState: ThreadStateService;
@@ -84,6 +84,7 @@ export class TaskRequestHandler implements A2ARequestHandler {
   }
 
   async sendMessage(params: SendMessageRequest, context?: ServerCallContext): Promise<Message | Task> {
+    checkSendMessage(params);
     const length = historyLength(params.configuration?.historyLength);
     const admitted = await this.admission.admit(params, this.scope(context));
     if (!params.configuration?.returnImmediately) await admitted.end;
@@ -92,28 +93,32 @@ export class TaskRequestHandler implements A2ARequestHandler {
 
   /** The task at once, WORKING, then (after the run's end) its artifact and the final status. */
   async *sendMessageStream(params: SendMessageRequest, context?: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    checkSendMessage(params);
     const admitted = await this.admission.admit(params, this.scope(context));
     yield* followTask(this.deps.storage, this.renderer, admitted.taskId, admitted.run, admitted.end);
   }
 
   async getTask(params: GetTaskRequest, context?: ServerCallContext): Promise<Task> {
-    return this.render(params.id, this.scope(context), { historyLength: historyLength(params.historyLength) });
+    return this.render(checkTaskId(params.id), this.scope(context), { historyLength: historyLength(params.historyLength) });
   }
 
   /**
    * SUBMITTED/WORKING: cancels the task's current run (engine.cancel: the normal cancellation path, a
-   * compare-and-set against settlement), so a completion that won the race renders COMPLETED and a cancel
-   * that won never shows artifacts. INPUT_REQUIRED: ends the wait — under the thread's execution lock, with
+   * compare-and-set against settlement). A cancel that won answers the CANCELED task, which never shows
+   * artifacts; a completion that won the race meanwhile renders what it ended as, and the cancel is
+   * answered as for a task found in that state (COMPLETED/FAILED: -32002). INPUT_REQUIRED: ends the wait — under the thread's execution lock, with
    * the same checks as a resume, a continuation run is admitted already cancelled
    * (`engine.createCancelledRun`: never queued, never executed); the task renders CANCELED. Terminal states: -32002.
    */
   async cancelTask(params: CancelTaskRequest, context?: ServerCallContext): Promise<Task> {
     const scope = this.scope(context);
-    const first = await this.access.requireTask(params.id, scope, "update");
-    const current = await currentRun(this.deps.storage, first);
+    const first = await this.access.requireTask(checkTaskId(params.id), scope, "update");
+    let current = await currentRun(this.deps.storage, first);
     if (current.status === "pending" || current.status === "running") {
       await this.deps.engine.cancel([current.run_id], { threadId: current.thread_id });
-      return this.render(first.run_id, openScope);
+      const after = await this.render(first.run_id, openScope);
+      if (after.status!.state === TaskState.TASK_STATE_CANCELED) return after;
+      current = await currentRun(this.deps.storage, first);
     }
     const task = await this.renderRuns(first, current, { historyLength: 0 });
     if (task.status!.state !== TaskState.TASK_STATE_INPUT_REQUIRED) {
@@ -133,28 +138,29 @@ export class TaskRequestHandler implements A2ARequestHandler {
   }
 
   /**
-   * Tasks of this assistant, newest first, by contextId and status (TASK_STATE_UNSPECIFIED, or
-   * UNRECOGNIZED as the SDK client sends an unset filter, means every status). pageToken is the offset.
+   * Tasks of this assistant, newest first, by contextId, status and status timestamp (parameters as
+   * tasks/list-tasks-query.ts validates them). pageToken is the offset.
    */
   async listTasks(params: ListTasksRequest, context?: ServerCallContext): Promise<ListTasksResponse> {
     const scope = this.scope(context);
-    const pageSize = params.pageSize === undefined || params.pageSize <= 0 ? DEFAULT_PAGE_SIZE : Math.min(params.pageSize, MAX_PAGE_SIZE);
-    const offset = params.pageToken ? Number(params.pageToken) : 0;
-    if (!Number.isInteger(offset) || offset < 0) throw new RequestMalformedError(`invalid pageToken "${params.pageToken}"`);
-    const shown: RenderOptions = { historyLength: historyLength(params.historyLength), includeArtifacts: params.includeArtifacts ?? false };
+    const query = listTasksQuery(params);
+    const { pageSize, offset } = query;
+    const shown: RenderOptions = { historyLength: query.historyLength, includeArtifacts: query.includeArtifacts };
+    const filtered = query.status !== undefined || query.statusTimestampAfter !== undefined;
     // Time O(tasks of this assistant, or of the context), as totalSize counts every visible match;
     // memory O(pageSize): only tasks on the page are kept, and only they (or, with a status filter,
     // the candidates) are rendered.
     const page: Task[] = [];
     let total = 0;
-    for await (const first of taskRuns(this.deps.storage, this.assistant.assistant_id, params.contextId || undefined)) {
+    for await (const first of taskRuns(this.deps.storage, this.assistant.assistant_id, query.contextId)) {
       // Tasks on threads the caller may not read are left out (as if they did not exist).
       if (!(await this.access.visible(first, scope, "read"))) continue;
       const current = await currentRun(this.deps.storage, first);
       let task: Task | undefined;
-      if (params.status > 0) {
+      if (filtered) {
         task = await this.renderRuns(first, current, shown);
-        if (task.status?.state !== params.status) continue;
+        if (query.status !== undefined && task.status?.state !== query.status) continue;
+        if (query.statusTimestampAfter !== undefined && !(Date.parse(task.status?.timestamp ?? "") >= query.statusTimestampAfter)) continue;
       }
       if (total >= offset && total < offset + pageSize) page.push(task ?? (await this.renderRuns(first, current, shown)));
       total++;
@@ -165,7 +171,7 @@ export class TaskRequestHandler implements A2ARequestHandler {
 
   /** The task now, then — while its current run is active — WORKING, its artifact and the final status. */
   async *resubscribe(params: SubscribeToTaskRequest, context?: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    const first = await this.access.requireTask(params.id, this.scope(context), "read");
+    const first = await this.access.requireTask(checkTaskId(params.id), this.scope(context), "read");
     const current = await currentRun(this.deps.storage, first);
     const task = await this.renderRuns(first, current);
     if (TERMINAL_TASK_STATES.includes(task.status!.state)) {
@@ -203,6 +209,8 @@ export class TaskRequestHandler implements A2ARequestHandler {
     params: TaskPushNotificationConfig,
     context?: ServerCallContext,
   ): Promise<TaskPushNotificationConfig> {
+    checkPushConfigShape(params);
+    checkTaskId(params.taskId, "taskId");
     return this.push.create(params, this.taskLookup(context));
   }
 
@@ -210,6 +218,8 @@ export class TaskRequestHandler implements A2ARequestHandler {
     params: GetTaskPushNotificationConfigRequest,
     context?: ServerCallContext,
   ): Promise<TaskPushNotificationConfig> {
+    checkTaskId(params.taskId, "taskId");
+    checkConfigId(params.id);
     return this.push.get(params, this.taskLookup(context));
   }
 
@@ -217,10 +227,13 @@ export class TaskRequestHandler implements A2ARequestHandler {
     params: ListTaskPushNotificationConfigsRequest,
     context?: ServerCallContext,
   ): Promise<ListTaskPushNotificationConfigsResponse> {
+    checkTaskId(params.taskId, "taskId");
     return this.push.list(params, this.taskLookup(context));
   }
 
   async deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context?: ServerCallContext): Promise<void> {
+    checkTaskId(params.taskId, "taskId");
+    checkConfigId(params.id);
     return this.push.delete(params, this.taskLookup(context));
   }
 
@@ -228,13 +241,6 @@ export class TaskRequestHandler implements A2ARequestHandler {
     const scope = this.scope(context);
     return (taskId, action) => this.access.requireTask(taskId, scope, action);
   }
-}
-
-/** `historyLength` as requested: unset (the whole history), or a non-negative count of recent messages. */
-function historyLength(value: number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < 0) throw new RequestMalformedError("historyLength must be a non-negative integer");
-  return value;
 }
 
 function unsupported(method: string): Error {

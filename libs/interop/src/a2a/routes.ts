@@ -4,6 +4,7 @@ import { Hono, type Context } from "hono";
 import type { Assistant } from "@agent-server/core";
 import { agentCardFor, agentCardJson } from "./agent-card.js";
 import { registerPushDelivery } from "./push/push-delivery.js";
+import { consoleA2ALogger, type A2ALogger } from "./request-errors.js";
 import { TaskRequestHandler, type A2AHandlerDeps } from "./request-handler.js";
 import { requestScope, type A2ARequestScope, type StructuralRequestAuth } from "./request-scope.js";
 import { handleHttpJson } from "./transports/http-json.js";
@@ -15,6 +16,11 @@ export interface A2ARoutesOptions {
    * `/.well-known/agent-card.json` describes. Without it, the only graph when there is exactly one.
    */
   defaultAssistant?: string | undefined;
+  /**
+   * Where errors that clients only see as "Internal error" are reported, with their stack (the server's
+   * pino logger fits); console.error when unset.
+   */
+  logger?: A2ALogger | undefined;
 }
 
 /**
@@ -35,6 +41,7 @@ export interface A2ARoutesOptions {
  */
 export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}): Hono {
   const app = new Hono();
+  const logger = options.logger ?? consoleA2ALogger;
   registerPushDelivery(deps);
 
   app.get("/.well-known/agent-card.json", async (c) => {
@@ -63,7 +70,7 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
   app.post("/a2a/:assistant_id", async (c) => {
     const resolved = await resolve(deps, c);
     if (resolved instanceof Response) return resolved;
-    return handleJsonRpc(c, resolved.handler, resolved.card, resolved.scope);
+    return handleJsonRpc(c, resolved.handler, resolved.card, resolved.scope, logger);
   });
 
   app.on(["GET", "POST", "DELETE"], "/a2a/:assistant_id/*", async (c) => {
@@ -73,7 +80,7 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
     const subpath = path.startsWith(prefix) ? path.slice(prefix.length) : path.slice(path.indexOf("/", "/a2a/".length));
     const resolved = await resolve(deps, c);
     if (resolved instanceof Response) return resolved;
-    return handleHttpJson(c, subpath, resolved.handler, resolved.card, resolved.scope);
+    return handleHttpJson(c, subpath, resolved.handler, resolved.card, resolved.scope, logger);
   });
 
   return app;

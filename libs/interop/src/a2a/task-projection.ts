@@ -12,7 +12,18 @@ export interface TaskSource {
   result: RunResult | null;
   /** The task id: the first run's id (defaults to `run.run_id`). */
   taskId?: string;
+  /** For a failed run: its error as settlement stored it (`{ error, message }`), when still known. */
+  failure?: RunFailure | undefined;
 }
+
+/** A failed run's error as the engine stores it (`errorPayload`): the error's type and message. */
+export interface RunFailure {
+  error: string;
+  message: string;
+}
+
+/** The longest error message shown in a failed task's status message (a graph may throw a long one). */
+const MAX_FAILURE_MESSAGE = 500;
 
 /**
  * Task state from the run's status. A run that ended "success" while the graph waits at `interrupt()`
@@ -70,7 +81,7 @@ export function projectTask(source: TaskSource): Task {
   return {
     id: taskId,
     contextId: run.thread_id,
-    status: { state, message: statusMessage(run, taskId, state, interrupts), timestamp: run.updated_at },
+    status: { state, message: statusMessage(run, taskId, state, interrupts, source.failure), timestamp: run.updated_at },
     artifacts,
     // Filled by TaskRenderer from the task's runs when history is asked for.
     history: [],
@@ -78,9 +89,42 @@ export function projectTask(source: TaskSource): Task {
   };
 }
 
-/** Input-required tasks carry the pending interrupts so a client can see what is asked. */
-function statusMessage(run: Run, taskId: string, state: TaskState, interrupts: Interrupt[]): Message | undefined {
-  return state === TaskState.TASK_STATE_INPUT_REQUIRED ? interruptsMessage(run, taskId, interrupts) : undefined;
+/**
+ * Input-required tasks carry the pending interrupts so a client can see what is asked; failed tasks say
+ * what failed.
+ */
+function statusMessage(run: Run, taskId: string, state: TaskState, interrupts: Interrupt[], failure?: RunFailure): Message | undefined {
+  if (state === TaskState.TASK_STATE_INPUT_REQUIRED) return interruptsMessage(run, taskId, interrupts);
+  if (state === TaskState.TASK_STATE_FAILED) return agentText(run, taskId, "failure", failureText(run, failure));
+  return undefined;
+}
+
+/**
+ * Why a task failed, for its client. A run error is what the graph threw (the project's own error type
+ * and message, which the same caller can read as the thread's `error` through the HTTP API) or the
+ * engine's own (`WorkerLost`, a result that could not be stored): its type and message are shown, the
+ * message cut at 500 characters; never a stack. Once the error is no longer known (see TaskRenderer),
+ * only that the run failed.
+ */
+export function failureText(run: Run, failure: RunFailure | undefined): string {
+  if (run.status === "timeout") return "The run timed out before it finished.";
+  if (!failure) return "The run failed.";
+  const message = failure.message.length > MAX_FAILURE_MESSAGE ? `${failure.message.slice(0, MAX_FAILURE_MESSAGE)}…` : failure.message;
+  return message ? `The run failed: ${failure.error}: ${message}` : `The run failed: ${failure.error}`;
+}
+
+/** An agent message of one text part, with an id derived from the run (`<run id>:<kind>`). */
+function agentText(run: Run, taskId: string, kind: string, text: string): Message {
+  return {
+    messageId: `${run.run_id}:${kind}`,
+    contextId: run.thread_id,
+    taskId,
+    role: Role.ROLE_AGENT,
+    parts: [textPart(text)],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
 /** The agent message asking for input: the run's pending interrupts as a data part. */

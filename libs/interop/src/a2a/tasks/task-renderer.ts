@@ -1,6 +1,6 @@
 import { Message, Role, type Task } from "@a2a-js/sdk";
 import type { Run, RunResult, Storage } from "@agent-server/core";
-import { interruptsMessage, projectTask, textPart } from "../task-projection.js";
+import { interruptsMessage, projectTask, textPart, type RunFailure } from "../task-projection.js";
 
 /** What a caller asked to see of a task. */
 export interface RenderOptions {
@@ -24,7 +24,8 @@ export class TaskRenderer {
 
   async render(first: Run, current: Run, options: RenderOptions = {}): Promise<Task> {
     const result = await this.result(current);
-    const task = projectTask({ run: current, result, taskId: first.run_id });
+    const failure = await this.failure(current);
+    const task = projectTask({ run: current, result, taskId: first.run_id, failure });
     if (options.includeArtifacts === false) task.artifacts = [];
     if (options.historyLength !== 0) {
       const history = await this.history(first, current, result, task);
@@ -50,6 +51,24 @@ export class TaskRenderer {
       if (answer) history.push(answer);
     }
     return history;
+  }
+
+  /**
+   * A failed run's error. The engine keeps it as the thread's `error`, which the next run to settle on
+   * the thread overwrites: it is this run's only while this run is the newest settled run of its thread
+   * (runs of a thread end one at a time, in order). After that, undefined ("The run failed.").
+   */
+  private async failure(run: Run): Promise<RunFailure | undefined> {
+    if (run.status !== "error") return undefined;
+    const [newest] = await this.storage.runs.search({
+      thread_id: run.thread_id,
+      status: ["success", "error", "timeout", "interrupted"],
+      limit: 1,
+    });
+    if (newest?.run_id !== run.run_id) return undefined;
+    const stored = (await this.storage.threads.get(run.thread_id))?.error as { error?: unknown; message?: unknown } | null | undefined;
+    if (typeof stored?.error !== "string" || typeof stored.message !== "string") return undefined;
+    return { error: stored.error, message: stored.message };
   }
 
   private async result(run: Run): Promise<RunResult | null> {

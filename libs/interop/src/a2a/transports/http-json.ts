@@ -8,11 +8,11 @@ import {
   StreamResponse,
   Task,
   TaskPushNotificationConfig,
-  taskStateFromJSON,
   type ListTasksRequest,
   type Message,
 } from "@a2a-js/sdk";
 import {
+  A2AError,
   ContentTypeNotSupportedError,
   PushNotificationNotSupportedError,
   RequestMalformedError,
@@ -22,7 +22,9 @@ import {
 } from "@a2a-js/sdk/errors";
 import { validateVersion, type A2ARequestHandler, type ServerCallContext } from "@a2a-js/sdk/server";
 import type { Context } from "hono";
+import { INTERNAL_ERROR_MESSAGE, requestDenial, type A2ALogger } from "../request-errors.js";
 import type { A2ARequestScope } from "../request-scope.js";
+import { taskStateFilter } from "../tasks/list-tasks-query.js";
 import { callContext } from "./json-rpc.js";
 import { sseResponse } from "./sse.js";
 
@@ -51,7 +53,8 @@ const JSON_CONTENT_TYPE = "application/json";
  * Errors answer the binding's own shape, `{ error: { code, status, message, details } }` with the SDK's
  * HTTP status (`toRestErrorBody`/`restStatusFor`: task not found 404, malformed 400, ...). Only v1.0: a
  * request without `A2A-Version: 1.0` is refused with `VersionNotSupportedError` (v0.3 is served on
- * JSON-RPC only). Tenant-prefixed paths are not served (the card's interfaces have no tenant).
+ * JSON-RPC only). Tenant-prefixed paths are not served (the card's interfaces have no tenant). Bodies
+ * the SDK's decoders cannot read are 400; an unexpected error is a 500 with a generic message, logged.
  *
  * `subpath` is the request path after `/a2a/{assistant_id}` (starting with "/").
  */
@@ -61,8 +64,14 @@ export async function handleHttpJson(
   handler: A2ARequestHandler,
   card: AgentCard,
   scope: A2ARequestScope,
+  logger: A2ALogger,
 ): Promise<Response> {
   const request = c.req.raw;
+  const failure = (error: unknown) => restErrorBody(error, logger, { binding: "HTTP+JSON", method: request.method, path: c.req.path });
+  const failed = (error: unknown) => {
+    const { status, body } = failure(error);
+    return json(status, body);
+  };
   try {
     const route = matchRoute(request.method, subpath);
     if (!route) return notFound(request.method, subpath);
@@ -80,9 +89,9 @@ export async function handleHttpJson(
     validateVersion(context.requestedVersion, card, "HTTP+JSON");
     const query = new URL(request.url).searchParams;
     const answer = await route(body, query, handler, context);
-    return answer instanceof Response ? answer : await stream(c, answer);
+    return answer instanceof Response ? answer : await stream(c, answer, failure);
   } catch (error) {
-    return restError(error);
+    return failed(error);
   }
 }
 
@@ -101,10 +110,10 @@ function matchRoute(method: string, subpath: string): RouteHandler | undefined {
   if (method === "GET" && subpath === "/extendedAgentCard") return extendedAgentCard;
   const task = /^\/tasks\/([^/:]+)(?::(cancel|subscribe))?(\/pushNotificationConfigs(?:\/([^/]+))?)?$/.exec(subpath);
   if (!task) return undefined;
-  const taskId = decodeURIComponent(task[1]!);
+  const taskId = pathSegment(task[1]!);
   const verb = task[2];
   const push = task[3];
-  const configId = task[4] !== undefined ? decodeURIComponent(task[4]) : undefined;
+  const configId = task[4] !== undefined ? pathSegment(task[4]) : undefined;
   if (push) {
     if (verb) return undefined;
     if (configId === undefined && method === "POST") return createPushConfig(taskId);
@@ -133,16 +142,14 @@ const sendMessageStream: RouteHandler = async (body, _query, handler, context) =
 
 const listTasks: RouteHandler = async (_body, query, handler, context) => {
   const includeArtifacts = query.get("includeArtifacts") === "true";
-  const status = query.get("status");
-  const pageSize = query.get("pageSize");
-  const historyLength = query.get("historyLength");
+  // Ranges and formats are the request handler's to check (tasks/list-tasks-query.ts), as for JSON-RPC.
   const params: ListTasksRequest = {
     tenant: query.get("tenant") ?? "",
     contextId: query.get("contextId") ?? "",
-    status: status ? taskStateFromJSON(Number.isNaN(Number(status)) ? status : Number(status)) : 0,
-    pageSize: pageSize ? parsePageSize(pageSize) : undefined,
+    status: taskStateFilter(query.get("status") ?? undefined),
+    pageSize: queryInteger(query, "pageSize"),
     pageToken: query.get("pageToken") ?? "",
-    historyLength: historyLength ? parseHistoryLength(historyLength) : undefined,
+    historyLength: queryInteger(query, "historyLength"),
     statusTimestampAfter: query.get("statusTimestampAfter") || undefined,
     includeArtifacts,
   };
@@ -165,11 +172,8 @@ const extendedAgentCard: RouteHandler = async (_body, query, handler, context) =
 
 function getTask(taskId: string): RouteHandler {
   return async (_body, query, handler, context) => {
-    const historyLength = query.get("historyLength") ?? query.get("history_length");
-    const task = await handler.getTask(
-      { id: taskId, tenant: "", ...(historyLength !== null ? { historyLength: parseHistoryLength(historyLength) } : {}) },
-      context,
-    );
+    const historyLength = queryInteger(query, "historyLength") ?? queryInteger(query, "history_length");
+    const task = await handler.getTask({ id: taskId, tenant: "", ...(historyLength !== undefined ? { historyLength } : {}) }, context);
     return json(200, Task.toJSON(task));
   };
 }
@@ -187,15 +191,17 @@ function createPushConfig(taskId: string): RouteHandler {
   return async (body, _query, handler, context) => {
     const card = await handler.getAgentCard();
     if (!card.capabilities?.pushNotifications) throw new PushNotificationNotSupportedError();
-    const params = TaskPushNotificationConfig.fromJSON({ ...(isObject(body) ? body : {}), taskId });
+    if (!isObject(body)) throw new RequestMalformedError("the body must be a push notification config object");
+    const params = decode(() => TaskPushNotificationConfig.fromJSON({ ...body, taskId }));
     return json(201, TaskPushNotificationConfig.toJSON(await handler.createTaskPushNotificationConfig(params, context)));
   };
 }
 
 function listPushConfigs(taskId: string): RouteHandler {
   return async (_body, query, handler, context) => {
-    const pageSize = query.get("pageSize");
-    const params = { taskId, pageSize: pageSize ? parsePageSize(pageSize) : 0, pageToken: query.get("pageToken") ?? "", tenant: "" };
+    const pageSize = queryInteger(query, "pageSize");
+    if (pageSize !== undefined && (pageSize < 1 || pageSize > 100)) throw new RequestMalformedError("pageSize must be between 1 and 100");
+    const params = { taskId, pageSize: pageSize ?? 0, pageToken: query.get("pageToken") ?? "", tenant: "" };
     const result = await handler.listTaskPushNotificationConfigs(params, context);
     return json(200, ListTaskPushNotificationConfigsResponse.toJSON(result));
   };
@@ -214,28 +220,46 @@ function deletePushConfig(taskId: string, id: string): RouteHandler {
 }
 
 function sendMessageRequest(body: unknown): SendMessageRequest {
-  const params = SendMessageRequest.fromJSON(isObject(body) ? body : {});
+  if (!isObject(body)) throw new RequestMalformedError("the body must be a SendMessageRequest object");
+  const params = decode(() => SendMessageRequest.fromJSON(body));
   if (!params.message) throw new RequestMalformedError("message is required");
   if (!params.message.messageId) throw new RequestMalformedError("message.messageId is required");
   return params;
 }
 
 /** An SSE stream of `StreamResponse` JSON; an error before the first event is a plain REST error. */
-async function stream(c: Context, events: AsyncGenerator<StreamResponse, void, undefined>): Promise<Response> {
+async function stream(
+  c: Context,
+  events: AsyncGenerator<StreamResponse, void, undefined>,
+  failure: (error: unknown) => { status: number; body: unknown },
+): Promise<Response> {
   const iterator = events[Symbol.asyncIterator]();
   let first: IteratorResult<StreamResponse, unknown>;
   try {
     first = await iterator.next();
   } catch (error) {
-    return restError(error);
+    const { status, body } = failure(error);
+    return json(status, body);
   }
   return sseResponse(
     c,
     first,
     iterator,
     (event) => StreamResponse.toJSON(event),
-    (error) => toRestErrorBody(error, restStatusFor(error)),
+    (error) => failure(error).body,
   );
+}
+
+/**
+ * The SDK's `fromJSON` decoders throw TypeErrors on shapes they do not expect (`parts: [null]`, `raw: 5`):
+ * the client's params, not an internal error.
+ */
+function decode<T>(read: () => T): T {
+  try {
+    return read();
+  } catch {
+    throw new RequestMalformedError("the request body does not have the shape this method takes");
+  }
 }
 
 async function readBody(request: Request): Promise<unknown> {
@@ -249,18 +273,21 @@ async function readBody(request: Request): Promise<unknown> {
   }
 }
 
-function parseHistoryLength(value: string): number {
-  const parsed = Number.parseInt(value, 10);
-  if (Number.isNaN(parsed)) throw new RequestMalformedError("historyLength must be a valid integer");
-  if (parsed < 0) throw new RequestMalformedError("historyLength must be non-negative");
-  return parsed;
+/** A percent-encoded path segment; a broken encoding (`%zz`) is the client's 400. */
+function pathSegment(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw new RequestMalformedError("the request path has an invalid percent-encoding");
+  }
 }
 
-function parsePageSize(value: string): number {
-  const parsed = Number.parseInt(value, 10);
-  if (Number.isNaN(parsed) || String(parsed) !== value.trim()) throw new RequestMalformedError("pageSize must be a valid integer");
-  if (parsed < 1 || parsed > 100) throw new RequestMalformedError("pageSize must be between 1 and 100");
-  return parsed;
+/** An integer query parameter (absent or empty: undefined); anything but decimal digits is a 400. */
+function queryInteger(query: URLSearchParams, name: string): number | undefined {
+  const value = query.get(name);
+  if (value === null || value === "") return undefined;
+  if (!/^-?\d{1,15}$/.test(value.trim())) throw new RequestMalformedError(`${name} must be an integer`);
+  return Number(value.trim());
 }
 
 function isMessage(result: Message | Task): result is Message {
@@ -275,10 +302,23 @@ function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": A2A_CONTENT_TYPE } });
 }
 
-/** An error in the binding's shape: `{ error: { code, status, message, details } }` with the SDK's status. */
-export function restError(error: unknown): Response {
-  const status = restStatusFor(error);
-  return json(status, toRestErrorBody(error, status));
+/**
+ * An error in the binding's shape: `{ error: { code, status, message, details } }` with the SDK's status
+ * for A2A errors; an auth handler's denial with its own status; anything else a logged 500 whose message
+ * says nothing of the error.
+ */
+function restErrorBody(error: unknown, logger: A2ALogger, context: Record<string, unknown>): { status: number; body: unknown } {
+  if (error instanceof A2AError) {
+    const status = restStatusFor(error);
+    return { status, body: toRestErrorBody(error, status) };
+  }
+  const denial = requestDenial(error);
+  if (denial) {
+    const name = denial.status === 401 ? "UNAUTHENTICATED" : "PERMISSION_DENIED";
+    return { status: denial.status, body: { error: { code: denial.status, status: name, message: denial.message, details: [] } } };
+  }
+  logger.error({ ...context, err: error }, "A2A request failed with an unexpected error");
+  return { status: 500, body: { error: { code: 500, status: "INTERNAL", message: INTERNAL_ERROR_MESSAGE, details: [] } } };
 }
 
 function notFound(method: string, subpath: string): Response {

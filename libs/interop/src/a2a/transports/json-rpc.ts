@@ -3,6 +3,8 @@ import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion, type A2ARequestHandler } from "@a2a-js/sdk/server";
 import type { Context } from "hono";
 import { A2A_LEGACY_PROTOCOL_VERSION } from "../agent-card.js";
+import { RequestErrorGuard, type A2ALogger } from "../request-errors.js";
+import { taskStateFilter } from "../tasks/list-tasks-query.js";
 import { A2A_REQUEST_SCOPE_KEY, type A2ARequestScope } from "../request-scope.js";
 import { sseErrorResponse, sseResponse } from "./sse.js";
 
@@ -19,9 +21,16 @@ type JsonRpcId = string | number | null;
  * - any other version → `VersionNotSupportedError` (the card's JSONRPC interfaces list 1.0 and 0.3).
  * Malformed JSON answers -32700 (the SDK's handlers would report it as an invalid request); unknown
  * methods -32601 from the SDK's handlers. Streaming methods answer SSE; an error before the first
- * event is a plain JSON-RPC error response.
+ * event is a plain JSON-RPC error response. Every error goes out through `RequestErrorGuard`: params
+ * the SDK cannot decode are -32602, anything unexpected -32603 "Internal error" (logged, never echoed).
  */
-export async function handleJsonRpc(c: Context, handler: A2ARequestHandler, card: AgentCard, scope: A2ARequestScope): Promise<Response> {
+export async function handleJsonRpc(
+  c: Context,
+  handler: A2ARequestHandler,
+  card: AgentCard,
+  scope: A2ARequestScope,
+  logger: A2ALogger,
+): Promise<Response> {
   const request = c.req.raw;
   const header = request.headers.get(A2A_VERSION_HEADER) || undefined;
   const legacy = (header ?? A2A_LEGACY_PROTOCOL_VERSION) === A2A_LEGACY_PROTOCOL_VERSION;
@@ -36,6 +45,12 @@ export async function handleJsonRpc(c: Context, handler: A2ARequestHandler, card
   }
   const id = requestId(body);
   const context = callContext(header, scope);
+  const method = typeof (body as { method?: unknown } | null)?.method === "string" ? (body as { method: string }).method : undefined;
+  const guard = new RequestErrorGuard(logger, { binding: "JSONRPC", method, path: c.req.path }, mapError);
+  const failure = (error: unknown) => {
+    const { status, error: shown } = guard.jsonRpcError(mapError(error));
+    return { status, envelope: { jsonrpc: "2.0", id, error: shown } };
+  };
   try {
     validateVersion(context.requestedVersion, card, "JSONRPC");
   } catch (error) {
@@ -45,33 +60,48 @@ export async function handleJsonRpc(c: Context, handler: A2ARequestHandler, card
     // Batches and primitives are not A2A requests; the SDK's handlers answer them as invalid requests.
     body = { jsonrpc: "2.0", method: "", id };
   }
-  const transport = legacy ? new LegacyJsonRpcTransportHandler(handler) : new JsonRpcTransportHandler(handler);
+  const statusFilter = !legacy && method === "ListTasks" ? (body as { params?: { status?: unknown } }).params : undefined;
+  if (typeof statusFilter === "object" && statusFilter !== null) {
+    // The SDK decodes an unknown status as UNRECOGNIZED, which is also how its client says "no filter":
+    // only the wire value tells a typo from an unset filter.
+    try {
+      taskStateFilter(statusFilter.status);
+    } catch (error) {
+      return Response.json({ jsonrpc: "2.0", id, error: mapError(error) });
+    }
+  }
+  const guarded = guard.wrap(handler);
+  const transport = legacy ? new LegacyJsonRpcTransportHandler(guarded) : new JsonRpcTransportHandler(guarded);
   let response: unknown;
   try {
     response = await transport.handle(body as Record<string, unknown>, context);
   } catch (error) {
-    return Response.json({ jsonrpc: "2.0", id, error: mapError(error) });
+    const { status, envelope } = failure(error);
+    return Response.json(envelope, { status });
   }
-  if (!isAsyncIterable(response)) return Response.json(response);
+  if (!isAsyncIterable(response)) {
+    const answer = response as { error?: { code: number; message: string; data?: unknown } };
+    if (!answer.error) return Response.json(response);
+    const { status, error } = guard.jsonRpcError(answer.error);
+    return Response.json({ ...answer, error }, { status });
+  }
 
   const iterator = response[Symbol.asyncIterator]();
   let first: IteratorResult<unknown, unknown>;
   try {
     first = await iterator.next();
   } catch (error) {
-    const envelope = { jsonrpc: "2.0", id, error: mapError(error) };
+    const { status, envelope } = failure(error);
     // v0.3 `tasks/resubscribe` always answers SSE, even an error before the first event (as the SDK does).
-    if (legacy && (body as { method?: unknown }).method === "tasks/resubscribe") {
-      return sseErrorResponse(c, envelope);
-    }
-    return Response.json(envelope);
+    if (legacy && method === "tasks/resubscribe") return sseErrorResponse(c, envelope);
+    return Response.json(envelope, { status });
   }
   return sseResponse(
     c,
     first,
     iterator,
     (event) => event,
-    (error) => ({ jsonrpc: "2.0", id, error: mapError(error) }),
+    (error) => failure(error).envelope,
   );
 }
 
