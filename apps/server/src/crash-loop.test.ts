@@ -3,8 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { killAll } from "./testing/cli-process.js";
-import { runCrashLoop } from "./testing/crash-loop.js";
-import { STEPS } from "./testing/fixture-project/steps.js";
+import { crashLoopProblems, runCrashLoop } from "./testing/crash-loop.js";
 
 let dataDir: string;
 beforeEach(() => {
@@ -23,21 +22,11 @@ describe("agent-server dev on SQLite, SIGKILLed mid-flight again and again (the 
 
     expect(report.figures.inFlightAtKills).toBeGreaterThan(0);
     expect(report.figures.resumedRuns).toBeGreaterThan(0);
-    for (const run of report.runs) {
-      expect(run, `run ${run.runId}`).toMatchObject({ status: "success", steps: [...STEPS] });
-      // The input was applied once and the reply written once, however many attempts it took.
-      expect(run.messages).toHaveLength(2);
-      expect(run.messages[1]).toBe(`done: ${run.messages[0]}`);
-    }
-    for (const task of report.tasks) {
-      expect(task.state, `task ${task.taskId} (seen ${task.seen.join(" -> ")})`).toBe("TASK_STATE_COMPLETED");
-      expect(task.seen).not.toContain("TASK_STATE_FAILED");
-      expect(task.artifact).toEqual([expect.stringMatching(/^done: a2a \d+\.\d+$/)]);
-      expect(task.artifact).toEqual(task.firstArtifact);
-    }
-    expect(report.runs).toHaveLength(9);
-    expect(report.tasks).toHaveLength(6);
-    expect(report.statuses).toEqual({ success: 15 });
+    expect(crashLoopProblems(report)).toEqual([]);
+    // At least one batch per kill (more when a whole batch finished before a run was seen mid-way).
+    expect(report.runs.length).toBeGreaterThanOrEqual(9);
+    expect(report.tasks.length).toBeGreaterThanOrEqual(6);
+    expect(report.statuses).toEqual({ success: report.runs.length + report.tasks.length });
     expect(report.integrity).toBe("ok");
   });
 });

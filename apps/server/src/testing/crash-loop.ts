@@ -94,8 +94,10 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
         if ((await server.exited) !== 0) throw new Error(`the last server did not stop cleanly:\n${server.stderr()}`);
         break;
       }
-      const fresh = await submit(client, a2a, round, options, runs, tasks);
-      await midFlight(client, fresh, options.stepMs * STEPS.length * 20);
+      // Load until a run is seen mid-way (on a busy machine a whole batch may finish between two looks).
+      for (let batch = 0; !(await midFlight(client, await submit(client, a2a, round, options, runs, tasks))); batch++) {
+        if (batch === 4) throw new Error("no run was seen mid-way in 5 batches");
+      }
       if (options.killJitterMs) await delay(Math.floor(Math.random() * options.killJitterMs));
       inFlightAtKills += await countInFlight(client, runs, tasks);
       server.child.kill("SIGKILL");
@@ -135,6 +137,30 @@ export async function runCrashLoop(options: CrashLoopOptions): Promise<CrashLoop
     integrity,
     statuses,
   };
+}
+
+/**
+ * What must hold after a crash loop, one line per breach: every run succeeded with each node done once,
+ * its input and reply written once; every task completed, never shown FAILED, its artifact the reply and
+ * the same as when first seen completed; nothing left pending or running; the file intact.
+ */
+export function crashLoopProblems(report: CrashLoopReport): string[] {
+  const problems: string[] = [];
+  for (const run of report.runs) {
+    const once = run.messages.length === 2 && run.messages[1] === `done: ${run.messages[0]}`;
+    if (run.status !== "success" || run.steps.join() !== STEPS.join() || !once) problems.push(`run ${run.runId}: ${JSON.stringify(run)}`);
+  }
+  for (const task of report.tasks) {
+    const text = task.artifact.length === 1 && /^done: a2a \d+\.\d+$/.test(task.artifact[0]);
+    if (task.state !== "TASK_STATE_COMPLETED" || task.seen.includes("TASK_STATE_FAILED") || !text) {
+      problems.push(`task ${task.taskId}: ${JSON.stringify(task)}`);
+    } else if (task.artifact.join() !== task.firstArtifact.join()) {
+      problems.push(`task ${task.taskId}: artifact changed from ${JSON.stringify(task.firstArtifact)}`);
+    }
+  }
+  for (const [status, count] of Object.entries(report.statuses)) if (status !== "success") problems.push(`${count} runs ${status}`);
+  if (report.integrity !== "ok") problems.push(`integrity_check: ${report.integrity}`);
+  return problems;
 }
 
 function start(dataDir: string): Promise<CliRun & { url: string }> {
@@ -177,18 +203,16 @@ async function submit(
   return threads;
 }
 
-/** Resolves once one of `threads` is mid-way: at least one node done (checkpointed), not all. */
-async function midFlight(client: Client, threads: string[], timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    for (const threadId of threads) {
-      const state = await client.threads.getState<{ steps?: string[] }>(threadId);
-      const done = state.values?.steps?.length ?? 0;
-      if (done >= 1 && done < STEPS.length) return;
-    }
-    await delay(20);
+/** True once one of `threads` is mid-way (at least one node done and checkpointed, not all); false once all are done. */
+async function midFlight(client: Client, threads: string[]): Promise<boolean> {
+  while (true) {
+    const done = await Promise.all(
+      threads.map(async (threadId) => (await client.threads.getState<{ steps?: string[] }>(threadId)).values?.steps?.length ?? 0),
+    );
+    if (done.some((n) => n >= 1 && n < STEPS.length)) return true;
+    if (done.every((n) => n === STEPS.length)) return false;
+    await delay(10);
   }
-  throw new Error("no run was seen mid-way");
 }
 
 async function countInFlight(
