@@ -37,6 +37,10 @@ export function runLogger(logger: Logger): RunLogger {
     runStarted(runId, threadId, attempt) {
       logger.info({ run_id: runId, thread_id: threadId, attempt }, "run started");
     },
+    runRequeued(runId, threadId, attempt, reason) {
+      // Its worker was lost (a killed process): the run resumes from its last checkpoint as the next attempt.
+      logger.warn({ run_id: runId, thread_id: threadId, attempt, reason }, `run requeued after attempt ${attempt} (${reason})`);
+    },
     runEnded(runId, threadId, status, durationMs) {
       const level = status === "error" || status === "timeout" ? "warn" : "info";
       logger[level]({ run_id: runId, thread_id: threadId, status, duration_ms: durationMs }, `run ended (${status}) in ${durationMs} ms`);

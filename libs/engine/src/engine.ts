@@ -1,10 +1,10 @@
-import { hostname } from "node:os";
 import { v4 as uuidv4 } from "uuid";
 import { NotFoundError, nowIso, type OutboundUrlPolicy, type Run, type Storage } from "@agent-server/core";
 import { CronScheduler } from "./crons/scheduler.js";
 import { GraphRegistry } from "./graphs/registry.js";
 import type { StaticSchemaOptions } from "./graphs/schemas/static-schema-cache.js";
 import { Admission, type AdmissionOptions } from "./runs/admission.js";
+import { newLeaseOwner } from "./runs/lease-owner.js";
 import { RunExecutor, type RunLogger } from "./runs/run-executor.js";
 import type { RunCreateRequest } from "./runs/run-request.js";
 import { Settlement, type RunSettledListener } from "./runs/settlement.js";
@@ -19,6 +19,12 @@ export interface EngineOptions {
   /** Concurrent runs in this process (runs of one thread always execute one at a time). */
   workers?: number;
   leaseMs?: number;
+  /**
+   * How many times a run is executed when its worker keeps being lost (a process killed mid-run): each
+   * time it goes back to the queue and resumes from its last checkpoint; past this it ends `error`
+   * (`WorkerLost`). Default 3, as the official server.
+   */
+  maxAttempts?: number;
   pollMs?: number;
   /** How long events of resumable streams stay replayable. */
   eventTtlMs?: number;
@@ -71,16 +77,24 @@ export class Engine {
     );
     this.settlement = new Settlement(this.storage, this.hub, this.outbox, this.waiters, options.logger);
     this.admission = new Admission(this.storage, this.registry, (ids, action) => this.cancel(ids, { action }));
-    const executor = new RunExecutor(this.storage, this.registry, this.hub, this.settlement, this.threadExecution, options.logger);
+    const executor = new RunExecutor(
+      this.storage,
+      this.registry,
+      this.hub,
+      this.settlement,
+      this.threadExecution,
+      options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      options.logger,
+    );
     this.pool = new WorkerPool(
       this.storage,
       (claimed, execution) => executor.execute(claimed, execution),
-      (runId) => this.settleAbandoned(runId),
+      ({ run, attempt }, reason) => options.logger?.runRequeued?.(run.run_id, run.thread_id, attempt, reason),
       {
         workers: options.workers ?? 4,
         leaseMs: options.leaseMs ?? 30_000,
         pollMs: options.pollMs ?? 1000,
-        owner: `${hostname()}:${process.pid}:${uuidv4()}`,
+        owner: newLeaseOwner(),
       },
     );
     this.crons = new CronScheduler(
@@ -95,9 +109,13 @@ export class Engine {
     );
   }
 
-  /** Creates system assistants and starts workers, webhook delivery, crons and event expiry. */
+  /**
+   * Creates system assistants, takes back the runs a dead process of this host left running (they
+   * resume as their next attempt), and starts workers, webhook delivery, crons and event expiry.
+   */
   async start(): Promise<void> {
     await this.registry.ensureSystemAssistants(this.storage);
+    await this.pool.recoverAbandoned();
     this.admitting = true;
     this.pool.start();
     this.outbox.start();
@@ -289,7 +307,7 @@ export class Engine {
 
   /**
    * Registers `listener` for runs of this process that reach a terminal status (success, error,
-   * timeout, interrupted — including runs cancelled while pending and runs whose worker was lost), once
+   * timeout, interrupted — including runs cancelled while pending and runs out of attempts), once
    * per run. It is called after the terminal status is written and the thread is updated, before
    * waiters are woken (so whatever it writes exists when `waitRun` resolves). A rolled-back run is
    * erased and not reported. A listener that throws is logged; settlement goes on. Returns a function
@@ -308,21 +326,9 @@ export class Engine {
   withThreadExecution<T>(threadId: string, fn: () => Promise<T>): Promise<T> {
     return this.threadExecution.run(threadId, fn);
   }
-
-  /** A run left `running` by a worker that died (its lease ran out): it ends as error, never running forever. */
-  private async settleAbandoned(runId: string): Promise<void> {
-    const run = await this.storage.runs.transition(runId, "error", { from: ["running"] });
-    if (!run) return;
-    await this.storage.threads.update(run.thread_id, {
-      status: "error",
-      error: { error: "WorkerLost", message: "the worker executing this run stopped before it finished" },
-    });
-    await this.settlement.notifySettled(run);
-    this.hub.end(runId);
-    this.waiters.resolve(runId, { status: "error", values: null, error: { error: "WorkerLost", message: "worker lost" } });
-    this.pool.notify();
-  }
 }
+
+const DEFAULT_MAX_ATTEMPTS = 3;
 
 /** A thread's stored error, when it has the `{ error, message }` shape settlement writes. */
 function runError(value: unknown): { error: string; message: string } | undefined {

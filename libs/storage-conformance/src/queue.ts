@@ -116,5 +116,88 @@ export function describeQueue(h: Harness): void {
       const lapsed = await s.runs.listExpiredLeases(addMs(new Date().toISOString(), 3_600_000 * 2), 10);
       expect(lapsed.map((r) => r.run_id).sort()).toEqual([b, c].sort());
     });
+
+    it("listLeases lists running runs under a lease with owner, expiry and attempts, oldest lease first", async () => {
+      const s = await h.open();
+      const base = past(3_600_000);
+      const [a, b, c] = await pendingRuns(s, base, 3);
+      await s.runs.claimNext({ owner: "w1", leaseMs: 60_000 });
+      await s.runs.claimNext({ owner: "w2", leaseMs: 1_000, now: addMs(base, 10_000) });
+      expect(await s.runs.listLeases(10)).toEqual([
+        { run: expect.objectContaining({ run_id: b, status: "running" }), owner: "w2", expires_at: addMs(base, 11_000), attempt: 1 },
+        { run: expect.objectContaining({ run_id: a, status: "running" }), owner: "w1", expires_at: expect.any(String), attempt: 1 },
+      ]);
+      expect((await s.runs.listLeases(1)).map((l) => l.run.run_id)).toEqual([b]);
+      for (const lease of await s.runs.listLeases(10)) expect(Object.keys(lease.run).sort()).toEqual(RUN_KEYS);
+      // Pending and finished runs hold no lease.
+      await s.runs.transition(a, "success");
+      expect((await s.runs.listLeases(10)).map((l) => l.run.run_id)).toEqual([b]);
+      expect((await s.runs.get(c))!.status).toBe("pending");
+    });
+
+    it("requeue puts a lapsed claim back to pending without its lease; the next claim is the next attempt", async () => {
+      const s = await h.open();
+      const base = past(3_600_000);
+      const [a] = await pendingRuns(s, base, 1);
+      await s.runs.claimNext({ owner: "dead", leaseMs: 1_000, now: addMs(base, 10_000) });
+      const requeued = await s.runs.requeue(a, { expiredBefore: new Date().toISOString() });
+      expect(requeued).toMatchObject({ run: { run_id: a, status: "pending" }, attempt: 1 });
+      expect(Object.keys(requeued!.run).sort()).toEqual(RUN_KEYS);
+      expect((await s.runs.get(a))!.status).toBe("pending");
+      expect(await s.runs.listLeases(10)).toEqual([]);
+      expect(await s.runs.listExpiredLeases(addMs(new Date().toISOString(), 3_600_000), 10)).toEqual([]);
+      expect(await s.runs.claimNext({ owner: "alive", leaseMs: 60_000 })).toMatchObject({ run: { run_id: a }, attempt: 2 });
+      expect(await s.runs.listLeases(10)).toMatchObject([{ run: { run_id: a }, owner: "alive", attempt: 2 }]);
+      // By owner (start-up recovery: that process is gone), whatever the lease's end.
+      expect(await s.runs.requeue(a, { owner: "alive" })).toMatchObject({ run: { run_id: a, status: "pending" }, attempt: 2 });
+      expect(await s.runs.claimNext({ owner: "w", leaseMs: 60_000 })).toMatchObject({ run: { run_id: a }, attempt: 3 });
+    });
+
+    it("requeue is a compare-and-set: a live, renewed or re-claimed lease, another owner, a finished run or an empty guard stay", async () => {
+      const s = await h.open();
+      const base = past(3_600_000);
+      const [live, renewed, other, finished] = await pendingRuns(s, base, 4);
+      const now = new Date().toISOString();
+      await s.runs.claimNext({ owner: "w1", leaseMs: 60_000 });
+      await s.runs.claimNext({ owner: "w1", leaseMs: 1_000, now: addMs(base, 10_000) });
+      await s.runs.claimNext({ owner: "w2", leaseMs: 1_000, now: addMs(base, 10_000) });
+      await s.runs.claimNext({ owner: "w2", leaseMs: 1_000, now: addMs(base, 10_000) });
+      expect(await s.runs.requeue(live, { expiredBefore: now })).toBeNull();
+      expect(await s.runs.renewLeases([renewed], "w1", 60_000)).toBe(1);
+      expect(await s.runs.requeue(renewed, { expiredBefore: now })).toBeNull();
+      expect(await s.runs.requeue(other, { expiredBefore: now, owner: "w1" })).toBeNull();
+      expect(await s.runs.requeue(other, {})).toBeNull();
+      await s.runs.transition(finished, "success");
+      expect(await s.runs.requeue(finished, { expiredBefore: now })).toBeNull();
+      expect(await s.runs.requeue(finished, { owner: "w2" })).toBeNull();
+      expect(await s.runs.requeue(uid(), { owner: "w2" })).toBeNull();
+      for (const id of [live, renewed, other]) expect((await s.runs.get(id))!.status).toBe("running");
+      expect((await s.runs.get(finished))!.status).toBe("success");
+      expect(await s.runs.requeue(other, { expiredBefore: now, owner: "w2" })).toMatchObject({ run: { run_id: other } });
+    });
+
+    it("two reapers requeueing one lapsed run at once: exactly one gets it back, and it is claimed once", async () => {
+      const s = await h.open();
+      const drivers = h.hasSibling ? [s, await h.sibling(s), await h.sibling(s)] : [s];
+      const base = past(3_600_000);
+      const runIds = await pendingRuns(s, base, 3);
+      for (let i = 0; i < runIds.length; i++) await s.runs.claimNext({ owner: "dead", leaseMs: 1_000, now: addMs(base, 10_000) });
+      const now = new Date().toISOString();
+      const attempts = await Promise.all(
+        runIds.flatMap((id) =>
+          Array.from({ length: 4 }, (_, i) =>
+            drivers[i % drivers.length].runs.requeue(id, i % 2 === 0 ? { expiredBefore: now } : { owner: "dead" }),
+          ),
+        ),
+      );
+      const won = attempts.filter((r): r is ClaimedRun => r !== null).map((r) => r.run.run_id);
+      expect(won.sort()).toEqual([...runIds].sort());
+      const claims = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => drivers[i % drivers.length].runs.claimNext({ owner: `w${i}`, leaseMs: 60_000 })),
+      );
+      const claimed = claims.filter((c): c is ClaimedRun => c !== null);
+      expect(claimed.map((c) => c.run.run_id).sort()).toEqual([...runIds].sort());
+      expect(claimed.every((c) => c.attempt === 2)).toBe(true);
+    });
   });
 }

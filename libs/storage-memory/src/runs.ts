@@ -10,6 +10,8 @@ import {
   type Run,
   type RunInternal,
   type RunRepo,
+  type RequeueGuard,
+  type RunLease,
   type RunResult,
   type RunSearch,
   type RunStatus,
@@ -108,9 +110,31 @@ export class MemoryRunRepo implements RunRepo {
     return [...this.state.runningRuns]
       .map((id) => this.state.runs.get(id)!)
       .filter((r) => r.lease !== null && r.lease.until < now)
-      .sort((a, b) => (a.lease!.until < b.lease!.until ? -1 : a.lease!.until > b.lease!.until ? 1 : a.seq - b.seq))
+      .sort(byLeaseEnd)
       .slice(0, Math.max(0, limit))
       .map((r) => wireOut(r.run));
+  }
+
+  /** O(running runs). */
+  async listLeases(limit: number): Promise<RunLease[]> {
+    return [...this.state.runningRuns]
+      .map((id) => this.state.runs.get(id)!)
+      .filter((r) => r.lease !== null)
+      .sort(byLeaseEnd)
+      .slice(0, Math.max(0, limit))
+      .map((r) => ({ run: wireOut(r.run), owner: r.lease!.owner, expires_at: r.lease!.until, attempt: r.attempts }));
+  }
+
+  /** Check and set with no await in between: atomic. */
+  async requeue(runId: string, guard: RequeueGuard): Promise<ClaimedRun | null> {
+    const record = this.state.runs.get(runId);
+    const lease = record?.lease;
+    if (!record || record.run.status !== "running" || !lease) return null;
+    if (guard.expiredBefore === undefined && guard.owner === undefined) return null;
+    if (guard.expiredBefore !== undefined && !(lease.until < guard.expiredBefore)) return null;
+    if (guard.owner !== undefined && lease.owner !== guard.owner) return null;
+    this.state.setRunStatus(record, "pending", nowIso());
+    return { run: wireOut(record.run), attempt: record.attempts };
   }
 
   async delete(runId: string, options?: { checkpoints?: boolean }): Promise<boolean> {
@@ -178,6 +202,12 @@ export class MemoryRunRepo implements RunRepo {
 function newestFirst(a: RunRecord, b: RunRecord): number {
   if (a.run.created_at !== b.run.created_at) return a.run.created_at < b.run.created_at ? 1 : -1;
   return b.seq - a.seq;
+}
+
+/** Oldest lease end first (records that hold a lease), then insertion order. */
+function byLeaseEnd(a: RunRecord, b: RunRecord): number {
+  const [x, y] = [a.lease!.until, b.lease!.until];
+  return x < y ? -1 : x > y ? 1 : a.seq - b.seq;
 }
 
 function oldestFirst(a: RunRecord, b: RunRecord): number {

@@ -11,6 +11,8 @@ import {
   type RunDependent,
   type RunInternal,
   type RunRepo,
+  type RequeueGuard,
+  type RunLease,
   type RunResult,
   type RunSearch,
   type RunStatus,
@@ -240,6 +242,38 @@ export class PostgresRunRepo implements RunRepo {
         ORDER BY lease_expires_at, seq LIMIT $2`,
       [now, Math.max(0, Math.floor(limit))],
     );
+  }
+
+  async listLeases(limit: number): Promise<RunLease[]> {
+    const rows = await query<Run & { lease_owner: string; lease_expires_at: string; attempt: number }>(
+      this.pool,
+      `SELECT ${RUN_COLUMNS}, lease_owner, lease_expires_at, attempt FROM ${this.t.runs}
+        WHERE status = 'running' AND lease_expires_at IS NOT NULL
+        ORDER BY lease_expires_at, seq LIMIT $1`,
+      [Math.max(0, Math.floor(limit))],
+    );
+    return rows.map(({ lease_owner, lease_expires_at, attempt, ...run }) => ({
+      run: run as Run,
+      owner: lease_owner,
+      expires_at: lease_expires_at,
+      attempt,
+    }));
+  }
+
+  /** One guarded UPDATE: the row lock makes racing callers (any process) take turns; one changes the row. */
+  async requeue(runId: string, guard: RequeueGuard): Promise<ClaimedRun | null> {
+    if (guard.expiredBefore === undefined && guard.owner === undefined) return null;
+    const [row] = await query<Run & { attempt: number }>(
+      this.pool,
+      `UPDATE ${this.t.runs} SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL, updated_at = $2
+        WHERE run_id = $1 AND status = 'running' AND lease_expires_at IS NOT NULL
+          AND ($3::timestamptz IS NULL OR lease_expires_at < $3::timestamptz) AND ($4::text IS NULL OR lease_owner = $4::text)
+        RETURNING ${RUN_COLUMNS}, attempt`,
+      [runId, nowIso(), guard.expiredBefore ?? null, guard.owner ?? null],
+    );
+    if (!row) return null;
+    const { attempt, ...run } = row;
+    return { run: run as Run, attempt };
   }
 
   async delete(runId: string, options?: { checkpoints?: boolean }): Promise<boolean> {

@@ -12,6 +12,8 @@ import {
   type RunDependent,
   type RunInternal,
   type RunRepo,
+  type RequeueGuard,
+  type RunLease,
   type RunResult,
   type RunSearch,
   type RunStatus,
@@ -235,6 +237,37 @@ export class SqliteRunRepo implements RunRepo {
       )
       .all(now, intOr(limit, 10)) as RunRow[];
     return rows.map(toRun);
+  }
+
+  async listLeases(limit: number): Promise<RunLease[]> {
+    const rows = this.s
+      .get(
+        `SELECT ${COLUMNS}, lease_owner, lease_expires_at FROM runs
+         WHERE status = 'running' AND lease_expires_at IS NOT NULL
+         ORDER BY lease_expires_at, seq LIMIT ?`,
+      )
+      .all(intOr(limit, 10)) as Array<RunRow & { lease_owner: string; lease_expires_at: string }>;
+    return rows.map(({ lease_owner, lease_expires_at, ...row }) => ({
+      run: toRun(row),
+      owner: lease_owner,
+      expires_at: lease_expires_at,
+      attempt: row.attempt,
+    }));
+  }
+
+  /** One guarded UPDATE: SQLite runs it under its write lock, so of racing callers one changes the row. */
+  async requeue(runId: string, guard: RequeueGuard): Promise<ClaimedRun | null> {
+    if (guard.expiredBefore === undefined && guard.owner === undefined) return null;
+    const row = this.s
+      .get(
+        `UPDATE runs SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+         WHERE run_id = ? AND status = 'running' AND lease_expires_at IS NOT NULL
+           AND (? IS NULL OR lease_expires_at < ?) AND (? IS NULL OR lease_owner = ?)
+         RETURNING ${COLUMNS}`,
+      )
+      .get(nowIso(), runId, guard.expiredBefore ?? null, guard.expiredBefore ?? null, guard.owner ?? null, guard.owner ?? null) as
+      RunRow | undefined;
+    return row ? { run: toRun(row), attempt: row.attempt } : null;
   }
 
   async delete(runId: string, options?: { checkpoints?: boolean }): Promise<boolean> {

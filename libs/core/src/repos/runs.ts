@@ -29,6 +29,27 @@ export interface ClaimedRun {
   attempt: number;
 }
 
+/** A running run held under a lease (`claimNext`), as start-up recovery sees it. */
+export interface RunLease {
+  run: Run;
+  /** The `owner` that claimed it. */
+  owner: string;
+  /** When the lease ends unless renewed (ISO time). */
+  expires_at: string;
+  /** Executions so far, this one included. */
+  attempt: number;
+}
+
+/**
+ * Which lapsed claim `requeue` may take back; every condition given must hold. `expiredBefore`: the
+ * lease ended before this time (a reaper's view: the worker stopped renewing). `owner`: the lease is
+ * still held by this owner (start-up recovery: that process is known to be gone).
+ */
+export interface RequeueGuard {
+  expiredBefore?: string;
+  owner?: string;
+}
+
 /**
  * Runs. A run's status moves only through `transition` (compare-and-set), so a terminal status is
  * written once however many paths race to end it. Reads never include results or internals.
@@ -59,6 +80,16 @@ export interface RunRepo {
   renewLeases(runIds: string[], owner: string, leaseMs: number): Promise<number>;
   /** Running runs whose lease ended before `now` (their worker died). Oldest lease first. */
   listExpiredLeases(now: string, limit: number): Promise<Run[]>;
+  /** Running runs held under a lease, whoever holds it, with owner, expiry and attempts. Oldest lease first. */
+  listLeases(limit: number): Promise<RunLease[]>;
+  /**
+   * Puts a run whose worker is gone back in the queue: `running` -> `pending`, lease cleared, attempts
+   * kept (the next `claimNext` counts the next attempt). Compare-and-set: only while the run is still
+   * `running` under a lease that meets `guard` (a guard with no condition matches no run); so of several
+   * reapers, in one process or several, exactly one gets the run back, and a lease renewed or re-claimed
+   * meanwhile is left alone. Returns the requeued run with the attempts it has had, or null.
+   */
+  requeue(runId: string, guard: RequeueGuard): Promise<ClaimedRun | null>;
   /**
    * Deletes the run with its result and events. With `checkpoints: true` (rollback), also deletes the
    * checkpoints the run wrote (checkpoint metadata `run_id`) and their pending writes.

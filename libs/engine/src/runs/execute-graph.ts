@@ -24,11 +24,17 @@ export interface EmittedEvent {
  * `messages/partial`, `messages/complete` and `messages/metadata` for the `messages` mode. `tools`
  * (tool-call lifecycle: `on_tool_start`, `on_tool_event`, `on_tool_end`, `on_tool_error`) is LangGraph's
  * own stream mode, passed through.
+ *
+ * `resume`: a later attempt of a run that had already written a checkpoint (its worker was lost). It
+ * continues from the thread's latest checkpoint, as LangGraph resumes: no input (the run's input or
+ * command is already in that state), and no `checkpoint_id` (that is where the first attempt started).
+ * As the official server does, the graph sees the attempt as `run_attempt` in its config metadata (so
+ * checkpoints carry it too) and the `metadata` event says `attempt`.
  */
 export async function* executeGraph(
   run: Run,
   graph: CompiledGraph,
-  options: { attempt: number; signal: AbortSignal },
+  options: { attempt: number; signal: AbortSignal; resume?: boolean },
 ): AsyncGenerator<EmittedEvent> {
   const kwargs = run.kwargs as EngineRunKwargs;
   const userModes = new Set<StreamMode>(kwargs.stream_mode);
@@ -43,13 +49,19 @@ export async function* executeGraph(
 
   yield { event: "metadata", data: { run_id: run.run_id, attempt: options.attempt } };
 
-  const input = kwargs.command != null ? toCommand(kwargs.command) : (kwargs.input ?? null);
+  let input = kwargs.command != null ? toCommand(kwargs.command) : (kwargs.input ?? null);
+  let configurable = kwargs.config.configurable;
+  if (options.resume) {
+    input = null;
+    const { checkpoint_id: _startedAt, ...rest } = configurable ?? {};
+    configurable = rest;
+  }
   const events = graph.streamEvents(input, {
     version: "v2",
-    configurable: kwargs.config.configurable,
+    configurable,
     tags: kwargs.config.tags,
     recursionLimit: kwargs.config.recursion_limit,
-    metadata: kwargs.config.metadata,
+    metadata: { ...kwargs.config.metadata, run_attempt: options.attempt },
     context: kwargs.context,
     interruptBefore: kwargs.interrupt_before,
     interruptAfter: kwargs.interrupt_after,

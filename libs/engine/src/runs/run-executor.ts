@@ -1,4 +1,4 @@
-import { NotFoundError, type ClaimedRun, type Delivery, type Storage } from "@agent-server/core";
+import { NotFoundError, type ClaimedRun, type Delivery, type Run, type Storage } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
 import type { CompiledGraph } from "../graphs/types.js";
 import type { StreamHub } from "../streaming/stream-hub.js";
@@ -12,6 +12,8 @@ import type { ActiveExecution } from "./worker-pool.js";
 
 export interface RunLogger {
   runStarted(runId: string, threadId: string, attempt: number): void;
+  /** A run whose worker was lost went back to the queue, to execute again as attempt `attempt + 1`. */
+  runRequeued?(runId: string, threadId: string, attempt: number, reason: string): void;
   runEnded(runId: string, threadId: string, status: string, durationMs: number): void;
   /** An `onRunSettled` listener threw (settlement went on); console.error when absent. */
   settledListenerFailed?(runId: string, error: unknown): void;
@@ -27,6 +29,7 @@ export class RunExecutor {
     private readonly hub: StreamHub,
     private readonly settlement: Settlement,
     private readonly threads: ThreadExecution,
+    private readonly maxAttempts: number,
     private readonly logger?: RunLogger,
   ) {}
 
@@ -44,10 +47,14 @@ export class RunExecutor {
         const assistant = await this.storage.assistants.get(run.assistant_id);
         if (!assistant) throw new NotFoundError(`Assistant "${run.assistant_id}" not found`);
         graph = await this.registry.get(assistant.graph_id, kwargs.config);
+        // Each earlier attempt ended with its process (it never settled): the run stops here rather than
+        // crash the server again and again.
+        if (attempt > this.maxAttempts) throw new AttemptsExhausted(run.run_id, this.maxAttempts);
+        const resume = await wroteCheckpoint(this.storage, run);
         const signal = execution.controller.signal;
         const context = { run_id: run.run_id, thread_id: run.thread_id, graph_id: assistant.graph_id, assistant_id: run.assistant_id };
         await withRunContext(context, async () => {
-          for await (const event of executeGraph(run, graph!, { attempt, signal })) {
+          for await (const event of executeGraph(run, graph!, { attempt, signal, resume })) {
             await this.hub.publish(run.run_id, event.event, event.data, { resumable: kwargs.resumable });
           }
         });
@@ -65,5 +72,24 @@ export class RunExecutor {
       });
       this.logger?.runEnded(run.run_id, run.thread_id, final?.status ?? "erased", Date.now() - started);
     });
+  }
+}
+
+/**
+ * Whether an attempt continues where an earlier one stopped: the thread's latest checkpoint was written
+ * by this run (checkpoint metadata `run_id`), so the run's input is already in the thread's state and
+ * must not be applied again. Otherwise (first attempt, or the earlier one stopped before its first
+ * checkpoint) the run starts from its input.
+ */
+async function wroteCheckpoint(storage: Storage, run: Run): Promise<boolean> {
+  const latest = await storage.checkpointer.getTuple({ configurable: { thread_id: run.thread_id, checkpoint_ns: "" } });
+  return (latest?.metadata as { run_id?: unknown } | undefined)?.run_id === run.run_id;
+}
+
+/** The error a run ends with once every attempt it was allowed stopped with its worker. */
+export class AttemptsExhausted extends Error {
+  override readonly name = "WorkerLost";
+  constructor(runId: string, maxAttempts: number) {
+    super(`run ${runId} was attempted ${maxAttempts} times and its worker stopped before it finished each time`);
   }
 }

@@ -1,4 +1,5 @@
 import { nowIso, type ClaimedRun, type Storage } from "@agent-server/core";
+import { leaseOwnerIsGone } from "./lease-owner.js";
 
 export interface WorkerPoolOptions {
   /** Runs of different threads executing at once in this process. */
@@ -7,9 +8,12 @@ export interface WorkerPoolOptions {
   leaseMs: number;
   /** How often storage is polled for runs admitted elsewhere or deferred by `after_seconds`. */
   pollMs: number;
-  /** Identifies this process's claims. */
+  /** Identifies this process's claims (`newLeaseOwner`). */
   owner: string;
 }
+
+/** Why a run went back to the queue: its lease lapsed, or its owner is known to be gone (start-up). */
+export type RequeueReason = "lease-expired" | "owner-gone";
 
 export interface ActiveExecution {
   controller: AbortController;
@@ -20,7 +24,9 @@ export interface ActiveExecution {
 /**
  * Claims pending runs from storage and executes up to `workers` of them at once. Leases are renewed
  * while a run executes; a run whose lease is gone (cancelled by another process, or erased) is aborted
- * here; runs whose worker died are settled by `onExpired` once their lease ends.
+ * here. A run whose worker died is put back in the queue (`RunRepo.requeue`) and executed again as its
+ * next attempt: at start-up when its owner was a process of this host that is gone, else once its lease
+ * has lapsed (another process may hold it: only the lease tells).
  */
 export class WorkerPool {
   readonly active = new Map<string, ActiveExecution>();
@@ -37,7 +43,7 @@ export class WorkerPool {
   constructor(
     private readonly storage: Storage,
     private readonly execute: (claimed: ClaimedRun, execution: ActiveExecution) => Promise<void>,
-    private readonly onExpired: (runId: string) => Promise<void>,
+    private readonly onRequeued: (requeued: ClaimedRun, reason: RequeueReason) => void,
     private readonly options: WorkerPoolOptions,
   ) {}
 
@@ -53,6 +59,23 @@ export class WorkerPool {
     every(Math.max(100, Math.floor(this.options.leaseMs / 3)), () => this.renew());
     every(this.options.leaseMs, () => this.reap());
     this.notify();
+  }
+
+  /**
+   * Start-up recovery: takes back at once the runs whose lease owner is a process of this host that no
+   * longer runs (this one, killed and restarted), instead of leaving them `running` until their leases
+   * lapse. Returns how many went back to the queue.
+   */
+  async recoverAbandoned(): Promise<number> {
+    let recovered = 0;
+    for (const lease of await this.storage.runs.listLeases(RECOVERY_BATCH)) {
+      if (!leaseOwnerIsGone(lease.owner, this.options.owner)) continue;
+      const requeued = await this.storage.runs.requeue(lease.run.run_id, { owner: lease.owner });
+      if (!requeued) continue;
+      recovered += 1;
+      this.onRequeued(requeued, "owner-gone");
+    }
+    return recovered;
   }
 
   /** Something may be claimable now (a run was admitted or a thread freed up). */
@@ -137,12 +160,24 @@ export class WorkerPool {
   }
 
   private async reap(): Promise<void> {
-    const expired = await this.storage.runs.listExpiredLeases(nowIso(), 50);
+    const now = nowIso();
+    const expired = await this.storage.runs.listExpiredLeases(now, 50);
+    let requeuedAny = false;
     for (const run of expired) {
-      if (!this.active.has(run.run_id)) await this.onExpired(run.run_id);
+      if (this.active.has(run.run_id)) continue;
+      // Guarded by the lease's end: a lease renewed or re-claimed meanwhile, or a run another reaper
+      // already took back, stays as it is.
+      const requeued = await this.storage.runs.requeue(run.run_id, { expiredBefore: now });
+      if (!requeued) continue;
+      requeuedAny = true;
+      this.onRequeued(requeued, "lease-expired");
     }
+    if (requeuedAny) this.notify();
   }
 }
+
+/** Leases read at start-up recovery; more is far beyond what one process executes at once. */
+const RECOVERY_BATCH = 10_000;
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
