@@ -4,7 +4,7 @@ import { answerViolations, bodyLine, refused, shapeWarning, type Violation } fro
 import type { FuzzTarget } from "./request-parts.js";
 import { attributableToRequest, countChanges, RowCounter } from "./row-counts.js";
 import type { ServerUnderTest } from "./server-under-test.js";
-import { intact, secretIds, seedUser, victimView, type World } from "./world.js";
+import { intact, resourceQueries, secretIds, seedUser, type World } from "./world.js";
 
 export interface CampaignOptions {
   /** Generated requests per target (times the target's weight). */
@@ -44,6 +44,8 @@ export interface CampaignReport {
   runsPerTarget: number;
   durationMs: number;
   requests: Record<string, number>;
+  /** Requests sent per target (a target the time budget cut off has none). */
+  perTarget: Record<string, number>;
   statuses: Record<string, Record<string, number>>;
   failures: FailureGroup[];
   /** Error-shape deviations (4xx without a JSON `detail`): reported, not asserted. */
@@ -82,6 +84,7 @@ export class Campaign {
       runsPerTarget: options.runsPerTarget,
       durationMs: 0,
       requests: {},
+      perTarget: {},
       statuses: {},
       failures: [],
       warnings: [],
@@ -92,11 +95,12 @@ export class Campaign {
 
   async run(targets: FuzzTarget[]): Promise<CampaignReport> {
     const started = Date.now();
-    let baseline = this.world.auth ? await victimView(this.server.url, this.world) : "";
+    let baseline = this.victimView();
     for (const [index, target] of targets.entries()) {
       const remaining = this.options.timeBudgetMs - (Date.now() - started);
       if (remaining <= 0) break;
       const seed = targetSeed(this.options.seed, target.name);
+      const batchStarted = Date.now();
       let path = 0;
       let last: FuzzRequest | undefined;
       await fc.check(
@@ -112,7 +116,8 @@ export class Campaign {
           markInterruptAsFailure: false,
         },
       );
-      this.options.log?.(`${target.name}: ${path} requests`);
+      this.report.perTarget[target.name] = path;
+      this.options.log?.(`${target.name}: ${path} requests in ${Date.now() - batchStarted} ms`);
       baseline = await this.afterBatch(target.name, last, baseline);
     }
     this.report.durationMs = Date.now() - started;
@@ -160,17 +165,20 @@ export class Campaign {
       this.counter.close();
       this.counter = new RowCounter(this.server.dbFile);
     }
-    if (!(await intact(this.server.url, this.world.mine))) this.world.mine = await seedUser(this.server.url, this.world.mine.user);
-    if (!this.world.auth) {
-      if (!(await intact(this.server.url, this.world.other))) this.world.other = await seedUser(this.server.url, this.world.other.user);
-      return baseline;
-    }
-    const view = await victimView(this.server.url, this.world);
+    await this.counter.quiet(2_000);
+    if (!intact(this.counter.rows(resourceQueries(this.world.mine)))) this.world.mine = await seedUser(this.server.url, this.world.mine.user);
+    const view = this.victimView();
     if (view === baseline) return baseline;
-    const request: FuzzRequest = { method: "", path: `(the ${target} batch)`, headers: {}, route: target, label: "any request of the batch" };
-    this.record({ oracle: "victim changed", detail: describeChange(baseline, view) }, request, emptyResponse, { target, seed: 0, path: "" });
-    if (!(await intact(this.server.url, this.world.other))) this.world.other = await seedUser(this.server.url, this.world.other.user);
-    return victimView(this.server.url, this.world);
+    if (this.world.auth) {
+      const request: FuzzRequest = { method: "", path: `(the ${target} batch)`, headers: {}, route: target, label: "any request of the batch" };
+      this.record({ oracle: "victim changed", detail: describeChange(baseline, view) }, request, emptyResponse, { target, seed: 0, path: "" });
+    }
+    if (!intact(JSON.parse(view) as Record<string, unknown[]>)) this.world.other = await seedUser(this.server.url, this.world.other.user);
+    return this.victimView();
+  }
+
+  private victimView(): string {
+    return JSON.stringify(this.counter.rows(resourceQueries(this.world.other)));
   }
 
   private tally(route: string, status: string): void {
@@ -213,10 +221,17 @@ function size(request: FuzzRequest): number {
   return request.path.length + (request.body?.length ?? 0);
 }
 
-/** Which top-level parts of the victim's view differ (assistant, thread, run, task, cron, store). */
+/** Which of the victim's rows differ (assistant, thread, runs, checkpoints, cron, store), and how. */
 function describeChange(before: string, after: string): string {
-  const a = JSON.parse(before) as Record<string, unknown>;
-  const b = JSON.parse(after) as Record<string, unknown>;
+  const a = JSON.parse(before) as Record<string, unknown[]>;
+  const b = JSON.parse(after) as Record<string, unknown[]>;
   const parts = Object.keys(a).filter((key) => JSON.stringify(a[key]) !== JSON.stringify(b[key]));
-  return parts.map((part) => `${part}: ${typeof b[part] === "string" ? (b[part] as string).slice(0, 80) : "changed"}`).join("; ");
+  return parts
+    .map((part) => {
+      if (b[part]!.length === 0) return `${part} deleted`;
+      if (b[part]!.length !== a[part]!.length) return `${part}: ${a[part]!.length}→${b[part]!.length} rows`;
+      const [was, is] = [a[part]![0] as Record<string, unknown>, b[part]![0] as Record<string, unknown>];
+      return `${part} changed (${Object.keys(is).filter((k) => JSON.stringify(was[k]) !== JSON.stringify(is[k])).join(", ")})`;
+    })
+    .join("; ");
 }

@@ -39,6 +39,10 @@ export async function openFuzzSession(options: { auth: boolean }): Promise<FuzzS
   try {
     server = await startServerUnderTest({ auth: options.auth, dataDir });
     const world = await seedWorld(server.url, options.auth, sink.url);
+    // The first schema extraction of a graph takes seconds (it compiles the graph's TypeScript): done here,
+    // it would spend a campaign's request limit and time budget on warming a cache.
+    const headers = options.auth ? { "x-user": world.mine.user! } : undefined;
+    await Promise.all(["echo", "approval"].map((graph) => fetch(`${server!.url}/assistants/${graph}/schemas`, { headers }).then((r) => r.text())));
     const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as OpenApiDocument;
     const targets = allTargets(doc, world);
     const started = server;

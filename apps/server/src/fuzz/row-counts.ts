@@ -58,6 +58,13 @@ export class RowCounter {
     return { running: runs.running ?? 0, pending: runs.pending ?? 0, lastRunUpdate: runs.last, deliveries };
   }
 
+  /** The rows each query selects, as JSON keyed by the query's name (a direct look at the file, past any auth). */
+  rows(queries: Record<string, [sql: string, ...params: string[]]>): Record<string, unknown[]> {
+    const result: Record<string, unknown[]> = {};
+    for (const [name, [sql, ...params]] of Object.entries(queries)) result[name] = this.db.prepare(sql).all(...params);
+    return result;
+  }
+
   /** Waits (up to `maxMs`) until no run is executing, so a request starts on a quiet store. */
   async quiet(maxMs: number): Promise<void> {
     const deadline = Date.now() + maxMs;

@@ -108,34 +108,22 @@ export interface Secret {
   value: string;
 }
 
-/** The victim's resources as the victim reads them; any difference after a batch means the attacker changed them. */
-export async function victimView(url: string, world: World): Promise<string> {
-  const o = world.other;
-  const call = (method: string, path: string, body?: unknown) =>
-    jsonCall(url, method, path, o.user, body).catch((error: Error) => `unreadable: ${error.message.slice(0, 200)}`);
-  const crons = (await call("POST", "/runs/crons/search", { thread_id: o.threadId, limit: 1000 })) as { cron_id: string }[] | string;
-  return JSON.stringify({
-    assistant: await call("GET", `/assistants/${o.assistantId}`),
-    thread: await call("GET", `/threads/${o.threadId}`),
-    run: await call("GET", `/threads/${o.threadId}/runs/${o.runId}`),
-    task: await call("GET", `/threads/${o.contextId}/runs/${o.taskId}`),
-    cron: Array.isArray(crons) ? crons.find((c) => c.cron_id === o.cronId) ?? "missing" : crons,
-    store: await call("GET", `/store/items?namespace=${o.storeNamespace.join(".")}&key=${o.storeKey}`),
-  });
+/**
+ * A user's seeded rows, read straight from the SQLite file: what no other caller may change. The store item
+ * is matched inside the owner's namespace (the auth handler prefixes it), since anyone may reuse the key.
+ */
+export function resourceQueries(world: UserWorld): Record<string, [string, ...string[]]> {
+  return {
+    assistant: ["SELECT * FROM assistants WHERE assistant_id = ?", world.assistantId],
+    thread: ["SELECT * FROM threads WHERE thread_id = ?", world.threadId],
+    runs: ["SELECT run_id, status, metadata, kwargs, updated_at FROM runs WHERE thread_id IN (?, ?) ORDER BY run_id", world.threadId, world.contextId],
+    checkpoints: ["SELECT count(*) AS n FROM checkpoints WHERE thread_id IN (?, ?)", world.threadId, world.contextId],
+    cron: ["SELECT * FROM crons WHERE cron_id = ?", world.cronId],
+    store: ["SELECT * FROM store_items WHERE key = ? AND namespace LIKE ?", world.storeKey, `%${world.user ?? ""}%`],
+  };
 }
 
-/** Whether `user`'s seeded resources are all still there (a batch may legitimately delete the attacker's own). */
-export async function intact(url: string, world: UserWorld): Promise<boolean> {
-  try {
-    await jsonCall(url, "GET", `/threads/${world.threadId}/runs/${world.runId}`, world.user);
-    await jsonCall(url, "GET", `/threads/${world.contextId}/runs/${world.taskId}`, world.user);
-    await jsonCall(url, "GET", `/assistants/${world.assistantId}`, world.user);
-    await jsonCall(url, "GET", `/store/items?namespace=${world.storeNamespace.join(".")}&key=${world.storeKey}`, world.user);
-    const crons = (await jsonCall(url, "POST", "/runs/crons/search", world.user, { thread_id: world.threadId, limit: 1000 })) as {
-      cron_id: string;
-    }[];
-    return crons.some((c) => c.cron_id === world.cronId);
-  } catch {
-    return false;
-  }
+/** Whether every seeded row of `world` is still there (a batch may legitimately delete the attacker's own). */
+export function intact(view: Record<string, unknown[]>): boolean {
+  return (["assistant", "thread", "runs", "cron", "store"] as const).every((name) => (view[name]?.length ?? 0) > 0);
 }
