@@ -65,8 +65,14 @@ function message(ctx: GenContext, legacy: boolean) {
   return fc
     .record({
       messageId: fc.uuid(),
-      taskId: fc.option(idValue(ctx, "task").map((v) => v.value), { nil: undefined }),
-      contextId: fc.option(idValue(ctx, "thread").map((v) => v.value), { nil: undefined }),
+      taskId: fc.option(
+        idValue(ctx, "task").map((v) => v.value),
+        { nil: undefined },
+      ),
+      contextId: fc.option(
+        idValue(ctx, "thread").map((v) => v.value),
+        { nil: undefined },
+      ),
       text: fc.string({ maxLength: 20 }),
     })
     .map(({ messageId, taskId, contextId, text }) =>
@@ -101,7 +107,9 @@ function params(ctx: GenContext, method: string, legacy: boolean): fc.Arbitrary<
   const configId = fc.oneof(fc.constant("default"), fc.uuid(), fc.string({ maxLength: 8 }));
   const push = fc.record({ id: configId, url: fc.constant(`${ctx.world.sinkUrl}/push`), token: fc.string({ maxLength: 6 }) });
   if (/send|stream/i.test(method) && !/subscribe/i.test(method)) {
-    return fc.record({ message: message(ctx, legacy), configuration: configuration(ctx) }).map((p) => jsonObject(Object.entries(p).filter(([, v]) => v !== undefined)));
+    return fc
+      .record({ message: message(ctx, legacy), configuration: configuration(ctx) })
+      .map((p) => jsonObject(Object.entries(p).filter(([, v]) => v !== undefined)));
   }
   if (method === "ListTasks") {
     return fc.record(
@@ -125,7 +133,12 @@ function params(ctx: GenContext, method: string, legacy: boolean): fc.Arbitrary<
     return legacy ? fc.record({ id: task, pushNotificationConfigId: configId }) : fc.record({ taskId: task, id: configId });
   }
   if (/pushNotificationConfig\/list|ListTaskPush/.test(method)) {
-    return legacy ? fc.record({ id: task }) : fc.record({ taskId: task, pageSize: fc.integer({ min: -1, max: 5 }), pageToken: fc.string({ maxLength: 6 }) }, { requiredKeys: ["taskId"] });
+    return legacy
+      ? fc.record({ id: task })
+      : fc.record(
+          { taskId: task, pageSize: fc.integer({ min: -1, max: 5 }), pageToken: fc.string({ maxLength: 6 }) },
+          { requiredKeys: ["taskId"] },
+        );
   }
   if (/card|Card/.test(method)) return fc.constant(jsonObject());
   return fc.record({ id: task, historyLength: fc.integer({ min: -1, max: 5 }) }, { requiredKeys: ["id"] });
@@ -146,11 +159,22 @@ export function a2aJsonRpcTarget(ctx: GenContext, version: "1.0" | "0.3"): FuzzT
       id: fc.oneof(fc.integer(), fc.string({ maxLength: 8 }), fc.constant(null), fc.constant(jsonObject([["x", 1]]))),
       envelope: fc.oneof(
         { weight: 8, arbitrary: fc.constant({ label: "", jsonrpc: "2.0" as unknown }) },
-        { weight: 1, arbitrary: fc.constantFrom<unknown>("1.0", 2, null, undefined).map((jsonrpc) => ({ label: `jsonrpc=${String(jsonrpc)}`, jsonrpc })) },
+        {
+          weight: 1,
+          arbitrary: fc
+            .constantFrom<unknown>("1.0", 2, null, undefined)
+            .map((jsonrpc) => ({ label: `jsonrpc=${String(jsonrpc)}`, jsonrpc })),
+        },
       ),
       versionHeader: legacy
-        ? fc.oneof({ weight: 8, arbitrary: fc.constant<string | undefined>(undefined) }, { weight: 1, arbitrary: fc.constantFrom("0.3", "0.2", "") })
-        : fc.oneof({ weight: 8, arbitrary: fc.constant<string | undefined>("1.0") }, { weight: 1, arbitrary: fc.constantFrom("1.1", "2.0", "1", "x") }),
+        ? fc.oneof(
+            { weight: 8, arbitrary: fc.constant<string | undefined>(undefined) },
+            { weight: 1, arbitrary: fc.constantFrom("0.3", "0.2", "") },
+          )
+        : fc.oneof(
+            { weight: 8, arbitrary: fc.constant<string | undefined>("1.0") },
+            { weight: 1, arbitrary: fc.constantFrom("1.1", "2.0", "1", "x") },
+          ),
       agent: agent(ctx),
       contentType,
       user: caller(ctx.world),
@@ -162,12 +186,23 @@ export function a2aJsonRpcTarget(ctx: GenContext, version: "1.0" | "0.3"): FuzzT
     arbitrary: request.map((r) => {
       const body = r.params.isRaw
         ? r.params
-        : { value: jsonObject(Object.entries({ jsonrpc: r.envelope.jsonrpc, id: r.id, method: r.method, params: r.params.value }).filter(([, v]) => v !== undefined)) };
+        : {
+            value: jsonObject(
+              Object.entries({ jsonrpc: r.envelope.jsonrpc, id: r.id, method: r.method, params: r.params.value }).filter(
+                ([, v]) => v !== undefined,
+              ),
+            ),
+          };
       return buildRequest({
         method: "POST",
         path: `/a2a/${r.agent.value}`,
         route: `POST /a2a/{assistant_id} v${version} [${r.method}]`,
-        labels: [r.agent.label, r.envelope.label, r.versionHeader !== (legacy ? undefined : "1.0") ? `A2A-Version=${r.versionHeader ?? "none"}` : "", `params ${r.params.label}`],
+        labels: [
+          r.agent.label,
+          r.envelope.label,
+          r.versionHeader !== (legacy ? undefined : "1.0") ? `A2A-Version=${r.versionHeader ?? "none"}` : "",
+          `params ${r.params.label}`,
+        ],
         user: r.user,
         contentType: r.contentType,
         body,
@@ -183,18 +218,44 @@ export function a2aJsonRpcTarget(ctx: GenContext, version: "1.0" | "0.3"): FuzzT
 export function a2aHttpTargets(ctx: GenContext): FuzzTarget[] {
   return A2A_HTTP_ROUTES.map(([method, subpath]) => {
     const route = `${method} /a2a/{assistant_id}${subpath}`;
-    const bodyParams = subpath.startsWith("/message") ? params(ctx, "SendMessage", false) : subpath.endsWith("Configs") ? params(ctx, "CreateTaskPushNotificationConfig", false) : undefined;
+    const bodyParams = subpath.startsWith("/message")
+      ? params(ctx, "SendMessage", false)
+      : subpath.endsWith("Configs")
+        ? params(ctx, "CreateTaskPushNotificationConfig", false)
+        : undefined;
     const arbitrary = fc
       .record({
         agent: agent(ctx),
         id: fc.oneof({ weight: 4, arbitrary: idValue(ctx, "task") }, { weight: 1, arbitrary: hostileSegment }),
-        configId: fc.oneof(fc.constant({ label: "", value: "default" }), fc.uuid().map((value) => ({ label: "configId=uuid", value })), hostileSegment),
+        configId: fc.oneof(
+          fc.constant({ label: "", value: "default" }),
+          fc.uuid().map((value) => ({ label: "configId=uuid", value })),
+          hostileSegment,
+        ),
         query: fc.option(
-          fc.tuple(fc.constantFrom("historyLength", "pageSize", "status", "pageToken", "contextId", "statusTimestampAfter", "includeArtifacts", "tenant"), hostileQueryValue),
+          fc.tuple(
+            fc.constantFrom(
+              "historyLength",
+              "pageSize",
+              "status",
+              "pageToken",
+              "contextId",
+              "statusTimestampAfter",
+              "includeArtifacts",
+              "tenant",
+            ),
+            hostileQueryValue,
+          ),
           { nil: undefined },
         ),
-        body: method === "POST" ? fc.option(mutatedBody(bodyParams ?? fc.constant(jsonObject())), { freq: 6, nil: undefined }) : fc.constant(undefined),
-        versionHeader: fc.oneof({ weight: 8, arbitrary: fc.constant<string | undefined>("1.0") }, { weight: 1, arbitrary: fc.constantFrom<string | undefined>(undefined, "0.3", "2.0") }),
+        body:
+          method === "POST"
+            ? fc.option(mutatedBody(bodyParams ?? fc.constant(jsonObject())), { freq: 6, nil: undefined })
+            : fc.constant(undefined),
+        versionHeader: fc.oneof(
+          { weight: 8, arbitrary: fc.constant<string | undefined>("1.0") },
+          { weight: 1, arbitrary: fc.constantFrom<string | undefined>(undefined, "0.3", "2.0") },
+        ),
         contentType,
         user: caller(ctx.world),
       })

@@ -4,7 +4,7 @@ import { answerViolations, bodyLine, refused, shapeWarning, type Violation } fro
 import type { FuzzTarget } from "./request-parts.js";
 import { attributableToRequest, countChanges, RowCounter } from "./row-counts.js";
 import type { ServerUnderTest } from "./server-under-test.js";
-import { intact, resourceQueries, secretIds, seedUser, type World } from "./world.js";
+import { ensureSystemAssistants, intact, resourceQueries, secretIds, seedUser, type World } from "./world.js";
 
 export interface CampaignOptions {
   /** Generated requests per target (times the target's weight). */
@@ -118,7 +118,12 @@ export class Campaign {
       );
       this.report.perTarget[target.name] = path;
       this.options.log?.(`${target.name}: ${path} requests in ${Date.now() - batchStarted} ms`);
-      baseline = await this.afterBatch(target.name, last, baseline);
+      try {
+        baseline = await this.afterBatch(target.name, last, baseline);
+      } catch (error) {
+        // The next batches run on whatever world is left; the campaign goes on.
+        this.options.log?.(`after ${target.name}: could not restore the seeded world: ${(error as Error).message}`);
+      }
     }
     this.report.durationMs = Date.now() - started;
     this.report.failures = [...this.groups.values()].filter((g) => g.oracle !== "shape");
@@ -131,12 +136,20 @@ export class Campaign {
     await this.counter.quiet(2_000);
     const before = this.counter.counts();
     const backgroundBefore = this.counter.background();
+    const mark = this.server.logMark();
     const response = await send(this.server.url, request, this.options.requestTimeoutMs);
     const status = response.timedOut ? "timeout" : response.status === 0 ? "no response" : String(response.status);
     this.tally(request.route, status);
     if (response.timedOut) this.report.timeouts[request.route] = (this.report.timeouts[request.route] ?? 0) + 1;
 
     const violations = answerViolations(request, response, secretIds(this.world));
+    // A generic 500 text hides the cause: the server's own log line tells the bugs apart.
+    for (const violation of violations) {
+      if (violation.oracle === "5xx" || violation.oracle === "JSON-RPC -32603") {
+        const logged = this.server.errorSince(mark);
+        if (logged) violation.detail += ` [server log: ${logged}]`;
+      }
+    }
     if (refused(request, response)) {
       await this.counter.quiet(2_000);
       const after = this.counter.counts();
@@ -166,12 +179,24 @@ export class Campaign {
       this.counter = new RowCounter(this.server.dbFile);
     }
     await this.counter.quiet(2_000);
-    if (!intact(this.counter.rows(resourceQueries(this.world.mine)))) this.world.mine = await seedUser(this.server.url, this.world.mine.user);
+    await ensureSystemAssistants(this.server.url, this.world.mine.user);
+    if (!intact(this.counter.rows(resourceQueries(this.world.mine))))
+      this.world.mine = await seedUser(this.server.url, this.world.mine.user);
     const view = this.victimView();
     if (view === baseline) return baseline;
     if (this.world.auth) {
-      const request: FuzzRequest = { method: "", path: `(the ${target} batch)`, headers: {}, route: target, label: "any request of the batch" };
-      this.record({ oracle: "victim changed", detail: describeChange(baseline, view) }, request, emptyResponse, { target, seed: 0, path: "" });
+      const request: FuzzRequest = {
+        method: "",
+        path: `(the ${target} batch)`,
+        headers: {},
+        route: target,
+        label: "any request of the batch",
+      };
+      this.record({ oracle: "victim changed", detail: describeChange(baseline, view) }, request, emptyResponse, {
+        target,
+        seed: 0,
+        path: "",
+      });
     }
     if (!intact(JSON.parse(view) as Record<string, unknown[]>)) this.world.other = await seedUser(this.server.url, this.world.other.user);
     return this.victimView();
@@ -231,7 +256,9 @@ function describeChange(before: string, after: string): string {
       if (b[part]!.length === 0) return `${part} deleted`;
       if (b[part]!.length !== a[part]!.length) return `${part}: ${a[part]!.length}→${b[part]!.length} rows`;
       const [was, is] = [a[part]![0] as Record<string, unknown>, b[part]![0] as Record<string, unknown>];
-      return `${part} changed (${Object.keys(is).filter((k) => JSON.stringify(was[k]) !== JSON.stringify(is[k])).join(", ")})`;
+      return `${part} changed (${Object.keys(is)
+        .filter((k) => JSON.stringify(was[k]) !== JSON.stringify(is[k]))
+        .join(", ")})`;
     })
     .join("; ");
 }

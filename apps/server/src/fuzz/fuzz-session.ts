@@ -42,7 +42,9 @@ export async function openFuzzSession(options: { auth: boolean }): Promise<FuzzS
     // The first schema extraction of a graph takes seconds (it compiles the graph's TypeScript): done here,
     // it would spend a campaign's request limit and time budget on warming a cache.
     const headers = options.auth ? { "x-user": world.mine.user! } : undefined;
-    await Promise.all(["echo", "approval"].map((graph) => fetch(`${server!.url}/assistants/${graph}/schemas`, { headers }).then((r) => r.text())));
+    await Promise.all(
+      ["echo", "approval"].map((graph) => fetch(`${server!.url}/assistants/${graph}/schemas`, { headers }).then((r) => r.text())),
+    );
     const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as OpenApiDocument;
     const targets = allTargets(doc, world);
     const started = server;

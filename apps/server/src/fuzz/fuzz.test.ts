@@ -32,17 +32,30 @@ function expectNoFailures(session: FuzzSession, report: CampaignReport): void {
   // The campaign reached every target (a time budget cut short would leave some out).
   expect(session.targets.filter((t) => !report.perTarget[t.name]).map((t) => t.name)).toEqual([]);
   if (report.failures.length > 0) console.log(formatReport(report));
-  expect(report.failures.map((f) => f.key), `distinct failures:\n${formatFailures(report.failures)}`).toEqual([]);
+  expect(
+    report.failures.map((f) => f.key),
+    `distinct failures:\n${formatFailures(report.failures)}`,
+  ).toEqual([]);
 }
 
 describe.concurrent("fuzzing agent-server dev on SQLite with hostile input", () => {
   it("with x-user owner auth: no 5xx, no partial writes, no leak or change of another user's resources", async () => {
-    const report = await sessions!.auth.campaign({ runsPerTarget: RUNS, seed: SEED, timeBudgetMs: CAMPAIGN_BUDGET_MS, requestTimeoutMs: 3_000 });
+    const report = await sessions!.auth.campaign({
+      runsPerTarget: RUNS,
+      seed: SEED,
+      timeBudgetMs: CAMPAIGN_BUDGET_MS,
+      requestTimeoutMs: 3_000,
+    });
     expectNoFailures(sessions!.auth, report);
   });
 
   it("without auth: no 5xx, no JSON-RPC internal errors, no partial writes, the server stays up", async () => {
-    const report = await sessions!.open.campaign({ runsPerTarget: RUNS, seed: SEED + 1, timeBudgetMs: CAMPAIGN_BUDGET_MS, requestTimeoutMs: 3_000 });
+    const report = await sessions!.open.campaign({
+      runsPerTarget: RUNS,
+      seed: SEED + 1,
+      timeBudgetMs: CAMPAIGN_BUDGET_MS,
+      requestTimeoutMs: 3_000,
+    });
     expectNoFailures(sessions!.open, report);
   });
 });

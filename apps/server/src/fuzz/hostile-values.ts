@@ -37,7 +37,9 @@ export function toJsonText(value: unknown): string {
 
 /** `depth` levels of arrays or objects as JSON text (3000 is what the issue's hostile session sent). */
 export function deepNesting(depth: number, kind: "array" | "object"): RawJson {
-  return kind === "array" ? new RawJson("[".repeat(depth) + "]".repeat(depth)) : new RawJson('{"a":'.repeat(depth) + "1" + "}".repeat(depth));
+  return kind === "array"
+    ? new RawJson("[".repeat(depth) + "]".repeat(depth))
+    : new RawJson('{"a":'.repeat(depth) + "1" + "}".repeat(depth));
 }
 
 const constants: [string, unknown][] = [
@@ -101,24 +103,26 @@ export const hostileValue: fc.Arbitrary<Labeled<unknown>> = fc.oneof(
 );
 
 /** A whole request body that is not the JSON object a route expects. */
-export const rawBody: fc.Arbitrary<Labeled<string | undefined>> = fc.constantFrom<[string, string | undefined]>(
-  ["no body", undefined],
-  ["empty body", ""],
-  ["invalid JSON", "{"],
-  ["single-quoted JSON", "{'a': 1}"],
-  ["trailing garbage", '{"a":1} x'],
-  ["JSON null", "null"],
-  ["JSON number", "42"],
-  ["JSON string", '"x"'],
-  ["JSON array", "[]"],
-  ["byte order mark", '\ufeff{"a":1}'],
-  ["duplicate keys", '{"limit":1,"limit":"x"}'],
-  ["1e999 body", "1e999"],
-  ["depth 3000 body", deepNesting(3000, "array").text],
-  ["depth 100000 body", deepNesting(100_000, "array").text],
-  ["whitespace only", " \n\t "],
-  ["form encoded", "a=1&b=2"],
-).map(([label, value]) => ({ label: `raw=${label}`, value }));
+export const rawBody: fc.Arbitrary<Labeled<string | undefined>> = fc
+  .constantFrom<[string, string | undefined]>(
+    ["no body", undefined],
+    ["empty body", ""],
+    ["invalid JSON", "{"],
+    ["single-quoted JSON", "{'a': 1}"],
+    ["trailing garbage", '{"a":1} x'],
+    ["JSON null", "null"],
+    ["JSON number", "42"],
+    ["JSON string", '"x"'],
+    ["JSON array", "[]"],
+    ["byte order mark", '\ufeff{"a":1}'],
+    ["duplicate keys", '{"limit":1,"limit":"x"}'],
+    ["1e999 body", "1e999"],
+    ["depth 3000 body", deepNesting(3000, "array").text],
+    ["depth 100000 body", deepNesting(100_000, "array").text],
+    ["whitespace only", " \n\t "],
+    ["form encoded", "a=1&b=2"],
+  )
+  .map(([label, value]) => ({ label: `raw=${label}`, value }));
 
 /** Content types around a JSON body; `undefined` sends none. */
 export const contentType: fc.Arbitrary<Labeled<string | undefined>> = fc.oneof(
@@ -170,7 +174,10 @@ export const hostileSegment: fc.Arbitrary<Labeled<string>> = fc.oneof(
       )
       .map(([label, value]) => ({ label, value })),
   },
-  { weight: 1, arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: 20 }).map((s) => ({ label: "unicode", value: encodeURIComponent(s) })) },
+  {
+    weight: 1,
+    arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: 20 }).map((s) => ({ label: "unicode", value: encodeURIComponent(s) })),
+  },
 );
 
 /**

@@ -63,7 +63,11 @@ function operationRequests(ctx: GenContext, method: string, template: string, op
         method,
         path: concrete + query.value,
         route,
-        labels: [...path.filter(([, v]) => v.label !== "own id").map(([name, v]) => `path.${name}=${v.label}`), query.label, body?.label ?? ""],
+        labels: [
+          ...path.filter(([, v]) => v.label !== "own id").map(([name, v]) => `path.${name}=${v.label}`),
+          query.label,
+          body?.label ?? "",
+        ],
         user,
         contentType,
         body,
@@ -89,12 +93,20 @@ function queryString(ctx: GenContext, params: Parameter[]): fc.Arbitrary<Labeled
     );
   const extra = fc.oneof(
     { weight: 6, arbitrary: fc.constant(undefined) },
-    { weight: 1, arbitrary: fc.constantFrom("__proto__[x]=1", "constructor=1", "a=%00", "&&&", "=") .map((value) => ({ label: `query ${value}`, value })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom("__proto__[x]=1", "constructor=1", "a=%00", "&&&", "=")
+        .map((value) => ({ label: `query ${value}`, value })),
+    },
   );
   return fc.tuple(fc.tuple(...params.map(one)), extra).map(([values, more]) => {
     const present = [...values, more].filter((v): v is Labeled<string> => v !== undefined);
     return {
-      label: present.map((v) => v.label).filter(Boolean).join(", "),
+      label: present
+        .map((v) => v.label)
+        .filter(Boolean)
+        .join(", "),
       value: present.length ? `?${present.map((v) => v.value).join("&")}` : "",
     };
   });

@@ -3,7 +3,8 @@ import { VICTIM, type Secret } from "./world.js";
 
 /** What an oracle found wrong with one exchange. */
 export interface Violation {
-  oracle: "5xx" | "no response" | "JSON-RPC -32603" | "internal error text" | "partial write" | "auth leak" | "server down" | "victim changed";
+  oracle:
+    "5xx" | "no response" | "JSON-RPC -32603" | "internal error text" | "partial write" | "auth leak" | "server down" | "victim changed";
   /** Goes into the failure group's key: what makes two violations the same bug (body line, tables, leaked id kind). */
   detail: string;
 }
@@ -16,7 +17,7 @@ const INTERNAL_ERROR = -32603;
  * errors. Checked only where the request did not contain the text itself (an echoed input is not a leak).
  */
 const INTERNAL_TEXT =
-  /SQLITE_\w+|SqliteError|better-sqlite3|\bat (?:async )?[\w.$<>]+ \((?:file:|\/|node:)|node_modules|(?:Type|Reference|Range|Syntax)Error:|Cannot read propert|is not a function|is not iterable|Maximum call stack|Converting circular structure/;
+  /SQLITE_\w+|SqliteError|better-sqlite3|parameter values were provided|can only bind|no such (?:column|table)|constraint failed|datatype mismatch|\bat (?:async )?[\w.$<>]+ \((?:file:|\/|node:)|node_modules|(?:Type|Reference|Range|Syntax)Error:|Cannot read propert|is not a function|is not iterable|Maximum call stack|Converting circular structure/;
 
 /** The answer's JSON-RPC envelopes: the body itself, or each `data:` line of an SSE stream. */
 export function jsonRpcEnvelopes(response: FuzzResponse): { error?: { code?: unknown; message?: unknown }; result?: unknown }[] {
@@ -59,7 +60,8 @@ export function answerViolations(request: FuzzRequest, response: FuzzResponse, s
   if (response.status >= 500) found.push({ oracle: "5xx", detail: bodyLine(response.body) });
   if (request.jsonRpc) {
     for (const envelope of jsonRpcEnvelopes(response)) {
-      if (envelope.error?.code === INTERNAL_ERROR) found.push({ oracle: "JSON-RPC -32603", detail: String(envelope.error.message).slice(0, 160) });
+      if (envelope.error?.code === INTERNAL_ERROR)
+        found.push({ oracle: "JSON-RPC -32603", detail: String(envelope.error.message).slice(0, 160) });
     }
   }
   const internal = INTERNAL_TEXT.exec(response.body);
@@ -73,13 +75,13 @@ export function answerViolations(request: FuzzRequest, response: FuzzResponse, s
 
 /**
  * What of the victim's an answer to another caller reveals: an id of theirs the request did not name, or
- * their content (the seeded message text, the `owner` the auth handler stamped on their resources).
+ * their content (the seeded text in their thread's values and store item). Their `owner` metadata is no
+ * marker: their assistant is readable by everyone under the fixture's policy.
  */
 function leaked(request: FuzzRequest, response: FuzzResponse, secrets: Secret[]): string | undefined {
   if (secrets.length === 0 || request.headers["x-user"] === VICTIM) return undefined;
   const sent = `${request.path}\n${request.body ?? ""}`;
   if (response.body.includes(`secret of ${VICTIM}`)) return `the victim's message content`;
-  if (response.body.includes(`"owner":"${VICTIM}"`) && !sent.includes(VICTIM)) return `a resource owned by ${VICTIM}`;
   const secret = secrets.find(({ value }) => response.body.includes(value) && !sent.includes(value));
   return secret ? `the victim's ${secret.name}, not named in the request` : undefined;
 }

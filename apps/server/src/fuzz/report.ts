@@ -28,7 +28,9 @@ export function reproduction(group: FailureGroup): string {
 
 /** The distinct failures, one block each. */
 export function formatFailures(groups: FailureGroup[]): string {
-  return groups.map((group, index) => `${index + 1}. [${group.oracle}] ${group.route} → ${group.status} ${group.detail}\n${reproduction(group)}`).join("\n");
+  return groups
+    .map((group, index) => `${index + 1}. [${group.oracle}] ${group.route} → ${group.status} ${group.detail}\n${reproduction(group)}`)
+    .join("\n");
 }
 
 /** The summary for docs/reliability.md: requests and statuses per route, failures, warnings. */
@@ -53,7 +55,12 @@ export function formatReport(report: CampaignReport): string {
     "",
   ];
   if (Object.keys(report.timeouts).length > 0) {
-    lines.push(`Timeouts (no full answer within the request limit): ${Object.entries(report.timeouts).map(([r, n]) => `${r} ×${n}`).join(", ")}`, "");
+    lines.push(
+      `Timeouts (no full answer within the request limit): ${Object.entries(report.timeouts)
+        .map(([r, n]) => `${r} ×${n}`)
+        .join(", ")}`,
+      "",
+    );
   }
   lines.push("### Failures", "", report.failures.length ? formatFailures(report.failures) : "none", "");
   if (report.warnings.length) lines.push("### Error-shape warnings", "", formatFailures(report.warnings), "");

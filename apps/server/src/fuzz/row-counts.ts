@@ -50,9 +50,7 @@ export class RowCounter {
 
   background(): Background {
     const runs = this.db
-      .prepare(
-        "SELECT sum(status = 'running') AS running, sum(status = 'pending') AS pending, max(updated_at) AS last FROM runs",
-      )
+      .prepare("SELECT sum(status = 'running') AS running, sum(status = 'pending') AS pending, max(updated_at) AS last FROM runs")
       .get() as { running: number | null; pending: number | null; last: string | null };
     const deliveries = (this.db.prepare("SELECT count(*) AS n FROM deliveries").get() as { n: number }).n;
     return { running: runs.running ?? 0, pending: runs.pending ?? 0, lastRunUpdate: runs.last, deliveries };

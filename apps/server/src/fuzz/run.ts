@@ -40,7 +40,10 @@ async function replay(spec: string): Promise<void> {
       if (!target) throw new Error(`no target named ${name}`);
       const campaign = new Campaign(session.server, session.world, { runsPerTarget: 1, seed: 0, timeBudgetMs: 60_000, requestTimeoutMs });
       const result = await fc.check(
-        fc.asyncProperty(target.arbitrary, async (request) => (await campaign.exchange(request, { target: name!, seed: 0, path: "" })).length === 0),
+        fc.asyncProperty(
+          target.arbitrary,
+          async (request) => (await campaign.exchange(request, { target: name!, seed: 0, path: "" })).length === 0,
+        ),
         { seed: Number(replaySeed), path: path!, endOnFailure: false },
       );
       campaign.close();

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { hostileSegment, hostileValue, jsonObject, rawBody, urlValue, type Labeled } from "./hostile-values.js";
+import { hostileSegment, hostileValue, jsonObject, RawJson, rawBody, urlValue, type Labeled } from "./hostile-values.js";
 import type { World } from "./world.js";
 
 /** The part of JSON Schema the server's OpenAPI document uses. */
@@ -54,8 +54,10 @@ export function idValue(ctx: GenContext, kind: IdKind): fc.Arbitrary<Labeled<str
     { weight: 2, arbitrary: fc.constant(null).map(() => ({ label: "other user's id", value: idOf(ctx.world, "other", kind) })) },
     { weight: 2, arbitrary: fc.uuid().map((value) => ({ label: "unknown uuid", value })) },
   ];
-  if (kind === "assistant") options.push({ weight: 4, arbitrary: fc.constantFrom("echo", "approval").map((value) => ({ label: "graph name", value })) });
-  if (kind === "run") options.push({ weight: 1, arbitrary: fc.constant(null).map(() => ({ label: "own task id", value: ctx.world.mine.taskId })) });
+  if (kind === "assistant")
+    options.push({ weight: 4, arbitrary: fc.constantFrom("echo", "approval").map((value) => ({ label: "graph name", value })) });
+  if (kind === "run")
+    options.push({ weight: 1, arbitrary: fc.constant(null).map(() => ({ label: "own task id", value: ctx.world.mine.taskId })) });
   return fc.oneof(...options);
 }
 
@@ -63,12 +65,26 @@ export function idValue(ctx: GenContext, kind: IdKind): fc.Arbitrary<Labeled<str
 export function pathParam(ctx: GenContext, name: string): fc.Arbitrary<Labeled<string>> {
   const kind = ID_FIELDS[name];
   const usable = kind ? idValue(ctx, kind) : fc.constantFrom("", "child", "parent").map((value) => ({ label: "name", value }));
-  return fc.oneof({ weight: 3, arbitrary: usable }, { weight: 1, arbitrary: hostileSegment.map((s) => ({ ...s, label: `hostile ${s.label}` })) });
+  return fc.oneof(
+    { weight: 3, arbitrary: usable },
+    { weight: 1, arbitrary: hostileSegment.map((s) => ({ ...s, label: `hostile ${s.label}` })) },
+  );
 }
 
 /** Far-future, never-firing and invalid schedules: no cron fires while a campaign's row counts are compared. */
 const schedule = fc
-  .constantFrom("0 0 1 1 *", "59 23 31 12 *", "0 0 30 2 *", "0 0 31 4 *", "* * *", "61 * * * *", "*/0 * * * *", "0 0 1 1 * * *", "@yearly", "")
+  .constantFrom(
+    "0 0 1 1 *",
+    "59 23 31 12 *",
+    "0 0 30 2 *",
+    "0 0 31 4 *",
+    "* * *",
+    "61 * * * *",
+    "*/0 * * * *",
+    "0 0 1 1 * * *",
+    "@yearly",
+    "",
+  )
   .map((value) => ({ label: `schedule=${JSON.stringify(value)}`, value }));
 
 /** Delays that never come due during a campaign (0, an hour, 9e12) or are invalid: no background run starts mid-check. */
@@ -91,7 +107,12 @@ function byName(ctx: GenContext, name: string | undefined): fc.Arbitrary<unknown
   if (name === "after_seconds") return afterSeconds.map((l) => l.value);
   if (name === "namespace" || name === "namespace_prefix" || name === "prefix") return namespace.map((l) => l.value);
   if (name === "input") return fc.oneof(echoInput, fc.constant(null), fc.constant({ request: "deploy" }));
-  if (name === "key") return fc.oneof(fc.constant(ctx.world.mine.storeKey), fc.constant(ctx.world.other.storeKey), fc.string({ minLength: 1, maxLength: 10 }));
+  if (name === "key")
+    return fc.oneof(
+      fc.constant(ctx.world.mine.storeKey),
+      fc.constant(ctx.world.other.storeKey),
+      fc.string({ minLength: 1, maxLength: 10 }),
+    );
   return undefined;
 }
 
@@ -144,7 +165,8 @@ const anyJson: fc.Arbitrary<unknown> = fc.oneof(
 
 function objectFromSchema(ctx: GenContext, schema: Schema, depth: number): fc.Arbitrary<unknown> {
   const properties = Object.entries(schema.properties ?? {});
-  if (properties.length === 0) return fc.dictionary(fc.string({ maxLength: 6 }), anyJson, { maxKeys: 2 }).map((d) => jsonObject(Object.entries(d)));
+  if (properties.length === 0)
+    return fc.dictionary(fc.string({ maxLength: 6 }), anyJson, { maxKeys: 2 }).map((d) => jsonObject(Object.entries(d)));
   const required = new Set(schema.required ?? []);
   const entries = properties.map(([key, s]) =>
     required.has(key)
@@ -194,5 +216,5 @@ export function mutatedBody(valid: fc.Arbitrary<unknown>): fc.Arbitrary<Labeled<
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value.constructor?.name === "RawJson");
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof RawJson);
 }

@@ -16,6 +16,29 @@ export interface ServerUnderTest {
   /** Starts the server again on the same data dir (after it died), on a new port. */
   restart(): Promise<void>;
   stop(): Promise<void>;
+  /** A position in the server's output, for `errorSince`. */
+  logMark(): LogMark;
+  /** The first error the server logged after `mark` (an `Error:` line or a JSON line of level ≥ 50), cut to one line. */
+  errorSince(mark: LogMark): string | undefined;
+}
+
+/** Lengths of the server's stdout and stderr at some moment. */
+export type LogMark = [stdout: number, stderr: number];
+
+function firstError(output: string): string | undefined {
+  for (const line of output.split("\n")) {
+    const plain = /^\s*(?:Uncaught )?(\w*Error\b[:\s].*)$/.exec(line);
+    if (plain) return plain[1]!.trim().slice(0, 160);
+    if (line.startsWith("{") && /"level":(?:5\d|6\d)/.test(line)) {
+      try {
+        const entry = JSON.parse(line) as { msg?: string; err?: { message?: string } };
+        return `${entry.msg ?? ""} ${entry.err?.message ?? ""}`.trim().slice(0, 160);
+      } catch {
+        /* a cut line */
+      }
+    }
+  }
+  return undefined;
 }
 
 export async function startServerUnderTest(options: { auth: boolean; dataDir: string }): Promise<ServerUnderTest> {
@@ -41,6 +64,12 @@ export async function startServerUnderTest(options: { auth: boolean; dataDir: st
       await server.stop();
       run = await startCli(args);
       server.url = run.url;
+    },
+    logMark() {
+      return [run.stdout().length, run.stderr().length];
+    },
+    errorSince([out, err]) {
+      return firstError(run.stdout().slice(out)) ?? firstError(run.stderr().slice(err));
     },
     async stop() {
       if (run.child.exitCode !== null || run.child.signalCode !== null) return;

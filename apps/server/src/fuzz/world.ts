@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { systemAssistantId } from "@agent-server/engine";
 import { jsonCall } from "./http-exchange.js";
 
 /** One user's resources, made through the API before a campaign: valid targets for the generated ids. */
@@ -35,7 +36,9 @@ export const VICTIM = "alice";
 /** Makes every kind of resource for `user` through the HTTP API (a finished echo run, a far-future cron, a store item, an A2A task). */
 export async function seedUser(url: string, user: string | undefined): Promise<UserWorld> {
   const call = (method: string, path: string, body?: unknown) => jsonCall(url, method, path, user, body);
-  const assistant = (await call("POST", "/assistants", { graph_id: "echo", name: `${user ?? "anyone"}'s echo` })) as { assistant_id: string };
+  const assistant = (await call("POST", "/assistants", { graph_id: "echo", name: `${user ?? "anyone"}'s echo` })) as {
+    assistant_id: string;
+  };
   const thread = (await call("POST", "/threads", {})) as { thread_id: string };
   await call("POST", `/threads/${thread.thread_id}/runs/wait`, {
     assistant_id: "echo",
@@ -48,7 +51,7 @@ export async function seedUser(url: string, user: string | undefined): Promise<U
   };
   const storeNamespace = ["fuzz"];
   const storeKey = `key-${randomUUID()}`;
-  await call("PUT", "/store/items", { namespace: storeNamespace, key: storeKey, value: { owner: user ?? "anyone" } });
+  await call("PUT", "/store/items", { namespace: storeNamespace, key: storeKey, value: { note: `secret of ${user ?? "anyone"}` } });
   const task = await sendA2AMessage(url, user);
   return {
     user,
@@ -81,6 +84,22 @@ async function sendA2AMessage(url: string, user: string | undefined): Promise<{ 
   const task = envelope.result?.task;
   if (!task) throw new Error(`A2A SendMessage as ${user}: ${JSON.stringify(envelope).slice(0, 300)}`);
   return { taskId: task.id, contextId: task.contextId };
+}
+
+/** The example graphs' system assistants, created again when a batch deleted them (open to anyone without auth). */
+export async function ensureSystemAssistants(url: string, user: string | undefined): Promise<void> {
+  for (const graph of ["echo", "approval"]) {
+    const assistantId = systemAssistantId(graph);
+    const answer = await fetch(new URL(`/assistants/${assistantId}`, url), { headers: user ? { "x-user": user } : {} });
+    if (answer.status !== 404) continue;
+    await jsonCall(url, "POST", "/assistants", user, {
+      assistant_id: assistantId,
+      graph_id: graph,
+      name: graph,
+      metadata: { created_by: "system" },
+      if_exists: "do_nothing",
+    });
+  }
 }
 
 export async function seedWorld(url: string, auth: boolean, sinkUrl: string): Promise<World> {
@@ -116,7 +135,11 @@ export function resourceQueries(world: UserWorld): Record<string, [string, ...st
   return {
     assistant: ["SELECT * FROM assistants WHERE assistant_id = ?", world.assistantId],
     thread: ["SELECT * FROM threads WHERE thread_id = ?", world.threadId],
-    runs: ["SELECT run_id, status, metadata, kwargs, updated_at FROM runs WHERE thread_id IN (?, ?) ORDER BY run_id", world.threadId, world.contextId],
+    runs: [
+      "SELECT run_id, status, metadata, kwargs, updated_at FROM runs WHERE thread_id IN (?, ?) ORDER BY run_id",
+      world.threadId,
+      world.contextId,
+    ],
     checkpoints: ["SELECT count(*) AS n FROM checkpoints WHERE thread_id IN (?, ?)", world.threadId, world.contextId],
     cron: ["SELECT * FROM crons WHERE cron_id = ?", world.cronId],
     store: ["SELECT * FROM store_items WHERE key = ? AND namespace LIKE ?", world.storeKey, `%${world.user ?? ""}%`],
