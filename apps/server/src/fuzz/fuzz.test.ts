@@ -13,7 +13,7 @@ import { formatFailures, formatReport } from "./report.js";
  *
  * Sized for ~60 s on a 2-core machine: FUZZ_CI_RUNS and FUZZ_SEED override the defaults.
  */
-const RUNS = Number(process.env.FUZZ_CI_RUNS ?? 5);
+const RUNS = Number(process.env.FUZZ_CI_RUNS ?? 10);
 const SEED = Number(process.env.FUZZ_SEED ?? 20_240_610);
 const CAMPAIGN_BUDGET_MS = 35_000;
 

@@ -82,8 +82,23 @@ function leaked(request: FuzzRequest, response: FuzzResponse, secrets: Secret[])
   if (secrets.length === 0 || request.headers["x-user"] === VICTIM) return undefined;
   const sent = `${request.path}\n${request.body ?? ""}`;
   if (response.body.includes(`secret of ${VICTIM}`)) return `the victim's message content`;
+  if (response.status >= 200 && response.status < 300 && ownedByVictim(response)) return `a resource owned by ${VICTIM} (not an assistant)`;
   const secret = secrets.find(({ value }) => response.body.includes(value) && !sent.includes(value));
   return secret ? `the victim's ${secret.name}, not named in the request` : undefined;
+}
+
+/** Whether a JSON answer holds an object stamped `metadata.owner` = victim that is not an assistant (those are shared). */
+function ownedByVictim(response: FuzzResponse): boolean {
+  if (!response.body.includes(`"owner":"${VICTIM}"`)) return false;
+  const walk = (value: unknown, depth: number): boolean => {
+    if (depth > 20 || typeof value !== "object" || value === null) return false;
+    if (Array.isArray(value)) return value.some((item) => walk(item, depth + 1));
+    const object = value as Record<string, unknown>;
+    const metadata = object.metadata as Record<string, unknown> | undefined;
+    if (metadata?.owner === VICTIM && !("graph_id" in object)) return true;
+    return Object.values(object).some((item) => walk(item, depth + 1));
+  };
+  return jsonRpcEnvelopes(response).some((envelope) => walk(envelope, 0));
 }
 
 /**

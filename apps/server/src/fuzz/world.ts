@@ -107,7 +107,11 @@ export async function seedWorld(url: string, auth: boolean, sinkUrl: string): Pr
   return { auth, sinkUrl, mine, other };
 }
 
-/** The victim's ids that must never reach the attacker (the shared assistant excepted: assistants are readable by all). */
+/**
+ * The victim's ids that must never reach the attacker. Not the assistant (readable by all under the
+ * fixture's policy) nor the store key (a name anyone may use in their own namespace; the item's content is
+ * the marker there).
+ */
 export function secretIds(world: World): Secret[] {
   if (!world.auth) return [];
   const o = world.other;
@@ -116,7 +120,6 @@ export function secretIds(world: World): Secret[] {
     { name: "run id", value: o.runId },
     { name: "checkpoint id", value: o.checkpointId },
     { name: "cron id", value: o.cronId },
-    { name: "store key", value: o.storeKey },
     { name: "A2A task id", value: o.taskId },
     { name: "A2A context id", value: o.contextId },
   ];
