@@ -45,5 +45,12 @@ export function runLogger(logger: Logger): RunLogger {
       // E.g. an A2A push notification that could not be queued; the run itself ended normally.
       logger.error({ run_id: runId, err: error }, "after-settlement listener failed");
     },
+    settlementStepFailed(runId, step, error) {
+      // The run's terminal status is written; the other steps (waiters, streams, listeners) still ran.
+      logger.error({ run_id: runId, step, err: error }, `settlement step "${step}" failed`);
+    },
+    runFailed(runId, error) {
+      logger.error({ run_id: runId, err: error }, "run could not be settled (it ends as error when its lease runs out)");
+    },
   };
 }
