@@ -79,7 +79,7 @@ export class RunExecutor {
       }
       const final = await this.settlement.settle(run, outcome, snapshot, {
         captureResult: internal?.captureResult === true,
-        rollback: execution.rollback,
+        rollbackRequested: () => execution.rollback,
         internal,
       });
       this.logger?.runEnded(run.run_id, run.thread_id, final?.status ?? "erased", Date.now() - started);

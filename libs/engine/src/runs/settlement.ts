@@ -111,20 +111,19 @@ export class Settlement {
     else console.error(`run ${runId}: an onRunSettled listener failed (settlement continues):`, error);
   }
 
+  /**
+   * `rollbackRequested` is asked until the terminal write has landed: a rollback cancel that reaches the
+   * run while its settlement is under way still erases it (once the terminal status is written, the run
+   * has ended and it is too late).
+   */
   async settle(
     run: Run,
     outcome: ExecutionOutcome,
     snapshot: ThreadSnapshot | undefined,
-    options: { captureResult: boolean; rollback: boolean; internal?: RunInternal | null },
+    options: { captureResult: boolean; rollbackRequested: () => boolean; internal?: RunInternal | null },
   ): Promise<Run | null> {
     const runId = run.run_id;
-    if (options.rollback) {
-      // Erased straight from `running`: no reader ever sees it end as `interrupted` before it is gone.
-      await this.storage.runs.delete(runId, { checkpoints: true });
-      await this.step(runId, "thread", () => this.freeThread(run.thread_id));
-      this.finish(runId, { status: "interrupted", values: null, erased: true });
-      return null;
-    }
+    if (options.rollbackRequested()) return this.eraseRolledBack(run);
     let status: RunStatus = outcome.kind === "success" ? "success" : outcome.kind === "error" ? "error" : "interrupted";
     let error = outcome.kind === "error" ? outcome.error : undefined;
     if (outcome.kind === "success" && options.captureResult) {
@@ -136,9 +135,13 @@ export class Settlement {
         error = captureError;
       }
     }
+    if (options.rollbackRequested()) return this.eraseRolledBack(run);
     // The terminal write. A failure here propagates: the run is still `running`, its lease runs out
     // and the reaper ends it as error (waking its waiters and streams then).
     const won = await this.storage.runs.transition(runId, status, { from: ["running"] });
+    // A rollback that arrived while the write was on its way: no waiter, stream, listener or webhook has
+    // seen the run end yet.
+    if (options.rollbackRequested()) return this.eraseRolledBack(run);
     // From here on every step runs even when an earlier one failed; failures are logged.
     if (error !== undefined && won) {
       await this.step(runId, "error-event", () =>
@@ -188,6 +191,14 @@ export class Settlement {
     }
     if (kwargsOf(run).temporary) await this.step(runId, "temporary-thread", () => this.storage.threads.delete(run.thread_id));
     this.finish(runId, { status: "interrupted", values: null, erased: options.rollback });
+  }
+
+  /** Erased straight from `running` (or the status just written): no reader sees it end before it is gone. */
+  private async eraseRolledBack(run: Run): Promise<null> {
+    await this.storage.runs.delete(run.run_id, { checkpoints: true });
+    await this.step(run.run_id, "thread", () => this.freeThread(run.thread_id));
+    this.finish(run.run_id, { status: "interrupted", values: null, erased: true });
+    return null;
   }
 
   /**

@@ -1,9 +1,14 @@
 import type { Storage } from "@agent-server/core";
 import { Engine, type EngineOptions } from "../engine.js";
+import type { CompiledGraph } from "../graphs/types.js";
 import { approvalGraph, echoGraph, failingGraph, parentGraph, slowGraph, toolCallerGraph, whoamiGraph } from "./graphs.js";
 
-/** An engine over `storage` with the test graphs registered, tuned for quick tests. */
-export async function startEngine(storage: Storage, options: Partial<EngineOptions> = {}): Promise<Engine> {
+/** An engine over `storage` with the test graphs (and `graphs`) registered, tuned for quick tests. */
+export async function startEngine(
+  storage: Storage,
+  options: Partial<EngineOptions> = {},
+  graphs: Record<string, CompiledGraph> = {},
+): Promise<Engine> {
   const engine = new Engine({
     storage,
     workers: 4,
@@ -20,6 +25,7 @@ export async function startEngine(storage: Storage, options: Partial<EngineOptio
   engine.registry.register("parent", parentGraph);
   engine.registry.register("whoami", whoamiGraph);
   engine.registry.register("tool-caller", toolCallerGraph);
+  for (const [graphId, graph] of Object.entries(graphs)) engine.registry.register(graphId, graph);
   await engine.start();
   return engine;
 }

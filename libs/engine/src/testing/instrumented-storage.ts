@@ -5,6 +5,8 @@ export interface StorageCall {
   repo: string;
   method: string;
   args: unknown[];
+  /** What the driver answered, once it has (absent for a call that failed or is still under way). */
+  result?: unknown;
 }
 
 /** The repositories whose calls are recorded (and can be made to fail). */
@@ -19,6 +21,11 @@ export interface InstrumentedStorage {
    * The real driver underneath is untouched by a call that throws here.
    */
   fault: ((call: StorageCall) => boolean) | undefined;
+  /**
+   * Awaited before each call reaches the driver (after it is recorded, before `fault` is asked): a test
+   * holds a chosen call at a gate it opens later.
+   */
+  before: ((call: StorageCall) => Promise<void> | void) | undefined;
 }
 
 /**
@@ -27,17 +34,24 @@ export interface InstrumentedStorage {
  * driver lacks (the optional result methods) stay absent.
  */
 export function instrumentStorage(inner: Storage): InstrumentedStorage {
-  const instrumented: InstrumentedStorage = { storage: undefined as unknown as Storage, calls: [], fault: undefined };
+  const instrumented: InstrumentedStorage = {
+    storage: undefined as unknown as Storage,
+    calls: [],
+    fault: undefined,
+    before: undefined,
+  };
   const wrapRepo = (repoName: string, repo: object) =>
     new Proxy(repo, {
       get(target, property, receiver) {
         const value = Reflect.get(target, property, receiver) as unknown;
         if (typeof value !== "function" || typeof property !== "string") return value;
-        return (...args: unknown[]) => {
-          const call = { repo: repoName, method: property, args };
+        return async (...args: unknown[]) => {
+          const call: StorageCall = { repo: repoName, method: property, args };
           instrumented.calls.push(call);
-          if (instrumented.fault?.(call)) return Promise.reject(new Error(`injected failure: ${repoName}.${property}`));
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
+          await instrumented.before?.(call);
+          if (instrumented.fault?.(call)) throw new Error(`injected failure: ${repoName}.${property}`);
+          call.result = await (value as (...a: unknown[]) => unknown).apply(target, args);
+          return call.result;
         };
       },
     });
