@@ -57,5 +57,12 @@ export function runLogger(logger: Logger): RunLogger {
         `${delivery.kind} delivery to ${target} refused by the webhook URL policy (not sent): ${reason}`,
       );
     },
+    settlementStepFailed(runId, step, error) {
+      // The run's terminal status is written; the other steps (waiters, streams, listeners) still ran.
+      logger.error({ run_id: runId, step, err: error }, `settlement step "${step}" failed`);
+    },
+    runFailed(runId, error) {
+      logger.error({ run_id: runId, err: error }, "run could not be settled (it is requeued when its lease runs out)");
+    },
   };
 }

@@ -1,12 +1,15 @@
 import { resolve } from "node:path";
 import { parseCli, USAGE, UsageError, type CliOptions } from "./args.js";
 import type { Logger } from "./logger.js";
-import { SUPERVISED_ENV, type ChildMessage } from "./reload.js";
+import { followSupervisor, SUPERVISED_ENV, type ChildMessage } from "./reload.js";
 import type { StartedServer } from "./start-server.js";
 import { VERSION } from "./version.js";
 
 // The server's modules (engine, drivers, LangChain) load only for a command that needs them, so
 // --help, --version and a wrong command line answer at once.
+
+/** How long a server whose dev supervisor died may take to stop before it exits regardless. */
+const ORPHAN_STOP_MS = 10_000;
 
 /** Exit codes: 0 done (or stopped by a signal), 1 failed at run time, 2 wrong command line or project. */
 async function main(argv: string[]): Promise<number> {
@@ -58,6 +61,11 @@ async function main(argv: string[]): Promise<number> {
     }
   }
 
+  // Run by `dev`'s supervisor: follow it from the start. Gone while starting: nothing is served yet
+  // and the storage is crash-safe, so exit now.
+  let onSupervisorGone: () => void = () => process.exit(143);
+  if (process.env[SUPERVISED_ENV]) followSupervisor(() => onSupervisorGone());
+
   let server: StartedServer;
   try {
     const { readProject, startServer } = await import("./start-server.js");
@@ -66,9 +74,17 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     return failure(error, (message) => logger.error(message));
   }
-  handleSignals(server, options.graceMs, logger);
+  const stop = handleSignals(server, options.graceMs, logger);
+  // The supervisor died (killed outright: a graceful stop would have come as a signal). No one is left
+  // to wait for the runs or to send the second signal that cuts a stop short: interrupt running runs at
+  // once (settled, nothing lost) and exit.
+  // A stop that hangs (a webhook drain, a storage close) is cut short after ORPHAN_STOP_MS.
+  onSupervisorGone = () => {
+    setTimeout(() => process.exit(143), ORPHAN_STOP_MS).unref();
+    stop("SIGTERM", "dev supervisor gone", 0);
+  };
   // Under `dev` with reload: tell the supervisor the port, so a restart keeps it.
-  process.send?.({ type: "ready", port: Number(new URL(server.url).port) } satisfies ChildMessage);
+  if (process.connected) process.send?.({ type: "ready", port: Number(new URL(server.url).port) } satisfies ChildMessage);
   return -1; // keep running until a signal
 }
 
@@ -102,16 +118,20 @@ async function failure(error: unknown, report: (message: string) => void): Promi
  * settled as interrupted and their threads freed), close the storage, exit 0. A second signal while
  * that is under way exits at once: the storage is crash-safe, and leftover runs are recovered later.
  */
-function handleSignals(server: StartedServer, graceMs: number, logger: Logger): void {
+function handleSignals(
+  server: StartedServer,
+  graceMs: number,
+  logger: Logger,
+): (signal: NodeJS.Signals, reason: string, graceMs: number) => void {
   let stopping = false;
-  const onSignal = (signal: NodeJS.Signals, reason = `${signal} received`) => {
+  const onSignal = (signal: NodeJS.Signals, reason = `${signal} received`, grace = graceMs) => {
     if (stopping) {
       logger.warn({ signal }, `${reason} again: exiting now`);
       process.exit(signal === "SIGINT" ? 130 : 143);
     }
     stopping = true;
-    logger.info({ signal, grace_ms: graceMs }, `${reason}: shutting down (running runs get ${graceMs / 1000} s to finish)`);
-    server.stop(graceMs).then(
+    logger.info({ signal, grace_ms: grace }, `${reason}: shutting down (running runs get ${grace / 1000} s to finish)`);
+    server.stop(grace).then(
       () => {
         logger.info("stopped");
         process.exit(0);
@@ -124,8 +144,7 @@ function handleSignals(server: StartedServer, graceMs: number, logger: Logger): 
   };
   process.on("SIGINT", (signal) => onSignal(signal));
   process.on("SIGTERM", (signal) => onSignal(signal));
-  // Supervised by `dev`: its IPC channel closes when it dies (even by SIGKILL); stop with it.
-  process.once("disconnect", () => onSignal("SIGTERM", "dev supervisor gone"));
+  return onSignal;
 }
 
 const code = await main(process.argv.slice(2));

@@ -3,11 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
+import { connect } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { jsonLines, killAll, startCli } from "./testing/cli-process.js";
 
 const ECHO = fileURLToPath(new URL("../../../examples/src/echo.ts", import.meta.url));
 const APPROVAL = fileURLToPath(new URL("../../../examples/src/approval.ts", import.meta.url));
+const SLOW = fileURLToPath(new URL("./testing/fixture-project/slow.ts", import.meta.url));
 
 let dir: string;
 beforeEach(() => {
@@ -65,4 +67,51 @@ describe("agent-server dev reload", () => {
     while (alive(lastPid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(alive(lastPid)).toBe(false);
   });
+
+  it("a SIGKILLed supervisor takes its server along, even with a run executing and a long grace period", async () => {
+    const config = join(dir, "langgraph.json");
+    writeFileSync(config, JSON.stringify({ graphs: { slow: `${SLOW}:graph` } }));
+    const args = [
+      "dev",
+      "--config",
+      config,
+      "--port",
+      "0",
+      "--data-dir",
+      join(dir, "data"),
+      "--grace-period",
+      "600",
+      "--log-format",
+      "json",
+    ];
+    const server = await startCli(args);
+    const serverPid = listening(server.stdout())[0].pid as number;
+    const client = new Client({ apiUrl: server.url });
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "slow", { input: { ms: 600_000 } });
+    while ((await client.runs.get(thread.thread_id, run.run_id)).status !== "running") await new Promise((r) => setTimeout(r, 50));
+
+    server.child.kill("SIGKILL");
+    await server.exited;
+    // Nobody is left to wait for or to send a second signal: the server stops now, not after 600 s.
+    const deadline = Date.now() + 20_000;
+    while (alive(serverPid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const orphaned = alive(serverPid);
+    if (orphaned) process.kill(serverPid, "SIGKILL"); // killAll no longer sees it: its supervisor is gone
+    expect(orphaned).toBe(false);
+    expect(await portIsFree(new URL(server.url))).toBe(true);
+    expect(jsonLines(server.stdout()).some((l) => String(l.msg).startsWith("dev supervisor gone"))).toBe(true);
+  });
 });
+
+/** Nothing accepts connections on the URL's port any more. */
+function portIsFree(url: URL): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(Number(url.port), url.hostname);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once("error", () => resolve(true));
+  });
+}

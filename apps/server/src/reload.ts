@@ -8,6 +8,39 @@ import { UsageError } from "./args.js";
 /** Set in the environment of the server process a dev supervisor runs (it must not supervise itself). */
 export const SUPERVISED_ENV = "AGENT_SERVER_SUPERVISED";
 
+/** How often the supervised server checks its parent pid (the backstop to the IPC channel's `disconnect`). */
+const PARENT_POLL_MS = 1000;
+
+/**
+ * In the server process a dev supervisor runs (`SUPERVISED_ENV`): calls `onGone` once when the
+ * supervisor is gone, however it died (SIGKILL and the OOM killer included), so the server never lives
+ * on as an orphan holding its port. Install it first thing, before the server starts.
+ *
+ * Two signals, so neither is a single point of failure on Linux:
+ * - the IPC channel's `disconnect`: the kernel closes the supervisor's end of the socket pair when it
+ *   dies, whatever killed it, and the event comes at once, without polling. A death before this was
+ *   installed already closed the channel: `process.connected` is false, and `onGone` is called now.
+ * - a poll of `process.ppid`: an orphan is re-parented (to init or a subreaper), so its parent pid
+ *   changes. It catches a server started with `SUPERVISED_ENV` but no IPC channel, where there is no
+ *   `disconnect` to wait for. (Linux's PR_SET_PDEATHSIG would need a native addon.)
+ */
+export function followSupervisor(onGone: () => void): void {
+  const parent = process.ppid;
+  let gone = false;
+  const timer = setInterval(() => {
+    if (process.ppid !== parent) notice();
+  }, PARENT_POLL_MS);
+  timer.unref();
+  function notice() {
+    if (gone) return;
+    gone = true;
+    clearInterval(timer);
+    onGone();
+  }
+  process.once("disconnect", notice);
+  if (process.send && !process.connected) notice();
+}
+
 /** Messages the supervised server sends over IPC. */
 export type ChildMessage = { type: "ready"; port: number };
 
@@ -63,8 +96,8 @@ export async function watchTargets(configPath: string): Promise<{ path: string; 
 /**
  * `agent-server dev` with reload: runs the server in a child process and restarts it when a source
  * file of the project changes, as `langgraphjs dev` does. The server runs in its own process group so
- * a terminal's Ctrl-C reaches it once, through here; if this process dies, the IPC channel closes
- * and the server stops by itself. Resolves with the exit code to leave with.
+ * a terminal's Ctrl-C reaches it once, through here; if this process dies, the server notices
+ * (`followSupervisor`) and stops by itself. Resolves with the exit code to leave with.
  */
 export async function superviseWithReload(
   argv: string[],

@@ -6,7 +6,7 @@ import { executeGraph } from "./execute-graph.js";
 import { readThreadSnapshot, toRunResult, type ThreadSnapshot } from "./outcome.js";
 import type { EngineRunKwargs } from "./run-request.js";
 import { withRunContext } from "./run-context.js";
-import type { ExecutionOutcome, Settlement } from "./settlement.js";
+import type { ExecutionOutcome, Settlement, SettlementStep } from "./settlement.js";
 import type { ThreadExecution } from "./thread-execution.js";
 import type { ActiveExecution } from "./worker-pool.js";
 
@@ -19,6 +19,16 @@ export interface RunLogger {
   settledListenerFailed?(runId: string, error: unknown): void;
   /** A webhook or push delivery the URL policy refused at send time (marked failed, not sent). */
   deliveryRefused?(delivery: Delivery, reason: string): void;
+  /**
+   * A step of settlement after the run's terminal write failed (the later steps still ran: waiters woken,
+   * streams closed); console.error when absent.
+   */
+  settlementStepFailed?(runId: string, step: SettlementStep, error: unknown): void;
+  /**
+   * A run's execution could not be settled at all (storage failed before or at its terminal write): it
+   * stays `running` until its lease runs out and the reaper requeues it (a new attempt resumes from its last checkpoint); console.error when absent.
+   */
+  runFailed?(runId: string, error: unknown): void;
 }
 
 /** Executes a claimed run under `withThreadExecution`, publishing its events, then settles it. */
@@ -33,7 +43,18 @@ export class RunExecutor {
     private readonly logger?: RunLogger,
   ) {}
 
-  execute({ run, attempt }: ClaimedRun, execution: ActiveExecution): Promise<void> {
+  /** Rejects only after logging: the worker pool that awaits it has nobody to tell. */
+  async execute(claimed: ClaimedRun, execution: ActiveExecution): Promise<void> {
+    try {
+      await this.executeAndSettle(claimed, execution);
+    } catch (error) {
+      if (this.logger?.runFailed) this.logger.runFailed(claimed.run.run_id, error);
+      else console.error(`run ${claimed.run.run_id}: could not be settled (its lease will run out and it ends as error):`, error);
+      throw error;
+    }
+  }
+
+  private executeAndSettle({ run, attempt }: ClaimedRun, execution: ActiveExecution): Promise<void> {
     return this.threads.run(run.thread_id, async () => {
       const started = Date.now();
       this.logger?.runStarted(run.run_id, run.thread_id, attempt);
@@ -67,7 +88,7 @@ export class RunExecutor {
       }
       const final = await this.settlement.settle(run, outcome, snapshot, {
         captureResult: internal?.captureResult === true,
-        rollback: execution.rollback,
+        rollbackRequested: () => execution.rollback,
         internal,
       });
       this.logger?.runEnded(run.run_id, run.thread_id, final?.status ?? "erased", Date.now() - started);

@@ -1,5 +1,6 @@
 import {
   toWireJson,
+  type DefaultValues,
   WireSerializationError,
   type Run,
   type RunInternal,
@@ -32,6 +33,25 @@ export interface RunSettledEvent {
  */
 export type RunSettledListener = (event: RunSettledEvent) => void | Promise<void>;
 
+/**
+ * The steps of settlement after a run's terminal write, as `RunLogger.settlementStepFailed` names them.
+ * Each runs even when an earlier one failed. (`onRunSettled` listeners report through
+ * `settledListenerFailed`.)
+ */
+export type SettlementStep =
+  /** Publishing the run's `error` event to its stream. */
+  | "error-event"
+  /** Reading the run row after another path (a cancel) won the terminal write. */
+  | "read-final"
+  /** Updating (or freeing) the run's thread. */
+  | "thread"
+  /** Enqueueing the run's webhook. */
+  | "webhook"
+  /** Deleting a stateless run's temporary thread. */
+  | "temporary-thread"
+  /** Closing the run's live streams (waiters are woken even so). */
+  | "streams";
+
 export type ExecutionOutcome =
   | { kind: "success"; result: RunResult }
   | { kind: "error"; error: unknown }
@@ -41,7 +61,9 @@ export type ExecutionOutcome =
 /**
  * The one place a run ends. Order: (execution has stopped) → record the result for server-marked runs
  * → write the terminal status once (compare-and-set from running) → update the thread → enqueue the
- * webhook → `onRunSettled` listeners → close streams and wake waiters. When another path (a cancel)
+ * webhook → `onRunSettled` listeners → close streams and wake waiters. Each step after the terminal
+ * write is isolated: one that throws is logged and the next still runs, so waiters and streams always
+ * end. When another path (a cancel)
  * already wrote the terminal status, its status stands: this path only does the follow-up work for the
  * status that won.
  */
@@ -89,48 +111,60 @@ export class Settlement {
     else console.error(`run ${runId}: an onRunSettled listener failed (settlement continues):`, error);
   }
 
+  /**
+   * `rollbackRequested` is asked until the terminal write has landed: a rollback cancel that reaches the
+   * run while its settlement is under way still erases it (once the terminal status is written, the run
+   * has ended and it is too late).
+   */
   async settle(
     run: Run,
     outcome: ExecutionOutcome,
     snapshot: ThreadSnapshot | undefined,
-    options: { captureResult: boolean; rollback: boolean; internal?: RunInternal | null },
+    options: { captureResult: boolean; rollbackRequested: () => boolean; internal?: RunInternal | null },
   ): Promise<Run | null> {
-    if (options.rollback) {
-      // Erased straight from `running`: no reader ever sees it end as `interrupted` before it is gone.
-      await this.erase(run);
-      this.finish(run.run_id, { status: "interrupted", values: null, erased: true });
-      return null;
-    }
+    const runId = run.run_id;
+    if (options.rollbackRequested()) return this.eraseRolledBack(run);
     let status: RunStatus = outcome.kind === "success" ? "success" : outcome.kind === "error" ? "error" : "interrupted";
     let error = outcome.kind === "error" ? outcome.error : undefined;
     if (outcome.kind === "success" && options.captureResult) {
       try {
         if (!this.storage.runs.recordResult) throw new Error("storage driver cannot record run results");
-        await this.storage.runs.recordResult(run.run_id, outcome.result);
+        await this.storage.runs.recordResult(runId, outcome.result);
       } catch (captureError) {
         status = "error";
         error = captureError;
       }
     }
-    const won = await this.storage.runs.transition(run.run_id, status, { from: ["running"] });
+    if (options.rollbackRequested()) return this.eraseRolledBack(run);
+    // The terminal write. A failure here propagates: the run is still `running`, its lease runs out
+    // and the reaper requeues it: the next attempt resumes from its last checkpoint and settles then.
+    const won = await this.storage.runs.transition(runId, status, { from: ["running"] });
+    // A rollback that arrived while the write was on its way: no waiter, stream, listener or webhook has
+    // seen the run end yet.
+    if (options.rollbackRequested()) return this.eraseRolledBack(run);
+    // From here on every step runs even when an earlier one failed; failures are logged.
     if (error !== undefined && won) {
-      await this.hub.publish(run.run_id, "error", errorPayload(error), { resumable: kwargsOf(run).resumable });
+      await this.step(runId, "error-event", () =>
+        this.hub.publish(runId, "error", errorPayload(error), { resumable: kwargsOf(run).resumable }),
+      );
     }
-    const final = won ?? (await this.storage.runs.get(run.run_id));
+    const final = won ?? (await this.readFinal(run));
     if (!final) {
-      await this.erase(run);
-      this.finish(run.run_id, { status: "interrupted", values: null, erased: true });
+      await this.step(runId, "thread", () => this.erase(run));
+      this.finish(runId, { status: "interrupted", values: null, erased: true });
       return null;
     }
-    await this.updateThread(final, snapshot, error, outcome.kind === "success");
+    await this.step(runId, "thread", () => this.updateThread(final, snapshot, error, outcome.kind === "success"));
     if (won && kwargsOf(run).webhook) {
-      await this.outbox.enqueueRunWebhook(kwargsOf(run).webhook!, final, snapshot?.values ?? null, error);
+      await this.step(runId, "webhook", () =>
+        this.outbox.enqueueRunWebhook(kwargsOf(run).webhook!, final, snapshot?.values ?? null, error),
+      );
     }
     // This path reports the end when its own write won, or when a cancel won (engine.cancel leaves an
     // executing run's follow-up work to its executor). A run that settleAbandoned ended was reported there.
     if (won || final.status === "interrupted") await this.notifySettled(final, options.internal);
-    if (kwargsOf(run).temporary) await this.storage.threads.delete(run.thread_id);
-    this.finish(run.run_id, {
+    if (kwargsOf(run).temporary) await this.step(runId, "temporary-thread", () => this.storage.threads.delete(run.thread_id));
+    this.finish(runId, {
       status: final.status,
       values: snapshot?.values ?? null,
       ...(error !== undefined ? { error: errorPayload(error) } : {}),
@@ -138,25 +172,72 @@ export class Settlement {
     return final;
   }
 
-  /** Ends a run that never started executing (cancelled while pending). */
+  /** Ends a run that never started executing (cancelled while pending); its terminal write is done. */
   async settlePending(run: Run, options: { rollback: boolean }): Promise<void> {
+    const runId = run.run_id;
     if (options.rollback) {
-      await this.storage.runs.delete(run.run_id);
+      await this.storage.runs.delete(runId);
     } else {
-      const thread = await this.storage.threads.get(run.thread_id);
-      if (thread?.status === "busy") await this.storage.threads.update(run.thread_id, { status: "idle" });
-      if (kwargsOf(run).webhook) await this.outbox.enqueueRunWebhook(kwargsOf(run).webhook!, run, thread?.values ?? null);
+      let values: DefaultValues | null = null;
+      await this.step(runId, "thread", async () => {
+        const thread = await this.storage.threads.get(run.thread_id);
+        values = thread?.values ?? null;
+        if (thread?.status === "busy") await this.storage.threads.update(run.thread_id, { status: "idle" });
+      });
+      if (kwargsOf(run).webhook) {
+        await this.step(runId, "webhook", () => this.outbox.enqueueRunWebhook(kwargsOf(run).webhook!, run, values));
+      }
       await this.notifySettled(run);
     }
-    if (kwargsOf(run).temporary) await this.storage.threads.delete(run.thread_id);
-    this.finish(run.run_id, { status: "interrupted", values: null, erased: options.rollback });
+    if (kwargsOf(run).temporary) await this.step(runId, "temporary-thread", () => this.storage.threads.delete(run.thread_id));
+    this.finish(runId, { status: "interrupted", values: null, erased: options.rollback });
+  }
+
+  /** Erased straight from `running` (or the status just written): no reader sees it end before it is gone. */
+  private async eraseRolledBack(run: Run): Promise<null> {
+    await this.storage.runs.delete(run.run_id, { checkpoints: true });
+    await this.step(run.run_id, "thread", () => this.freeThread(run.thread_id));
+    this.finish(run.run_id, { status: "interrupted", values: null, erased: true });
+    return null;
+  }
+
+  /**
+   * The row after a terminal write this path lost. Another path wrote it: while the executor lives and
+   * renews the lease, that is a cancel (`interrupted`), so that is what a failed read falls back to —
+   * streams and waiters must not hang on a read.
+   */
+  private async readFinal(run: Run): Promise<Run | null> {
+    try {
+      return await this.storage.runs.get(run.run_id);
+    } catch (error) {
+      this.stepFailed(run.run_id, "read-final", error);
+      return { ...run, status: "interrupted" };
+    }
   }
 
   /** A rolled-back run leaves no trace: the run, its result, events and the checkpoints it wrote go. */
   private async erase(run: Run): Promise<void> {
     await this.storage.runs.delete(run.run_id, { checkpoints: true });
-    const thread = await this.storage.threads.get(run.thread_id);
-    if (thread) await this.storage.threads.update(run.thread_id, { status: "idle", interrupts: {} });
+    await this.freeThread(run.thread_id);
+  }
+
+  private async freeThread(threadId: string): Promise<void> {
+    const thread = await this.storage.threads.get(threadId);
+    if (thread) await this.storage.threads.update(threadId, { status: "idle", interrupts: {} });
+  }
+
+  /** Runs one step after the terminal write; a failure is logged and the next step runs. */
+  private async step(runId: string, step: SettlementStep, action: () => Promise<unknown>): Promise<void> {
+    try {
+      await action();
+    } catch (error) {
+      this.stepFailed(runId, step, error);
+    }
+  }
+
+  private stepFailed(runId: string, step: SettlementStep, error: unknown): void {
+    if (this.logger?.settlementStepFailed) this.logger.settlementStepFailed(runId, step, error);
+    else console.error(`run ${runId}: settlement step "${step}" failed (the other steps ran):`, error);
   }
 
   /**
@@ -177,8 +258,13 @@ export class Settlement {
     });
   }
 
+  /** The last step, always reached: closes the run's streams and wakes its waiters. */
   private finish(runId: string, outcome: Parameters<RunWaiters["resolve"]>[1]): void {
-    this.hub.end(runId);
+    try {
+      this.hub.end(runId);
+    } catch (error) {
+      this.stepFailed(runId, "streams", error);
+    }
     this.waiters.resolve(runId, outcome);
   }
 }

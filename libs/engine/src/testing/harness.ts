@@ -1,13 +1,18 @@
 import type { Storage } from "@agent-server/core";
 import { outboundUrlPolicy } from "../config/webhooks.js";
 import { Engine, type EngineOptions } from "../engine.js";
+import type { CompiledGraph } from "../graphs/types.js";
 import { approvalGraph, echoGraph, failingGraph, parentGraph, slowGraph, toolCallerGraph, whoamiGraph } from "./graphs.js";
 
 /**
- * An engine over `storage` with the test graphs registered, tuned for quick tests. Its URL policy is
- * `dev`'s, so webhooks reach receivers on loopback.
+ * An engine over `storage` with the test graphs (and `graphs`) registered, tuned for quick tests. Its URL
+ * policy is `dev`'s, so webhooks reach receivers on loopback.
  */
-export async function startEngine(storage: Storage, options: Partial<EngineOptions> = {}): Promise<Engine> {
+export async function startEngine(
+  storage: Storage,
+  options: Partial<EngineOptions> = {},
+  graphs: Record<string, CompiledGraph> = {},
+): Promise<Engine> {
   const engine = new Engine({
     storage,
     workers: 4,
@@ -25,6 +30,7 @@ export async function startEngine(storage: Storage, options: Partial<EngineOptio
   engine.registry.register("parent", parentGraph);
   engine.registry.register("whoami", whoamiGraph);
   engine.registry.register("tool-caller", toolCallerGraph);
+  for (const [graphId, graph] of Object.entries(graphs)) engine.registry.register(graphId, graph);
   await engine.start();
   return engine;
 }
