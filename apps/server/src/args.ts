@@ -176,7 +176,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     reload: command === "dev" && !values["no-reload"],
     snapshotSave: values["snapshot-save"] === true,
     maxBodyBytes:
-      values["max-body-size"] === undefined ? undefined : integer("--max-body-size", values["max-body-size"], 0, 1, Number.MAX_SAFE_INTEGER),
+      values["max-body-size"] === undefined
+        ? undefined
+        : integer("--max-body-size", values["max-body-size"], 0, 1, Number.MAX_SAFE_INTEGER),
   };
   snapshotOptions(options, positionals, values);
   if (command !== "dev" && values["no-reload"]) throw new UsageError("--no-reload is for dev (serve and migrate never reload)");

@@ -54,12 +54,19 @@ describe("unexpected failures", () => {
       expect(response.status, path).toBe(500);
       expect(JSON.parse(text), path).toEqual({ detail: "Internal server error" });
       expect(text).not.toContain(leaked);
-      expect(logged.some((entry) => entry instanceof Error && entry.message.includes(leaked)), path).toBe(true);
+      expect(
+        logged.some((entry) => entry instanceof Error && entry.message.includes(leaked)),
+        path,
+      ).toBe(true);
     }
   });
 
   it("keeps the detail of 4xx answers", async () => {
-    const response = await fetch(`${server.url}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"metadata": 5}' });
+    const response = await fetch(`${server.url}/threads`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"metadata": 5}',
+    });
     expect(response.status).toBe(422);
     expect(((await response.json()) as { detail: string }).detail).toMatch(/^metadata/);
   });

@@ -7,15 +7,17 @@ import { ConflictError, InvalidInputError, NotFoundError, WireSerializationError
 export const INTERNAL_ERROR_DETAIL = "Internal server error";
 
 /**
- * The status and `detail` a client may see for `error`: the errors that describe the request (4xx from
- * Hono, auth and validation; the domain errors of core) keep their message. Anything else is a bug or an
+ * The status and `detail` a client may see for `error`. An `HTTPException` is an answer someone chose
+ * for the client (routes, validation, auth, and a custom auth handler's own, a 5xx included), and the
+ * domain errors of core describe the request: they keep their message. Anything else is a bug or an
  * outage whose text (a TypeError, a driver message, a JSON.parse snippet of stored data) says nothing to
  * the caller and may quote server internals: it is logged, and the client gets a generic 500.
  */
 export function clientError(error: unknown): { status: ContentfulStatusCode; detail: string } {
-  if (error instanceof HTTPException && error.status < 500) {
+  if (error instanceof HTTPException) {
     // Hono's validator answers an unparseable body with 400; the API's shape for bad input is 422.
-    if (error.status === 400 && /malformed json/i.test(error.message)) return { status: 422, detail: `invalid JSON body: ${error.message}` };
+    if (error.status === 400 && /malformed json/i.test(error.message))
+      return { status: 422, detail: `invalid JSON body: ${error.message}` };
     return { status: error.status as ContentfulStatusCode, detail: error.message };
   }
   if (error instanceof NotFoundError) return { status: 404, detail: error.message };
@@ -27,8 +29,8 @@ export function clientError(error: unknown): { status: ContentfulStatusCode; det
 
 /** Maps errors to the API's JSON error shape `{ detail }`; anything unexpected is a logged, generic 500. */
 export function errorResponse(error: Error, c: Context): Response {
-  // A 4xx HTTPException that carries its own response (auth's WWW-Authenticate, the body limit's 413).
-  if (error instanceof HTTPException && error.status < 500 && error.res) return error.res;
+  // An HTTPException that carries its own response (auth's `{ detail }` with WWW-Authenticate).
+  if (error instanceof HTTPException && error.res) return error.res;
   const { status, detail } = clientError(error);
   return c.json({ detail }, status);
 }

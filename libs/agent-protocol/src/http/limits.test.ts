@@ -125,7 +125,9 @@ describe.each(httpDrivers)("JSON depth and numeric bounds ($name)", (driver) => 
     for (const [path, method, body] of requests) {
       const response = await rawJson(`${server.url}${path}`, method, body);
       expect(response.status, `${method} ${path.slice(0, 60)}`).toBe(422);
-      expect(response.json, `${method} ${path.slice(0, 60)}`).toEqual({ detail: `JSON nested deeper than ${MAX_JSON_DEPTH} levels is not accepted` });
+      expect(response.json, `${method} ${path.slice(0, 60)}`).toEqual({
+        detail: `JSON nested deeper than ${MAX_JSON_DEPTH} levels is not accepted`,
+      });
     }
     expect(await server.client.runs.list(threadId)).toEqual([]);
     expect(await server.client.store.getItem(["n"], "k")).toBeNull();
@@ -136,7 +138,10 @@ describe.each(httpDrivers)("JSON depth and numeric bounds ($name)", (driver) => 
     const input = { deep: nested(MAX_JSON_DEPTH - 2) };
     const accepted = await rawJson(`${server.url}/threads/${threadId}/runs/wait`, "POST", { assistant_id: "echo", input });
     expect(accepted.status).toBe(200);
-    const over = await rawJson(`${server.url}/threads/${threadId}/runs/wait`, "POST", { assistant_id: "echo", input: { deep: nested(MAX_JSON_DEPTH - 1) } });
+    const over = await rawJson(`${server.url}/threads/${threadId}/runs/wait`, "POST", {
+      assistant_id: "echo",
+      input: { deep: nested(MAX_JSON_DEPTH - 1) },
+    });
     expect(over.status).toBe(422);
   });
 

@@ -40,7 +40,9 @@ export const internal = createRouter().openapi(
   }),
   async (c) => {
     if (c.var.deps.auth != null) {
-      throw new HTTPException(403, { message: "/internal/truncate is disabled when custom auth is configured: it would delete every user's data" });
+      throw new HTTPException(403, {
+        message: "/internal/truncate is disabled when custom auth is configured: it would delete every user's data",
+      });
     }
     const flags = c.req.valid("json");
     const { storage, engine } = c.var.deps;

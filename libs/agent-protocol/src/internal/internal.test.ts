@@ -83,7 +83,10 @@ describe("POST /internal/truncate with custom auth (SQLite)", () => {
       return { owner: user.identity };
     });
   beforeAll(async () => {
-    server = await openServer(httpDrivers.find((d) => d.name === "sqlite")!, { app: { auth } });
+    server = await openServer(
+      httpDrivers.find((d) => d.name === "sqlite")!,
+      { app: { auth } },
+    );
   });
   afterAll(() => server.close());
 

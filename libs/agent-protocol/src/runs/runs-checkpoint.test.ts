@@ -89,7 +89,11 @@ describe.each(runDrivers)("runs from a checkpoint ($name)", (driver) => {
     const first = (await client.threads.getState(thread.thread_id)).checkpoint.checkpoint_id!;
     await client.runs.wait(thread.thread_id, "echo", { input: hello });
     for (const body of [{ checkpoint_id: first }, { checkpoint: { checkpoint_id: first } }]) {
-      const response = await raw(`${server.url}/threads/${thread.thread_id}/runs/wait`, "POST", { assistant_id: "echo", input: hello, ...body });
+      const response = await raw(`${server.url}/threads/${thread.thread_id}/runs/wait`, "POST", {
+        assistant_id: "echo",
+        input: hello,
+        ...body,
+      });
       expect(response.status, JSON.stringify(body)).toBe(200);
     }
   });
