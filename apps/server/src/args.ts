@@ -46,6 +46,8 @@ export interface CliOptions {
   snapshot?: string;
   /** --snapshot-save: write the memory store back to `snapshot` on a clean shutdown. */
   snapshotSave: boolean;
+  /** --max-body-size: largest request body in bytes (over langgraph.json `http.max_body_size`). */
+  maxBodyBytes?: number;
 }
 
 export type Parsed = { kind: "help" } | { kind: "version" } | { kind: "run"; options: CliOptions };
@@ -82,6 +84,8 @@ Options:
                            The same as --workers (the name \`langgraphjs dev\` uses)
   --log-format <format>    pretty | json (dev: pretty, serve: json)
   --grace-period <seconds> On SIGINT/SIGTERM, how long running runs may finish (default: 10)
+  --max-body-size <bytes>  Largest request body; larger ones answer 413 (default: langgraph.json
+                           http.max_body_size, else 26214400 = 25 MiB)
   --no-reload              dev: do not restart the server when a project file changes
   --snapshot <file>        dev/serve with --storage memory: start from this snapshot file
   --snapshot-save          with --snapshot: write the memory store back to the file on SIGINT/SIGTERM
@@ -105,6 +109,7 @@ const OPTIONS = {
   "n-jobs-per-worker": { type: "string", short: "n" },
   "log-format": { type: "string" },
   "grace-period": { type: "string" },
+  "max-body-size": { type: "string" },
   "no-reload": { type: "boolean" },
   snapshot: { type: "string" },
   "snapshot-save": { type: "boolean" },
@@ -170,6 +175,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     graceMs: integer("--grace-period", values["grace-period"], 10, 0, 3600) * 1000,
     reload: command === "dev" && !values["no-reload"],
     snapshotSave: values["snapshot-save"] === true,
+    maxBodyBytes:
+      values["max-body-size"] === undefined
+        ? undefined
+        : integer("--max-body-size", values["max-body-size"], 0, 1, Number.MAX_SAFE_INTEGER),
   };
   snapshotOptions(options, positionals, values);
   if (command !== "dev" && values["no-reload"]) throw new UsageError("--no-reload is for dev (serve and migrate never reload)");

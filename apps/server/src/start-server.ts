@@ -126,6 +126,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       auth,
       httpApp,
       cors: config.http?.cors,
+      maxBodyBytes: options.maxBodyBytes ?? config.http?.max_body_size,
       ui,
       extraRoutes: [(deps) => a2aRoutes(deps, { defaultAssistant, logger: logger.child({ source: "a2a" }) })],
     });

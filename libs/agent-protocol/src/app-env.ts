@@ -12,12 +12,14 @@ export interface AppDeps {
   storage: Storage;
   /** Server version reported by /info. */
   version: string;
-  /** `agent-server dev`: exposes /internal/truncate. */
+  /** `agent-server dev`: exposes /internal/truncate (refused with 403 when custom auth is configured). */
   dev?: boolean;
   /** Custom auth from langgraph.json `auth.path` (an `Auth` instance); absent means open access. */
   auth?: unknown;
   /** langgraph.json `http.cors`; absent means any origin, as on the official servers. */
   cors?: HttpCorsConfig;
+  /** Largest request body in bytes, else 413 (langgraph.json `http.max_body_size`); default 25 MiB. */
+  maxBodyBytes?: number;
   /** Custom routes from langgraph.json `http.app`, mounted behind auth and before the core routes. */
   httpApp?: UserHttpApp;
   /** Generative UI from langgraph.json `ui`, bundled at startup (`bundleUi`): served under /ui. */

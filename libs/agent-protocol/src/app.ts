@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppDeps, AppEnv } from "./app-env.js";
 import { authMiddleware } from "./auth/middleware.js";
+import { bodyLimitMiddleware } from "./http/body-limit.js";
 import { corsMiddleware } from "./http/cors.js";
 import { errorResponse } from "./http/errors.js";
 import { mountUserApp } from "./http/user-app.js";
@@ -28,6 +29,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     c.set("deps", deps);
     await next();
   });
+  // Before auth: an oversized body is refused before any handler (the user's authenticate) reads it.
+  app.use(bodyLimitMiddleware(deps.maxBodyBytes));
   app.use(authMiddleware(deps.auth));
   if (deps.httpApp) mountUserApp(app, deps.httpApp);
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { text } from "../http/route-helpers.js";
+import { MAX_INT32, text } from "../http/route-helpers.js";
 
 /**
  * Request and response shapes of /assistants, as `@langchain/langgraph-sdk` 1.15 sends and reads them
@@ -107,7 +107,7 @@ export const AssistantVersionsQuery = z
   })
   .openapi("AssistantVersionsSearch");
 
-export const AssistantLatest = z.object({ version: z.number().int().min(1) }).openapi("AssistantLatestVersion");
+export const AssistantLatest = z.object({ version: z.number().int().min(1).max(MAX_INT32) }).openapi("AssistantLatestVersion");
 
 export const JsonSchemaOrNull = z.record(z.string(), z.unknown()).nullable();
 

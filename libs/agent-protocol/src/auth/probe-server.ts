@@ -9,9 +9,10 @@ import type { AuthAction, AuthResource } from "./request-auth.js";
  * `POST /__probe/{resource}/{action}`, that calls `c.var.auth.authorize(resource, action, body)` the way
  * every feature route does and answers what it saw. It lets the auth tests pin down the semantics of
  * `authorize` independently of the feature routes, which are exercised end to end in auth-e2e.test.ts.
+ * Dev mode is on, so the dev-only routes are part of the route table the auth tests walk.
  */
 export async function startProbeServer(engine: Engine, storage: Storage, auth: unknown): Promise<RunningServer> {
-  const app = createApp({ engine, storage, version: "test", auth });
+  const app = createApp({ engine, storage, version: "test", auth, dev: true });
   app.post("/__probe/:resource/:action", async (c) => {
     const value = (await c.req.json()) as Record<string, unknown>;
     const resource = c.req.param("resource") as AuthResource;

@@ -17,3 +17,57 @@ describe("error shape", () => {
     }
   });
 });
+
+describe("unexpected failures", () => {
+  let server: TestServer;
+  const logged: unknown[] = [];
+  let restoreConsole: () => void;
+  beforeAll(async () => {
+    // A driver that fails the way real ones do on a bug or bad data: a TypeError, and a JSON.parse of a
+    // stored row (whose message quotes the row).
+    const storage = createMemoryStorage();
+    storage.threads.get = async () => {
+      throw new TypeError("Cannot read properties of undefined (reading 'password') at /srv/app/secret-module.ts:12");
+    };
+    storage.threads.search = async () => JSON.parse('{"api_key": sk-live-secret}') as never;
+    server = await startTestServer(storage);
+    const original = console.error;
+    console.error = (...args: unknown[]) => void logged.push(...args);
+    restoreConsole = () => (console.error = original);
+  });
+  afterAll(async () => {
+    restoreConsole();
+    await server.close();
+  });
+
+  it("answers 500 with a generic detail and logs the real error, echoing none of its text", async () => {
+    for (const [path, method, body, leaked] of [
+      [`/threads/${crypto.randomUUID()}`, "GET", undefined, "password"],
+      ["/threads/search", "POST", "{}", "sk-live"],
+    ] as const) {
+      const response = await fetch(`${server.url}${path}`, {
+        method,
+        headers: body ? { "content-type": "application/json" } : {},
+        body,
+      });
+      const text = await response.text();
+      expect(response.status, path).toBe(500);
+      expect(JSON.parse(text), path).toEqual({ detail: "Internal server error" });
+      expect(text).not.toContain(leaked);
+      expect(
+        logged.some((entry) => entry instanceof Error && entry.message.includes(leaked)),
+        path,
+      ).toBe(true);
+    }
+  });
+
+  it("keeps the detail of 4xx answers", async () => {
+    const response = await fetch(`${server.url}/threads`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"metadata": 5}',
+    });
+    expect(response.status).toBe(422);
+    expect(((await response.json()) as { detail: string }).detail).toMatch(/^metadata/);
+  });
+});

@@ -1,25 +1,38 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ConflictError, InvalidInputError, NotFoundError, WireSerializationError } from "@agent-server/core";
 
-/** Maps errors to the API's JSON error shape `{ detail }`; anything unexpected is a logged 500. */
-export function errorResponse(error: Error, c: Context): Response {
+/** What a client is told about a failure the server did not expect; the real error goes to the log. */
+export const INTERNAL_ERROR_DETAIL = "Internal server error";
+
+/**
+ * The status and `detail` a client may see for `error`. An `HTTPException` is an answer someone chose
+ * for the client (routes, validation, auth, and a custom auth handler's own, a 5xx included), and the
+ * domain errors of core describe the request: they keep their message. Anything else is a bug or an
+ * outage whose text (a TypeError, a driver message, a JSON.parse snippet of stored data) says nothing to
+ * the caller and may quote server internals: it is logged, and the client gets a generic 500.
+ */
+export function clientError(error: unknown): { status: ContentfulStatusCode; detail: string } {
   if (error instanceof HTTPException) {
     // Hono's validator answers an unparseable body with 400; the API's shape for bad input is 422.
-    if (error.status === 400 && /malformed json/i.test(error.message)) {
-      return c.json({ detail: `invalid JSON body: ${error.message}` }, 422);
-    }
-    if (error.res) return error.res;
-    return c.json({ detail: error.message }, error.status);
+    if (error.status === 400 && /malformed json/i.test(error.message))
+      return { status: 422, detail: `invalid JSON body: ${error.message}` };
+    return { status: error.status as ContentfulStatusCode, detail: error.message };
   }
-  if (error instanceof NotFoundError) return c.json({ detail: error.message }, 404);
-  if (error instanceof ConflictError) return c.json({ detail: error.message }, 409);
-  if (error instanceof InvalidInputError || error instanceof WireSerializationError) {
-    return c.json({ detail: error.message }, 422);
-  }
-  if (error instanceof SyntaxError) return c.json({ detail: `invalid JSON: ${error.message}` }, 422);
+  if (error instanceof NotFoundError) return { status: 404, detail: error.message };
+  if (error instanceof ConflictError) return { status: 409, detail: error.message };
+  if (error instanceof InvalidInputError || error instanceof WireSerializationError) return { status: 422, detail: error.message };
   console.error(error);
-  return c.json({ detail: "Internal server error" }, 500);
+  return { status: 500, detail: INTERNAL_ERROR_DETAIL };
+}
+
+/** Maps errors to the API's JSON error shape `{ detail }`; anything unexpected is a logged, generic 500. */
+export function errorResponse(error: Error, c: Context): Response {
+  // An HTTPException that carries its own response (auth's `{ detail }` with WWW-Authenticate).
+  if (error instanceof HTTPException && error.res) return error.res;
+  const { status, detail } = clientError(error);
+  return c.json({ detail }, status);
 }
 
 export function notFound(what: string): never {

@@ -21,6 +21,13 @@ export function text() {
   return z.string().regex(/^[^\u0000]*$/, "must not contain NUL (\\u0000) characters");
 }
 
+/**
+ * Largest integer a request may give where storage compares it with a 32-bit integer (PostgreSQL
+ * `integer`): assistant version numbers, namespace depth. Larger values could never match, and would
+ * fail in the database rather than as bad input (docs/limits.md).
+ */
+export const MAX_INT32 = 2_147_483_647;
+
 /** A JSON response of `schema`, for a route's `responses`. */
 export function jsonResponse<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { "application/json": { schema } } };

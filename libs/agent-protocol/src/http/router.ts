@@ -1,10 +1,18 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from "@agent-server/core";
 import type { AppEnv } from "../app-env.js";
+
+/** The 422 detail for a request value nested beyond `MAX_JSON_DEPTH` (docs/limits.md). */
+export const JSON_DEPTH_DETAIL = `JSON nested deeper than ${MAX_JSON_DEPTH} levels is not accepted`;
 
 /**
  * A router for one feature. Routes are declared with `createRoute` from `@hono/zod-openapi`, so the same
  * zod schemas validate requests and generate /openapi.json. Invalid input answers 422 with a `detail`
  * that names the field, as the official server does.
+ *
+ * Every validated request value (JSON bodies, and query values parsed as JSON such as `metadata`) also
+ * passes the depth limit here, the one place all of them go through: the schemas take payloads as
+ * `unknown`, so deep nesting would only be met later, by recursive code, as a stack overflow.
  */
 export function createRouter(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({
@@ -14,6 +22,7 @@ export function createRouter(): OpenAPIHono<AppEnv> {
         const field = issue?.path.length ? issue.path.join(".") : "(body)";
         return c.json({ detail: `${field}: ${issue?.message ?? "invalid input"}`, issues: result.error.issues }, 422);
       }
+      if (jsonDepthExceeds(result.data)) return c.json({ detail: JSON_DEPTH_DETAIL }, 422);
     },
   });
 }

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HTTPException } from "hono/http-exception";
+import { Client } from "@langchain/langgraph-sdk";
+import { Auth } from "@langchain/langgraph-sdk/auth";
 import { systemAssistantId } from "@agent-server/engine";
 import type { TestServer } from "../testing/index.js";
 import { httpDrivers, openServer, rawJson } from "../http/test-support.js";
@@ -62,5 +65,49 @@ describe("POST /internal/truncate outside dev mode", () => {
     expect(response.status).toBe(404);
     const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(doc.paths)).not.toContain("/internal/truncate");
+  });
+});
+
+describe("POST /internal/truncate with custom auth (SQLite)", () => {
+  let server: TestServer;
+  // Owner-scoped resources, as a real multi-user project has them; every event is allowed for its owner.
+  const auth = new Auth()
+    .authenticate((request: Request) => {
+      const user = request.headers.get("x-user");
+      if (!user) throw new HTTPException(401, { message: "no x-user header" });
+      return user;
+    })
+    .on("*", ({ value, user }) => {
+      const metadata = (value as { metadata?: Record<string, unknown> }).metadata;
+      if (metadata) metadata.owner = user.identity;
+      return { owner: user.identity };
+    });
+  beforeAll(async () => {
+    server = await openServer(
+      httpDrivers.find((d) => d.name === "sqlite")!,
+      { app: { auth } },
+    );
+  });
+  afterAll(() => server.close());
+
+  const truncate = (headers: Record<string, string>) =>
+    fetch(`${server.url}/internal/truncate`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify({ runs: true, threads: true, assistants: true, store: true, checkpointer: true }),
+    });
+
+  it("answers 401 without credentials and 403 to a signed-in user, deleting nothing", async () => {
+    const alice = new Client({ apiUrl: server.url, defaultHeaders: { "x-user": "alice" } });
+    const thread = await alice.threads.create();
+
+    const anonymous = await truncate({});
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toEqual({ detail: expect.any(String) });
+    const bob = await truncate({ "x-user": "bob" });
+    expect(bob.status).toBe(403);
+    expect(await bob.json()).toEqual({ detail: expect.stringMatching(/custom auth/) });
+
+    expect((await alice.threads.get(thread.thread_id)).thread_id).toBe(thread.thread_id);
   });
 });

@@ -26,6 +26,9 @@ describe.each(runDrivers)("run request validation and server-private facts ($nam
       [{ input: hello }, /assistant_id/],
       [{ assistant_id: "echo", webhook: "not a url" }, /webhook/],
       [{ assistant_id: "echo", after_seconds: -1 }, /after_seconds/],
+      // Beyond one year (9e12 s is past the largest date): refused, not a 500 from date math.
+      [{ assistant_id: "echo", after_seconds: 9e12 }, /after_seconds/],
+      [{ assistant_id: "echo", after_seconds: 365 * 24 * 3600 + 1 }, /after_seconds/],
       [{ assistant_id: "echo", on_disconnect: "explode" }, /on_disconnect/],
       [{ assistant_id: "echo", if_not_exists: "maybe" }, /if_not_exists/],
       [{ assistant_id: "echo", interrupt_before: "echo" }, /interrupt_before/],

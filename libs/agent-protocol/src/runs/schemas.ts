@@ -13,6 +13,12 @@ import { isRelativeWebhook } from "@agent-server/engine";
 
 const Metadata = z.record(z.string(), z.unknown());
 
+/**
+ * Longest `after_seconds`: one year. The delay becomes the run's start date; far beyond that the date is
+ * out of range (9e12 s is), and a run scheduled years ahead is a cron's job (docs/limits.md).
+ */
+export const MAX_AFTER_SECONDS = 365 * 24 * 60 * 60;
+
 export const STREAM_MODES = [
   "values",
   "updates",
@@ -85,7 +91,7 @@ export const RunCreate = z
     interrupt_after: NodeList.nullish(),
     multitask_strategy: z.enum(["reject", "rollback", "interrupt", "enqueue"]).nullish(),
     if_not_exists: z.enum(["create", "reject"]).nullish(),
-    after_seconds: z.number().min(0).nullish(),
+    after_seconds: z.number().min(0).max(MAX_AFTER_SECONDS).nullish(),
     on_completion: z.enum(["delete", "keep"]).nullish(),
     on_disconnect: z.enum(["cancel", "continue"]).nullish(),
     webhook: WebhookUrl.nullish(),

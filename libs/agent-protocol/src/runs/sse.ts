@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { StreamEvent } from "@agent-server/engine";
 import type { AppEnv } from "../app-env.js";
+import { clientError } from "../http/errors.js";
 
 export interface SseOptions {
   /** Extra response headers (Content-Location, Location). */
@@ -55,9 +56,11 @@ export function sseResponse(c: Context<AppEnv>, events: AsyncIterable<StreamEven
   });
 }
 
+/** Only errors that describe the request keep their text (http/errors.ts); anything else is logged. */
 function streamError(error: unknown): { error: string; message: string } {
-  if (error instanceof Error) return { error: error.name, message: error.message };
-  return { error: "Error", message: String(error) };
+  const { status, detail } = clientError(error);
+  if (status >= 500) return { error: "InternalServerError", message: detail };
+  return { error: error instanceof Error ? error.name : "Error", message: detail };
 }
 
 /** Event names a stream mode produces (`messages` is sent as `messages/*`, `messages-tuple` as `messages`). */

@@ -37,7 +37,7 @@ function itemNotFound(): never {
 
 /** Re-checks a namespace an auth handler may have rewritten. */
 function checkedNamespace(raw: unknown, field: string, options: { allowEmpty: boolean }): string[] {
-  if (raw === undefined || raw === null) return [];
+  if (raw === undefined || raw === null) raw = [];
   if (
     !Array.isArray(raw) ||
     raw.some((label) => typeof label !== "string" || label === "" || label.includes(".") || label.includes("\u0000"))
@@ -82,14 +82,14 @@ export const store = createRouter()
       method: "get",
       path: "/store/items",
       tags,
-      summary: "Get an item (null when there is none, as the SDK expects)",
+      summary: "Get an item (null when there is none, as the SDK expects; a namespace is required)",
       request: { query: StoreGetQuery },
       responses: { 200: jsonResponse(z.union([Item, z.null()]), "The item, or null"), 422: invalid },
     }),
     async (c) => {
       const query = c.req.valid("query");
       const { value, filter } = await authorizeStore(c, "get", { namespace: query.namespace, key: query.key });
-      const namespace = checkedNamespace(value.namespace, "namespace", { allowEmpty: true });
+      const namespace = checkedNamespace(value.namespace, "namespace", { allowEmpty: false });
       const item = await c.var.deps.storage.store.get(namespace, String(value.key));
       if (!visible(item, filter)) itemNotFound();
       return reply(c, item);

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { text } from "../http/route-helpers.js";
+import { MAX_INT32, text } from "../http/route-helpers.js";
 
 /**
  * Shapes of /store, as `@langchain/langgraph-sdk` 1.15 sends them (client/store/index.js). Namespace
@@ -39,12 +39,18 @@ export const StorePut = z
 
 export const StoreDelete = z.object({ namespace: Namespace.nullish(), key: text().min(1) }).openapi("StoreDeleteItem");
 
+/**
+ * No item is ever stored under the empty namespace (PUT refuses it), so a GET without one is a mistake:
+ * answered 422, not with a `null` that reads like "not there yet". (The official JS server defaults the
+ * namespace to [] and answers null.)
+ */
+const NAMESPACE_REQUIRED = "namespace is required (items are never stored under an empty namespace)";
+
 export const StoreGetQuery = z.object({
   namespace: z
-    .string()
-    .optional()
+    .string({ error: NAMESPACE_REQUIRED })
     .transform((joined) => (joined ? joined.split(".") : []))
-    .pipe(z.array(Label))
+    .pipe(z.array(Label).min(1, NAMESPACE_REQUIRED))
     .openapi({ type: "string", description: 'Namespace labels joined with "." (as the SDK sends them).' }),
   key: text().min(1),
   refresh_ttl: z.string().optional().describe("Accepted and ignored: items do not expire."),
@@ -65,7 +71,7 @@ export const StoreListNamespaces = z
   .object({
     prefix: Namespace.nullish().describe('Leading labels; "*" matches any one label.'),
     suffix: Namespace.nullish().describe('Trailing labels; "*" matches any one label.'),
-    max_depth: z.number().int().min(1).nullish(),
+    max_depth: z.number().int().min(1).max(MAX_INT32).nullish(),
     limit: z.number().int().min(1).max(1000).default(100),
     offset: z.number().int().min(0).default(0),
   })

@@ -34,7 +34,12 @@ export const crudRoutes = createRouter()
         thread = await storage.threads.create({ thread_id: threadId, metadata: value.metadata as Metadata });
       } catch (error) {
         if (!(error instanceof ConflictError) || value.if_exists !== "do_nothing") throw conflict(error, threadId);
-        // do_nothing answers with the existing thread — unless the caller may not see it.
+        // do_nothing answers with the existing thread — unless the caller may not see it. Then the answer
+        // is the one `raise` gives for any taken id, the owner's own included: the same 409 and detail.
+        // "Create as if it did not exist" is impossible (ids are global, the row is taken), and handing
+        // back anything else would expose the thread. That a chosen id is taken cannot be hidden from
+        // any create (`raise`, the default, must say so), so the 409 tells nothing more; both official
+        // servers answer a filtered-out id this way. Nothing of the thread (metadata, owner, state) leaks.
         const existing = await storage.threads.get(threadId);
         if (!existing || !matchesAuthFilter(existing.metadata, filter)) throw conflict(error, threadId);
         thread = existing;

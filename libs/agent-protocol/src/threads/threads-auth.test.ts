@@ -41,6 +41,38 @@ describe.each(threadDrivers)("/threads authorization on $name", (driver) => {
     await dispose();
   });
 
+  it("answers a taken thread id with the same 409 and detail whoever owns it and whatever if_exists says", async () => {
+    const ann = as("ann");
+    const bob = as("bob");
+    const annThread = await ann.threads.create({ metadata: { topic: "private" } });
+    const bobThread = await bob.threads.create();
+    const attempt = async (user: string, threadId: string, extra: Record<string, unknown>) => {
+      const response = await fetch(`${server.url}/threads`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${user}` },
+        body: JSON.stringify({ thread_id: threadId, metadata: { owner: user }, ...extra }),
+      });
+      return { status: response.status, body: (await response.text()).replaceAll(threadId, "<id>") };
+    };
+    // What anyone gets for a taken id with `raise`, the owner included.
+    const taken = await attempt("bob", bobThread.thread_id, { if_exists: "raise" });
+    expect(taken.status).toBe(409);
+    expect(JSON.parse(taken.body)).toEqual({ detail: expect.any(String) });
+    for (const extra of [
+      { if_exists: "do_nothing" },
+      { if_exists: "raise" },
+      {},
+      { if_exists: "do_nothing", supersteps: [{ updates: [{ values: { messages: [] }, as_node: "echo" }] }] },
+    ]) {
+      expect(await attempt("bob", annThread.thread_id, extra), JSON.stringify(extra)).toEqual(taken);
+    }
+    expect(await attempt("ann", annThread.thread_id, { if_exists: "raise" })).toEqual(taken);
+    // The owner's do_nothing still hands back the thread, untouched by bob's attempts.
+    const again = await ann.threads.create({ threadId: annThread.thread_id, ifExists: "do_nothing" });
+    expect(again.metadata).toEqual({ topic: "private", owner: "ann" });
+    expect((await ann.threads.getHistory(annThread.thread_id)).length).toBe(0);
+  });
+
   it("stamps the owner on create and on copy, and hides other owners' threads as 404", async () => {
     const ann = as("ann");
     const bob = as("bob");

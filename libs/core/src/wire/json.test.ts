@@ -1,7 +1,15 @@
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { WireSerializationError } from "../errors.js";
-import { stringifyWire, toWireJson, toWireObject } from "./json.js";
+import { jsonDepthExceeds, MAX_JSON_DEPTH, stringifyWire, toWireJson, toWireObject } from "./json.js";
+
+/** `depth` levels of objects and arrays, alternating (the outermost is level 1). */
+function nested(depth: number): unknown {
+  let value: unknown = "leaf";
+  for (let level = depth; level >= 1; level--) value = level % 2 ? { child: value, n: level } : [level, value];
+  return value;
+}
 
 describe("toWireJson", () => {
   it("turns Dates into ISO strings and drops undefined members", () => {
@@ -65,5 +73,33 @@ describe("toWireJson", () => {
     expect(toWireJson([NaN, Infinity])).toEqual([null, null]);
     expect(() => toWireObject([1])).toThrow(WireSerializationError);
     expect(stringifyWire({ a: 1 })).toBe('{"a":1}');
+  });
+});
+
+describe("JSON depth", () => {
+  it("refuses nesting beyond its bound with WireSerializationError, not a stack overflow", () => {
+    expect(() => toWireJson(nested(3000))).toThrow(WireSerializationError);
+    expect(() => toWireJson(nested(3000))).toThrow(/nested deeper than 1000 levels/);
+    // Everything a request may carry, plus the levels the server wraps around it, converts.
+    expect(toWireJson(nested(MAX_JSON_DEPTH + 100))).toEqual(nested(MAX_JSON_DEPTH + 100));
+  });
+
+  it("measures depth exactly, without recursion", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2000 }), fc.integer({ min: 1, max: 2000 }), (depth, limit) => {
+        expect(jsonDepthExceeds(nested(depth), limit)).toBe(depth > limit);
+      }),
+      { numRuns: 200 },
+    );
+    expect(jsonDepthExceeds(nested(200_000))).toBe(true);
+    expect(jsonDepthExceeds(nested(MAX_JSON_DEPTH))).toBe(false);
+    expect(jsonDepthExceeds(nested(MAX_JSON_DEPTH + 1))).toBe(true);
+  });
+
+  it("counts the deepest branch, whatever the breadth", () => {
+    const wide = { a: Array.from({ length: 1000 }, () => ({ b: 1 })), deep: nested(10) };
+    expect(jsonDepthExceeds(wide, 11)).toBe(false);
+    expect(jsonDepthExceeds(wide, 10)).toBe(true);
+    expect(jsonDepthExceeds("scalar", 1)).toBe(false);
   });
 });

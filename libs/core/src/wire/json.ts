@@ -2,6 +2,38 @@ import { WireSerializationError } from "../errors.js";
 import type { JsonValue } from "../model.js";
 
 /**
+ * How deeply nested (objects and arrays, the outermost one being level 1) a JSON value the API accepts may
+ * be. Real agent payloads (messages, tool calls, state) stay within a few dozen levels; 512 leaves room for
+ * any of them while keeping every recursive step after parsing (validation, this conversion, the
+ * checkpointer's serializer, JSON.stringify) far from the stack's end, which deep input would otherwise
+ * reach (a stack overflow, a 500).
+ */
+export const MAX_JSON_DEPTH = 512;
+
+/**
+ * The conversion's own bound (its recursion overflows the stack near 1,600 levels). Above the request
+ * limit: the server nests request values a few levels deeper (run kwargs, state values, messages).
+ */
+const MAX_WIRE_DEPTH = 1000;
+
+/**
+ * Whether `value` nests objects/arrays deeper than `limit` levels. Iterative, so any depth the JSON
+ * parser produced can be measured without touching the stack.
+ */
+export function jsonDepthExceeds(value: unknown, limit: number = MAX_JSON_DEPTH): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  while (pending.length > 0) {
+    const [current, depth] = pending.pop()!;
+    if (current === null || typeof current !== "object") continue;
+    if (depth > limit) return true;
+    for (const member of Array.isArray(current) ? current : Object.values(current)) {
+      if (member !== null && typeof member === "object") pending.push([member, depth + 1]);
+    }
+  }
+  return false;
+}
+
+/**
  * Turns any value into the JSON the HTTP API emits, as a fresh tree that shares nothing with the input.
  *
  * - LangChain messages (anything with `toDict()`) become `{ ...data, type }`, as the official server emits them.
@@ -9,7 +41,8 @@ import type { JsonValue } from "../model.js";
  * - `undefined` members are dropped from objects and become null in arrays, as `JSON.stringify` does;
  *   non-finite numbers become null.
  * - BigInt, cycles, functions, symbols, Maps, Sets and binary buffers are refused with
- *   `WireSerializationError` (naming the path), never silently dropped.
+ *   `WireSerializationError` (naming the path), never silently dropped; so is nesting deeper than
+ *   1,000 levels (the recursion's safe bound; requests are held to `MAX_JSON_DEPTH` before this).
  *
  * Drivers use it for the defensive copies they store and return, so every backend hands out the same shape.
  */
@@ -55,6 +88,10 @@ function convert(value: unknown, path: string, ancestors: Set<object>): JsonValu
   const obj = value as object;
   if (ancestors.has(obj)) {
     throw new WireSerializationError("cyclic structure cannot be represented as JSON", path);
+  }
+  // `ancestors` is the chain of objects above this one: its size is the depth.
+  if (ancestors.size >= MAX_WIRE_DEPTH) {
+    throw new WireSerializationError(`nested deeper than ${MAX_WIRE_DEPTH} levels`, path.length > 60 ? `${path.slice(0, 60)}...` : path);
   }
   ancestors.add(obj);
   try {

@@ -85,6 +85,16 @@ describe("loadLangGraphConfig", () => {
     await expect(loadLangGraphConfig(write(JSON.stringify({ graphs: {}, http: { cors } })))).rejects.toThrow(message);
   });
 
+  it("reads http.max_body_size as a positive whole number of bytes", async () => {
+    const loaded = await loadLangGraphConfig(write(JSON.stringify({ graphs: {}, http: { max_body_size: 1048576 } })));
+    expect(loaded.config.http?.max_body_size).toBe(1048576);
+    for (const bad of [0, -1, 1.5, "25MB"]) {
+      await expect(loadLangGraphConfig(write(JSON.stringify({ graphs: {}, http: { max_body_size: bad } })))).rejects.toThrow(
+        /http\.max_body_size/,
+      );
+    }
+  });
+
   it("reads ui and ui_config.shared, and refuses them with the key named when they are not strings", async () => {
     const loaded = await loadLangGraphConfig(
       write(JSON.stringify({ graphs: {}, ui: { agent: "./ui.tsx" }, ui_config: { shared: ["@acme/ds"] } })),

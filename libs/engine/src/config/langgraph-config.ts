@@ -16,7 +16,14 @@ export const LangGraphConfigSchema = z.looseObject({
   env: z.union([z.string(), z.record(z.string(), z.string())]).optional(),
   node_version: z.string().optional(),
   auth: z.looseObject({ path: z.string().optional() }).optional(),
-  http: z.looseObject({ app: z.string().optional(), cors: HttpCorsSchema.optional() }).optional(),
+  http: z
+    .looseObject({
+      app: z.string().optional(),
+      cors: HttpCorsSchema.optional(),
+      /** Largest request body in bytes; larger ones answer 413 (default 25 MiB, docs/limits.md). */
+      max_body_size: z.number().int().positive().optional(),
+    })
+    .optional(),
   /** Generative UI: `{ "<agent name>": "./path/ui.tsx" }`, bundled for the browser and served under /ui. */
   ui: z.record(z.string(), z.string()).optional(),
   /** `shared`: packages the page provides to UI bundles besides react, react-dom and the SDK. */

@@ -10,7 +10,7 @@ describe("unsupportedConfigKeys", () => {
       graphs: { agent: "./agent.ts:graph" },
       store: { index: { dims: 1536, embed: "openai:text-embedding-3-small" } },
       checkpointer: { ttl: { default_ttl: 60 } },
-      http: { app: "./app.ts:app", cors: { allow_origins: ["*"] }, disable_assistants: true, mount_prefix: "/api" },
+      http: { app: "./app.ts:app", cors: { allow_origins: ["*"] }, max_body_size: 1024, disable_assistants: true, mount_prefix: "/api" },
       auth: { path: "./auth.ts:auth", openapi: {} },
     });
     expect(unsupportedConfigKeys(config).sort()).toEqual([

@@ -23,7 +23,7 @@ const HONOURED: Record<string, true | Set<string>> = {
   graphs: true,
   env: true,
   auth: new Set(["path"]),
-  http: new Set(["app", "cors"]),
+  http: new Set(["app", "cors", "max_body_size"]),
   ui: true,
   ui_config: new Set(["shared"]),
   a2a: new Set(["default_assistant"]),

@@ -47,6 +47,9 @@ export class Admission {
     const assistant = await this.assistant(request.assistant_id);
     const runId = options.runId ?? uuidv4();
     const stateless = options.threadId === undefined;
+    // Before anything is written: a run from a checkpoint that does not exist must not start from an
+    // empty state and replace the thread's current one.
+    await this.requireCheckpoint(request, stateless ? undefined : options.threadId);
     const thread = stateless ? await this.temporaryThread(assistant, request) : await this.thread(options.threadId!, request, assistant);
     const strategy = request.multitask_strategy ?? "reject";
     let run: Run;
@@ -91,6 +94,24 @@ export class Admission {
       return this.storage.threads.create({ thread_id: threadId, metadata: threadMetadata(assistant, request) }, { ifExists: "do_nothing" });
     }
     throw new NotFoundError(`Thread "${threadId}" not found`);
+  }
+
+  /**
+   * The checkpoint a request names (`checkpoint`, then `checkpoint_id`, then `config.configurable`, the
+   * order `kwargs` merges them in) must exist on the thread: otherwise a NotFoundError (404). A thread
+   * that does not exist yet (stateless, `if_not_exists: "create"`) has no checkpoints at all.
+   */
+  private async requireCheckpoint(request: RunCreateRequest, threadId: string | undefined): Promise<void> {
+    const configurable = request.config?.configurable ?? {};
+    const checkpointId = request.checkpoint?.checkpoint_id ?? request.checkpoint_id ?? configurable.checkpoint_id;
+    if (checkpointId === undefined || checkpointId === null || checkpointId === "") return;
+    const checkpointNs = request.checkpoint?.checkpoint_ns ?? configurable.checkpoint_ns ?? "";
+    const found =
+      threadId !== undefined &&
+      (await this.storage.checkpointer.getTuple({
+        configurable: { thread_id: threadId, checkpoint_ns: checkpointNs, checkpoint_id: checkpointId },
+      }));
+    if (!found) throw new NotFoundError(`Checkpoint "${String(checkpointId)}" not found on this thread`);
   }
 
   private temporaryThread(assistant: Assistant, request: RunCreateRequest): Promise<Thread> {
