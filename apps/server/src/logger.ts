@@ -61,6 +61,10 @@ export function runLogger(logger: Logger): RunLogger {
       // The run's terminal status is written; the other steps (waiters, streams, listeners) still ran.
       logger.error({ run_id: runId, step, err: error }, `settlement step "${step}" failed`);
     },
+    backgroundFailed(task, error) {
+      // Storage unreachable for a round of a background loop; the loop tries again at its next tick.
+      logger.error({ task, err: error }, `background ${task} round failed (retrying at the next tick)`);
+    },
     runFailed(runId, error) {
       logger.error({ run_id: runId, err: error }, "run could not be settled (it is requeued when its lease runs out)");
     },

@@ -5,7 +5,7 @@ import { GraphRegistry } from "./graphs/registry.js";
 import type { StaticSchemaOptions } from "./graphs/schemas/static-schema-cache.js";
 import { Admission, type AdmissionOptions } from "./runs/admission.js";
 import { newLeaseOwner } from "./runs/lease-owner.js";
-import { RunExecutor, type RunLogger } from "./runs/run-executor.js";
+import { RunExecutor, type BackgroundTask, type RunLogger } from "./runs/run-executor.js";
 import type { RunCreateRequest } from "./runs/run-request.js";
 import { Settlement, type RunSettledListener } from "./runs/settlement.js";
 import { ThreadExecution } from "./runs/thread-execution.js";
@@ -73,6 +73,7 @@ export class Engine {
         loopback: options.loopback,
         urlPolicy: options.urlPolicy,
         onRefused: options.logger?.deliveryRefused?.bind(options.logger),
+        onError: (error) => this.backgroundFailed("deliveries", error),
       },
     );
     this.settlement = new Settlement(this.storage, this.hub, this.outbox, this.waiters, options.logger);
@@ -95,6 +96,7 @@ export class Engine {
         leaseMs: options.leaseMs ?? 30_000,
         pollMs: options.pollMs ?? 1000,
         owner: newLeaseOwner(),
+        onError: (task, error) => this.backgroundFailed(task, error),
       },
     );
     this.crons = new CronScheduler(
@@ -106,6 +108,7 @@ export class Engine {
           ...(cron.user_id ? { auth: { user: { identity: cron.user_id }, permissions: [] } } : {}),
         }),
       options.cronPollMs ?? 5000,
+      (_cron, error) => this.backgroundFailed("crons", error),
     );
   }
 
@@ -120,7 +123,10 @@ export class Engine {
     this.pool.start();
     this.outbox.start();
     this.crons.start();
-    this.housekeeping = setInterval(() => void this.storage.events.deleteExpired(nowIso()).catch(() => undefined), 60_000);
+    this.housekeeping = setInterval(
+      () => void this.storage.events.deleteExpired(nowIso()).catch((error: unknown) => this.backgroundFailed("event-expiry", error)),
+      60_000,
+    );
     this.housekeeping.unref?.();
   }
 
@@ -245,6 +251,11 @@ export class Engine {
     }
     const end = this.awaitEnd(runId, run.thread_id, waiter.promise).finally(() => waiter.cancel());
     return { run, end };
+  }
+
+  private backgroundFailed(task: BackgroundTask, error: unknown): void {
+    if (this.options.logger?.backgroundFailed) this.options.logger.backgroundFailed(task, error);
+    else console.error(`background ${task} round failed`, error);
   }
 
   private async awaitEnd(runId: string, threadId: string | undefined, settled: Promise<RunEnd>): Promise<RunEnd> {

@@ -17,7 +17,7 @@ export { REJECT_MESSAGE, type AdmissionOptions } from "./runs/admission.js";
 export type { RunCreateRequest, RunCommand, StreamMode, EngineRunKwargs, RunAuthContext } from "./runs/run-request.js";
 export type { RunEnd } from "./runs/waiters.js";
 export type { RunSettledEvent, RunSettledListener, SettlementStep } from "./runs/settlement.js";
-export type { RunLogger } from "./runs/run-executor.js";
+export type { BackgroundTask, RunLogger } from "./runs/run-executor.js";
 export { currentRunContext, type RunContext } from "./runs/run-context.js";
 export { defaultReply } from "./runs/outcome.js";
 export { nextRunDate } from "./crons/scheduler.js";

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_JSON_DEPTH } from "@agent-server/core";
 import type { TestServer } from "../testing/index.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./body-limit.js";
+import { MAX_REPORTED_ISSUES } from "./router.js";
 import { httpDrivers, openServer, rawJson } from "./test-support.js";
 
 /** `depth` levels of objects and arrays, alternating (the outermost is level 1). */
@@ -166,6 +167,17 @@ describe.each(httpDrivers)("JSON depth and numeric bounds ($name)", (driver) => 
       expect(page.status, path).toBe(200);
     }
     expect((await rawJson(`${server.url}/threads/${threadId}/runs?offset=${huge}`, "GET")).json).toEqual([]);
+  });
+
+  it("answers a request with many invalid items with a bounded 422 that lists the first of them", async () => {
+    const select = Array.from({ length: 1000 }, (_, i) => i);
+    const response = await rawJson(`${server.url}/assistants/search`, "POST", { select });
+    expect(response.status).toBe(422);
+    const body = response.json as { detail: string; issues: unknown[]; issues_omitted: number };
+    expect(body.detail).toMatch(/^select\.0/);
+    expect(body.issues).toHaveLength(MAX_REPORTED_ISSUES);
+    expect(body.issues_omitted).toBe(1000 - MAX_REPORTED_ISSUES);
+    expect(JSON.stringify(body).length).toBeLessThan(16 * 1024);
   });
 
   it("answers GET /store/items without a namespace with 422 {detail}, not null", async () => {

@@ -6,6 +6,12 @@ import type { AppEnv } from "../app-env.js";
 export const JSON_DEPTH_DETAIL = `JSON nested deeper than ${MAX_JSON_DEPTH} levels is not accepted`;
 
 /**
+ * How many validation issues a 422 lists. Zod reports one issue per bad element, so without a bound a
+ * 2 KB array of 1,000 wrong items answers with hundreds of KiB (found by the fuzz harness).
+ */
+export const MAX_REPORTED_ISSUES = 20;
+
+/**
  * A router for one feature. Routes are declared with `createRoute` from `@hono/zod-openapi`, so the same
  * zod schemas validate requests and generate /openapi.json. Invalid input answers 422 with a `detail`
  * that names the field, as the official server does.
@@ -20,7 +26,13 @@ export function createRouter(): OpenAPIHono<AppEnv> {
       if (!result.success) {
         const issue = result.error.issues[0];
         const field = issue?.path.length ? issue.path.join(".") : "(body)";
-        return c.json({ detail: `${field}: ${issue?.message ?? "invalid input"}`, issues: result.error.issues }, 422);
+        const { issues } = result.error;
+        const reported = issues.slice(0, MAX_REPORTED_ISSUES);
+        const omitted = issues.length - reported.length;
+        return c.json(
+          { detail: `${field}: ${issue?.message ?? "invalid input"}`, issues: reported, ...(omitted > 0 && { issues_omitted: omitted }) },
+          422,
+        );
       }
       if (jsonDepthExceeds(result.data)) return c.json({ detail: JSON_DEPTH_DETAIL }, 422);
     },

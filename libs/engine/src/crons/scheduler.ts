@@ -28,7 +28,8 @@ export class CronScheduler {
     private readonly storage: Storage,
     private readonly fire: (cron: Cron, request: RunCreateRequest) => Promise<unknown>,
     private readonly pollMs: number,
-    private readonly onError: (cron: Cron, error: unknown) => void = () => undefined,
+    /** A cron's run could not be created (`cron` set), or a whole round failed (storage unreachable). */
+    private readonly onError: (cron: Cron | undefined, error: unknown) => void,
   ) {}
 
   start(): void {
@@ -44,7 +45,9 @@ export class CronScheduler {
 
   /** Fires every cron due now; resolves when done (tests await it). */
   tick(): Promise<void> {
-    this.ticking ??= this.fireDue().finally(() => (this.ticking = undefined));
+    this.ticking ??= this.fireDue()
+      .catch((error: unknown) => this.onError(undefined, error))
+      .finally(() => (this.ticking = undefined));
     return this.ticking;
   }
 

@@ -29,7 +29,16 @@ export interface RunLogger {
    * stays `running` until its lease runs out and the reaper requeues it (a new attempt resumes from its last checkpoint); console.error when absent.
    */
   runFailed?(runId: string, error: unknown): void;
+  /**
+   * A background loop's round failed (storage unreachable while claiming runs, renewing or reaping leases,
+   * sending deliveries, firing crons, expiring events). The loop goes on at its next tick; console.error
+   * when absent. Without this, such a rejection went unhandled, and Node ends the process on one.
+   */
+  backgroundFailed?(task: BackgroundTask, error: unknown): void;
 }
+
+/** The engine's background loops, as `RunLogger.backgroundFailed` names them. */
+export type BackgroundTask = "claim" | "renew" | "reap" | "deliveries" | "crons" | "event-expiry";
 
 /** Executes a claimed run under `withThreadExecution`, publishing its events, then settles it. */
 export class RunExecutor {

@@ -1,5 +1,6 @@
 import { nowIso, type ClaimedRun, type Storage } from "@agent-server/core";
 import { leaseOwnerIsGone } from "./lease-owner.js";
+import type { BackgroundTask } from "./run-executor.js";
 
 export interface WorkerPoolOptions {
   /** Runs of different threads executing at once in this process. */
@@ -10,6 +11,8 @@ export interface WorkerPoolOptions {
   pollMs: number;
   /** Identifies this process's claims (`newLeaseOwner`). */
   owner: string;
+  /** A claim, renewal or reaping round failed (storage unreachable); the loop retries at its next tick. */
+  onError: (task: BackgroundTask, error: unknown) => void;
 }
 
 /** Why a run went back to the queue: its lease lapsed, or its owner is known to be gone (start-up). */
@@ -50,14 +53,14 @@ export class WorkerPool {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    const every = (ms: number, fn: () => Promise<unknown>) => {
-      const timer = setInterval(() => void fn().catch(() => undefined), ms);
+    const every = (ms: number, task: BackgroundTask, fn: () => Promise<unknown>) => {
+      const timer = setInterval(() => void fn().catch((error: unknown) => this.options.onError(task, error)), ms);
       timer.unref?.();
       this.timers.push(timer);
     };
-    every(this.options.pollMs, async () => this.notify());
-    every(Math.max(100, Math.floor(this.options.leaseMs / 3)), () => this.renew());
-    every(this.options.leaseMs, () => this.reap());
+    every(this.options.pollMs, "claim", async () => this.notify());
+    every(Math.max(100, Math.floor(this.options.leaseMs / 3)), "renew", () => this.renew());
+    every(this.options.leaseMs, "reap", () => this.reap());
     this.notify();
   }
 
@@ -86,13 +89,15 @@ export class WorkerPool {
       return;
     }
     this.pumping = true;
-    void this.pump().finally(() => {
-      this.pumping = false;
-      if (this.repump) {
-        this.repump = false;
-        this.notify();
-      }
-    });
+    void this.pump()
+      .catch((error: unknown) => this.options.onError("claim", error))
+      .finally(() => {
+        this.pumping = false;
+        if (this.repump) {
+          this.repump = false;
+          this.notify();
+        }
+      });
   }
 
   abort(runId: string, options: { rollback: boolean }): boolean {

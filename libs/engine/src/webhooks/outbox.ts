@@ -40,6 +40,8 @@ export interface OutboxDelivery {
   urlPolicy?: OutboundUrlPolicy;
   /** A delivery refused by the URL policy (marked failed, never sent); console.warn when absent. */
   onRefused?: (delivery: Delivery, reason: string) => void;
+  /** A round of sending failed (storage unreachable); the next poll retries. console.error when absent. */
+  onError?: (error: unknown) => void;
   /** How host names are resolved (default: the system resolver). */
   resolveHost?: ResolveHost;
 }
@@ -127,7 +129,9 @@ export class WebhookOutbox {
 
   /** Sends what is due now; resolves when this round is done (tests and shutdown await it). */
   kick(): Promise<void> {
-    this.draining ??= this.drain().finally(() => (this.draining = undefined));
+    this.draining ??= this.drain()
+      .catch((error: unknown) => (this.delivery.onError ?? ((e: unknown) => console.error("webhook delivery round failed", e)))(error))
+      .finally(() => (this.draining = undefined));
     return this.draining;
   }
 
