@@ -98,6 +98,7 @@ export class RunExecutor {
       const final = await this.settlement.settle(run, outcome, snapshot, {
         captureResult: internal?.captureResult === true,
         rollbackRequested: () => execution.rollback,
+        rollbackClosed: () => (execution.rollbackClosed = true),
         internal,
       });
       this.logger?.runEnded(run.run_id, run.thread_id, final?.status ?? "erased", Date.now() - started);

@@ -120,7 +120,13 @@ export class Settlement {
     run: Run,
     outcome: ExecutionOutcome,
     snapshot: ThreadSnapshot | undefined,
-    options: { captureResult: boolean; rollbackRequested: () => boolean; internal?: RunInternal | null },
+    options: {
+      captureResult: boolean;
+      rollbackRequested: () => boolean;
+      /** Called once a rollback can no longer erase the run (its terminal write landed and was not rolled back). */
+      rollbackClosed?: () => void;
+      internal?: RunInternal | null;
+    },
   ): Promise<Run | null> {
     const runId = run.run_id;
     if (options.rollbackRequested()) return this.eraseRolledBack(run);
@@ -142,6 +148,7 @@ export class Settlement {
     // A rollback that arrived while the write was on its way: no waiter, stream, listener or webhook has
     // seen the run end yet.
     if (options.rollbackRequested()) return this.eraseRolledBack(run);
+    options.rollbackClosed?.();
     // From here on every step runs even when an earlier one failed; failures are logged.
     if (error !== undefined && won) {
       await this.step(runId, "error-event", () =>

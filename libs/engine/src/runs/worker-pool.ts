@@ -22,6 +22,8 @@ export interface ActiveExecution {
   controller: AbortController;
   /** Set by a rollback cancel: settlement erases the run instead of keeping it. */
   rollback: boolean;
+  /** Set by settlement once the terminal write landed: a later rollback is refused (the run has ended). */
+  rollbackClosed?: boolean;
 }
 
 /**
@@ -108,6 +110,8 @@ export class WorkerPool {
       if (this.claiming) this.abortedWhileClaiming.set(runId, options.rollback || (this.abortedWhileClaiming.get(runId) ?? false));
       return false;
     }
+    // Too late to erase: reporting it as rolled back would be a lie, as the run stays with its status.
+    if (options.rollback && execution.rollbackClosed) return false;
     execution.rollback ||= options.rollback;
     execution.controller.abort(options.rollback ? "rollback" : "interrupt");
     return true;

@@ -1,3 +1,7 @@
+/**
+ * Faults around the edges of a run on SQLite: storage failing under the background loops, and a rollback
+ * arriving after the terminal write.
+ */
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
@@ -63,4 +67,33 @@ it("storage failing under the claim, delivery and cron loops is logged per loop,
   const end = await engine.waitRun(run.run_id, threadId);
   expect(end.status).toBe("success");
   expect(unhandled).toEqual([]);
+});
+
+it("a rollback that reaches a run after its terminal write is refused, not reported as done", async () => {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let reached!: () => void;
+  const atThreadUpdate = new Promise<void>((resolve) => (reached = resolve));
+  const threadId = await newThread(instrumented.storage);
+  // Holds settlement's thread update, the step after the run's terminal write.
+  instrumented.before = async (call) => {
+    if (call.repo === "threads" && call.method === "update" && (call.args[1] as { status?: string })?.status !== "busy") {
+      reached();
+      await held;
+    }
+  };
+  const run = await engine.createRun({ assistant_id: "echo", input: { messages: [{ role: "user", content: "hi" }] } } as never, {
+    threadId,
+  });
+  await atThreadUpdate;
+  expect((await instrumented.storage.runs.get(run.run_id))?.status).toBe("success");
+
+  const cancelled = await engine.cancel([run.run_id], { action: "rollback" });
+  release();
+  instrumented.before = undefined;
+  const end = await engine.waitRun(run.run_id, threadId);
+
+  expect(cancelled).toEqual([]);
+  expect(end.status).toBe("success");
+  expect((await instrumented.storage.runs.get(run.run_id))?.status).toBe("success");
 });
