@@ -41,7 +41,20 @@ const agent = new Agent({ keepAlive: true, maxSockets: 4 });
  * Sends `req` to `baseUrl` with node:http (fetch would normalize the path and refuse some headers), reads
  * the whole answer (SSE streams included) up to `timeoutMs`, and never throws.
  */
-export function send(baseUrl: string, req: FuzzRequest, timeoutMs: number): Promise<FuzzResponse> {
+export async function send(baseUrl: string, req: FuzzRequest, timeoutMs: number): Promise<FuzzResponse> {
+  const pooled = await exchange(baseUrl, req, timeoutMs, agent);
+  // A pooled socket the server closed as idle (keep-alive timeout) just as this request went out: the
+  // race Node documents for `request.reusedSocket`. Not the server failing; sent again on a new socket.
+  if (pooled.status === 0 && pooled.reusedSocket && !pooled.timedOut) return exchange(baseUrl, req, timeoutMs, false);
+  return pooled;
+}
+
+function exchange(
+  baseUrl: string,
+  req: FuzzRequest,
+  timeoutMs: number,
+  via: Agent | false,
+): Promise<FuzzResponse & { reusedSocket?: boolean }> {
   const url = new URL(baseUrl);
   return new Promise((resolve) => {
     let settled = false;
@@ -49,7 +62,7 @@ export function send(baseUrl: string, req: FuzzRequest, timeoutMs: number): Prom
     let contentType = "";
     let body = "";
     let truncated = false;
-    const finish = (extra: Partial<FuzzResponse> = {}) => {
+    const finish = (extra: Partial<FuzzResponse> & { reusedSocket?: boolean } = {}) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -62,7 +75,7 @@ export function send(baseUrl: string, req: FuzzRequest, timeoutMs: number): Prom
         method: req.method,
         path: req.path,
         headers: { ...req.headers, ...(req.body !== undefined ? { "content-length": String(Buffer.byteLength(req.body)) } : {}) },
-        agent,
+        agent: via,
       },
       (incoming) => {
         status = incoming.statusCode ?? 0;
@@ -81,7 +94,9 @@ export function send(baseUrl: string, req: FuzzRequest, timeoutMs: number): Prom
       outgoing.destroy();
       finish({ timedOut: true });
     }, timeoutMs);
-    outgoing.on("error", (error) => finish({ error: error.message }));
+    outgoing.on("error", (error) =>
+      finish({ error: error.message, ...(status === 0 && outgoing.reusedSocket ? { reusedSocket: true } : {}) }),
+    );
     if (req.body !== undefined) outgoing.write(req.body);
     outgoing.end();
   });
