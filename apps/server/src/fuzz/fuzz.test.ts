@@ -31,10 +31,15 @@ afterAll(async () => {
 function expectNoFailures(session: FuzzSession, report: CampaignReport): void {
   // The campaign reached every target (a time budget cut short would leave some out).
   expect(session.targets.filter((t) => !report.perTarget[t.name]).map((t) => t.name)).toEqual([]);
-  if (report.failures.length > 0) console.log(formatReport(report));
+  if (report.failures.length + report.warnings.length > 0) console.log(formatReport(report));
   expect(
     report.failures.map((f) => f.key),
     `distinct failures:\n${formatFailures(report.failures)}`,
+  ).toEqual([]);
+  // Every 4xx is JSON in the protocol's shape and bounded in size (an error list once answered 256 KiB).
+  expect(
+    report.warnings.map((w) => w.key),
+    `error-shape breaches:\n${formatFailures(report.warnings)}`,
   ).toEqual([]);
 }
 

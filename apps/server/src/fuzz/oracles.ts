@@ -103,7 +103,7 @@ function ownedByVictim(response: FuzzResponse): boolean {
 
 /**
  * Answers that break the error-shape rule (4xx → JSON `{"detail": "..."}`; the A2A HTTP+JSON binding's own
- * `{"error": {...}}`). Reported as warnings, not asserted: the rule is older than this harness.
+ * `{"error": {...}}`), and no answer over 256 KiB. Grouped apart from the failures; the CI test asserts both are empty.
  */
 export function shapeWarning(request: FuzzRequest, response: FuzzResponse): string | undefined {
   if (response.status < 400 || response.status >= 500 || request.method === "HEAD") return undefined;
