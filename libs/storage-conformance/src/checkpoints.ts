@@ -191,5 +191,37 @@ export function describeCheckpoints(h: Harness): void {
       expect(await s.runs.get(a.r2.run_id)).toBeNull();
       expect(await graphValues(s, kept.thread.thread_id)).toEqual(FINAL_VALUES);
     });
+
+    it("list filters on metadata keys literally, whatever their characters (history's metadata filter)", async () => {
+      const s = await h.open();
+      const thread = await newThread(s, { topic: "filter-keys" });
+      const odd = {
+        "": "empty",
+        "a.b": "dot",
+        'q"k': "quote",
+        "a\\b": "backslash",
+        "[0]": "bracket",
+        $: "dollar",
+        "nul\u0000k": "nul\u0000v",
+      };
+      await buildGraph(s).invoke(
+        { log: ["f"] },
+        { configurable: { thread_id: thread.thread_id, run_id: uid() }, metadata: { ...odd, a: { b: "nested" } } },
+      );
+      const total = (await listCheckpoints(s, thread.thread_id)).length;
+      const matching = async (filter: Record<string, unknown>, limit?: number) => {
+        let n = 0;
+        for await (const tuple of s.checkpointer.list({ configurable: { thread_id: thread.thread_id } }, { filter, limit })) {
+          expect(tuple.metadata).toMatchObject(filter);
+          n += 1;
+        }
+        return n;
+      };
+      for (const [key, value] of Object.entries(odd)) expect(await matching({ [key]: value }), JSON.stringify(key)).toBe(total);
+      expect(await matching({ "a.b": "dot" }, 1)).toBe(1);
+      // "a.b" names the key "a.b", not the path a → b.
+      expect(await matching({ "a.b": "nested" })).toBe(0);
+      expect(await matching({ "": "other" })).toBe(0);
+    });
   });
 }

@@ -1,6 +1,7 @@
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { checkpointMetadata } from "@agent-server/core";
 import type pg from "pg";
+import { decodeJsonText, encodeJsonText } from "./db.js";
 
 type SaverConfig = Parameters<PostgresSaver["put"]>[0];
 type SaverCheckpoint = Parameters<PostgresSaver["put"]>[1];
@@ -35,6 +36,28 @@ export class RunAwarePostgresSaver extends PostgresSaver {
   override async put(config: SaverConfig, checkpoint: SaverCheckpoint, metadata: SaverMetadata, newVersions: SaverVersions) {
     return super.put(config, checkpoint, checkpointMetadata(config, metadata) as SaverMetadata, newVersions);
   }
+  // Checkpoint metadata is jsonb, which refuses NUL and lone surrogates: a run whose metadata held one
+  // failed at its first checkpoint on PostgreSQL alone. It is stored NUL-encoded as every jsonb value of
+  // ours is (db.ts), and filters are encoded the same way, so `@>` still compares like with like.
+  protected override async _dumpMetadata(metadata: SaverMetadata): Promise<unknown> {
+    return jsonbSafe(await super._dumpMetadata(metadata), encodeJsonText);
+  }
+
+  protected override async _loadMetadata(metadata: Record<string, unknown>): Promise<unknown> {
+    return super._loadMetadata(jsonbSafe(metadata, decodeJsonText) as Record<string, unknown>);
+  }
+
+  protected override _searchWhere(config?: SaverConfig, filter?: Record<string, unknown>, before?: SaverConfig): [string, unknown[]] {
+    return super._searchWhere(config, filter && (jsonbSafe(filter, encodeJsonText) as Record<string, unknown>), before);
+  }
+}
+
+/** `value` through its JSON text, rewritten by `code`; the value itself when the text is unchanged. */
+function jsonbSafe(value: unknown, code: (json: string) => string): unknown {
+  const json = JSON.stringify(value);
+  if (json === undefined) return value;
+  const coded = code(json);
+  return coded === json ? value : JSON.parse(coded);
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Checkpoint, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
+import type { Checkpoint, CheckpointMetadata, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { checkpointMetadata, copiedCheckpointMetadata } from "@agent-server/core";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { Statements, type Db } from "./db.js";
@@ -15,9 +15,38 @@ export class AgentSqliteSaver extends SqliteSaver {
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): Promise<RunnableConfig> {
     return super.put(config, checkpoint, checkpointMetadata(config, metadata) as CheckpointMetadata);
   }
+
+  /**
+   * SqliteSaver matches a filter key through the JSON path `$.<key>`, so a key such as `a.b` named the
+   * path a → b and a key such as `""` or `q"k` failed the query ("bad JSON path", a 500 on
+   * `POST /threads/{id}/history`). Keys go in as quoted labels and match literally, as they do on the
+   * memory and PostgreSQL savers. SQLite ends a path at NUL: a filter with such a key is applied here,
+   * over the thread's checkpoints (O(checkpoints of the thread)).
+   */
+  override async *list(config: RunnableConfig, options?: ListOptions): AsyncGenerator<CheckpointTuple> {
+    const entries = Object.entries(options?.filter ?? {}).filter(([, value]) => value !== undefined);
+    if (entries.length === 0) return yield* super.list(config, options);
+    if (!entries.some(([key]) => key.includes("\0"))) {
+      const filter = Object.fromEntries(entries.map(([key, value]) => [quotedLabel(key), value]));
+      return yield* super.list(config, { ...options, filter });
+    }
+    let left = options?.limit || Infinity;
+    for await (const tuple of super.list(config, { ...options, filter: undefined, limit: undefined })) {
+      const metadata = (tuple.metadata ?? {}) as Record<string, unknown>;
+      if (!entries.every(([key, value]) => JSON.stringify(metadata[key]) === JSON.stringify(value))) continue;
+      yield tuple;
+      if (--left <= 0) return;
+    }
+  }
+}
+
+/** A JSON path label that names `key` literally (SQLite reads `\\` and `\"` inside quotes). */
+function quotedLabel(key: string): string {
+  return `"${key.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
 }
 
 type RunnableConfig = Parameters<SqliteSaver["put"]>[0];
+type ListOptions = Parameters<SqliteSaver["list"]>[1];
 
 interface CheckpointRow {
   checkpoint_ns: string;

@@ -94,6 +94,22 @@ describe("checkpoints in the same file", () => {
     expect(rows.every((r) => r.run_id === "run-1")).toBe(true);
   });
 
+  it("list filters on a metadata key holding NUL (which SQLite JSON paths cannot name), with the limit kept", async () => {
+    const s = await open();
+    const thread_id = randomUUID();
+    await graph(s).invoke({ log: ["x"] }, { configurable: { thread_id, run_id: "r" }, metadata: { "nul\u0000k": "v", other: 1 } });
+    const listed = async (filter: Record<string, unknown>, limit?: number) => {
+      const tuples = [];
+      for await (const tuple of s.checkpointer.list({ configurable: { thread_id } }, { filter, limit })) tuples.push(tuple);
+      return tuples;
+    };
+    const all = await listed({});
+    expect(all.length).toBeGreaterThan(1);
+    expect(await listed({ "nul\u0000k": "v" })).toHaveLength(all.length);
+    expect(await listed({ "nul\u0000k": "v", other: 1 }, 1)).toHaveLength(1);
+    expect(await listed({ "nul\u0000k": "w" })).toHaveLength(0);
+  });
+
   it("rollback delete removes the run's checkpoints and writes only", async () => {
     const s = await open();
     const thread_id = randomUUID();

@@ -50,4 +50,20 @@ describe.each(httpDrivers)("NUL characters in identifiers on $name", (driver) =>
     await client.store.putItem(["nul"], "k", { "x\u0000": "y\u0000" });
     expect((await client.store.getItem(["nul"], "k"))?.value).toEqual({ "x\u0000": "y\u0000" });
   });
+
+  it("runs with NUL in run metadata (checkpoint metadata) and filters history by it", async () => {
+    const { client } = server;
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, "echo", {
+      input: { messages: [{ role: "user", content: "a\u0000b" }] },
+      metadata: { "m\u0000": "x\u0000", "a.b": "dot", "": "empty" },
+    });
+    expect((await client.runs.list(thread.thread_id))[0]?.status).toBe("success");
+    for (const metadata of [{ "m\u0000": "x\u0000" }, { "a.b": "dot" }, { "": "empty" }]) {
+      const history = await client.threads.getHistory(thread.thread_id, { metadata });
+      expect(history.length, JSON.stringify(metadata)).toBeGreaterThan(0);
+      for (const state of history) expect(state.metadata).toMatchObject(metadata);
+    }
+    expect(await client.threads.getHistory(thread.thread_id, { metadata: { "a.b": "other" } })).toEqual([]);
+  });
 });
