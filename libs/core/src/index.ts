@@ -14,4 +14,5 @@ export type * from "./repos/events.js";
 export type * from "./repos/push-configs.js";
 export type { Storage, StorageFactory, StorageOpenOptions, TruncateFlags } from "./storage.js";
 export { RepoBackedStore } from "./langgraph-store.js";
+export { KeyedMutex } from "./keyed-mutex.js";
 export * from "./rules/index.js";

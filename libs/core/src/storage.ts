@@ -37,6 +37,15 @@ export interface Storage {
   readonly checkpointer: BaseCheckpointSaver;
   /** A LangGraph `BaseStore` over `store` (see `RepoBackedStore`). */
   readonly langgraphStore: BaseStore;
+  /**
+   * Optional: runs `fn` holding the thread's lock, exclusive across every connection and process over
+   * the same data (PostgreSQL: a transaction-scoped advisory lock; SQLite: a lock row; memory: the shared
+   * state). The engine holds it for short critical sections only — admission, A2A resume checks, thread
+   * copy, prune, delete, cancel/rollback — and at the start of each run's execution, never across a graph
+   * execution. Not reentrant: `fn` must not take the same thread's lock again. The thread need not exist.
+   * Without it the engine serializes these sections within its own process only.
+   */
+  withThreadLock?<T>(threadId: string, fn: () => Promise<T>): Promise<T>;
   truncate(flags: TruncateFlags): Promise<void>;
   /** Releases connections and file handles. The driver is unusable afterwards. */
   close(): Promise<void>;

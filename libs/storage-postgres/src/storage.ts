@@ -11,6 +11,7 @@ import { applyMigrations, setupCheckpointer } from "./migrate.js";
 import { PostgresPushConfigRepo } from "./push-configs.js";
 import { PostgresRunRepo } from "./runs.js";
 import { PostgresStoreRepo } from "./store.js";
+import { PostgresThreadLock } from "./thread-lock.js";
 import { PostgresThreadRepo } from "./threads.js";
 
 export interface PostgresStorageOptions {
@@ -36,6 +37,7 @@ export class PostgresStorage implements Storage {
   readonly langgraphStore: BaseStore;
   readonly schema: string;
   private readonly tables: Tables;
+  private readonly threadLock: PostgresThreadLock;
   private closed = false;
 
   /** Use `openPostgresStorage`, which also applies migrations and sets up the checkpointer. */
@@ -56,6 +58,11 @@ export class PostgresStorage implements Storage {
     this.pushConfigs = new PostgresPushConfigRepo(pool, this.tables);
     this.checkpointer = new RunAwarePostgresSaver(pool, schema);
     this.langgraphStore = new RepoBackedStore(this.store);
+    this.threadLock = new PostgresThreadLock(pool, schema);
+  }
+
+  withThreadLock<T>(threadId: string, fn: () => Promise<T>): Promise<T> {
+    return this.threadLock.run(threadId, fn);
   }
 
   /** Applies pending migrations and the checkpointer's setup (both safe to run from several processes at once). */
