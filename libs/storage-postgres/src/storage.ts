@@ -8,6 +8,7 @@ import { Tables, transaction } from "./db.js";
 import { PostgresDeliveryRepo } from "./deliveries.js";
 import { PostgresEventRepo } from "./events.js";
 import { applyMigrations, setupCheckpointer } from "./migrate.js";
+import { PostgresPresence } from "./presence.js";
 import { PostgresPushConfigRepo } from "./push-configs.js";
 import { PostgresRunRepo } from "./runs.js";
 import { PostgresStoreRepo } from "./store.js";
@@ -37,6 +38,7 @@ export class PostgresStorage implements Storage {
   readonly langgraphStore: BaseStore;
   readonly schema: string;
   private readonly tables: Tables;
+  readonly presence: PostgresPresence;
   private readonly threadLock: PostgresThreadLock;
   private closed = false;
 
@@ -59,6 +61,7 @@ export class PostgresStorage implements Storage {
     this.checkpointer = new RunAwarePostgresSaver(pool, schema);
     this.langgraphStore = new RepoBackedStore(this.store);
     this.threadLock = new PostgresThreadLock(pool, schema);
+    this.presence = new PostgresPresence(pool, schema);
   }
 
   withThreadLock<T>(threadId: string, fn: () => Promise<T>): Promise<T> {
@@ -92,6 +95,7 @@ export class PostgresStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.presence.close();
     if (this.ownsPool) await this.pool.end();
   }
 }
