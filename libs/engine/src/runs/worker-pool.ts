@@ -198,7 +198,8 @@ export class WorkerPool {
     let requeuedAny = false;
     for (const lease of leases) {
       const gone =
-        leaseOwnerIsGone(lease.owner, this.options.owner) || (presence !== undefined && isAnnouncedOwner(lease.owner) && !alive.has(lease.owner));
+        leaseOwnerIsGone(lease.owner, this.options.owner) ||
+        (presence !== undefined && isAnnouncedOwner(lease.owner) && !alive.has(lease.owner));
       if (!gone) continue;
       // Guarded by the owner: a run that was requeued and claimed again meanwhile is left alone.
       const requeued = await this.storage.runs.requeue(lease.run.run_id, { owner: lease.owner });
