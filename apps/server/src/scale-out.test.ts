@@ -43,7 +43,9 @@ afterEach(async () => {
 /** The server whose logs say it started `runId` as `attempt`, once one does. */
 async function executing(runId: string, attempt: number): Promise<Server> {
   for (;;) {
-    const found = servers.find((s) => jsonLines(s.stdout()).some((l) => l.msg === "run started" && l.run_id === runId && l.attempt === attempt));
+    const found = servers.find((s) =>
+      jsonLines(s.stdout()).some((l) => l.msg === "run started" && l.run_id === runId && l.attempt === attempt),
+    );
     if (found) return found;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -86,7 +88,10 @@ describe("three serve processes over one PostgreSQL", () => {
     const rejected = await Promise.allSettled(servers.flatMap((s, i) => [admit(s, "reject", `r${i}`), admit(s, "reject", `r${i}b`)]));
     expect(rejected.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     for (const r of rejected) if (r.status === "rejected") expect(String(r.reason)).toMatch(/422.*already running/);
-    await a.client.runs.join(thread.thread_id, (rejected.find((r) => r.status === "fulfilled") as PromiseFulfilledResult<{ run_id: string }>).value.run_id);
+    await a.client.runs.join(
+      thread.thread_id,
+      (rejected.find((r) => r.status === "fulfilled") as PromiseFulfilledResult<{ run_id: string }>).value.run_id,
+    );
 
     // enqueue: every one runs, one after another.
     const queued = await Promise.all(servers.map((s, i) => admit(s, "enqueue", `q${i}`)));

@@ -30,10 +30,11 @@ export class PostgresPresence implements OwnerPresence {
   async alive(owners: string[]): Promise<Set<string>> {
     if (owners.length === 0) return new Set();
     const held = await transaction(this.pool, (client) =>
-      query<{ owner: string }>(client, `SELECT o AS owner FROM unnest($2::text[]) AS o WHERE NOT pg_try_advisory_xact_lock(${KEY_OF("o")})`, [
-        this.schema,
-        [...new Set(owners)],
-      ]),
+      query<{ owner: string }>(
+        client,
+        `SELECT o AS owner FROM unnest($2::text[]) AS o WHERE NOT pg_try_advisory_xact_lock(${KEY_OF("o")})`,
+        [this.schema, [...new Set(owners)]],
+      ),
     );
     return new Set(held.map((row) => row.owner));
   }
