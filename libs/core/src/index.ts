@@ -12,6 +12,7 @@ export type * from "./repos/crons.js";
 export type * from "./repos/deliveries.js";
 export type * from "./repos/events.js";
 export type * from "./repos/push-configs.js";
-export type { Storage, StorageFactory, StorageOpenOptions, TruncateFlags } from "./storage.js";
+export type { OwnerPresence, Storage, StorageFactory, StorageOpenOptions, TruncateFlags } from "./storage.js";
 export { RepoBackedStore } from "./langgraph-store.js";
+export { KeyedMutex } from "./keyed-mutex.js";
 export * from "./rules/index.js";

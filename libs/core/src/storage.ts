@@ -8,6 +8,18 @@ import type { RunRepo } from "./repos/runs.js";
 import type { StoreRepo } from "./repos/store.js";
 import type { ThreadRepo } from "./repos/threads.js";
 
+/**
+ * Which lease owners (worker processes) are alive, told by the backend's own sessions: an owner announced
+ * here is alive exactly while its connection lives, so a process that dies (SIGKILL, OOM) is seen gone
+ * at once instead of when its leases lapse. PostgreSQL: a session advisory lock per owner.
+ */
+export interface OwnerPresence {
+  /** Marks `owner` alive until this driver closes (or its process dies). Call before claiming runs as it. */
+  announce(owner: string): Promise<void>;
+  /** Of `owners`, those alive now. An owner never announced reads as not alive: check only announced ones. */
+  alive(owners: string[]): Promise<Set<string>>;
+}
+
 /** What `POST /internal/truncate` may reset (dev mode only). */
 export interface TruncateFlags {
   runs?: boolean;
@@ -37,6 +49,17 @@ export interface Storage {
   readonly checkpointer: BaseCheckpointSaver;
   /** A LangGraph `BaseStore` over `store` (see `RepoBackedStore`). */
   readonly langgraphStore: BaseStore;
+  /**
+   * Optional: runs `fn` holding the thread's lock, exclusive across every connection and process over
+   * the same data (PostgreSQL: a transaction-scoped advisory lock; SQLite: a lock row; memory: the shared
+   * state). The engine holds it for short critical sections only — admission, A2A resume checks, thread
+   * copy, prune, delete, cancel/rollback — and at the start of each run's execution, never across a graph
+   * execution. Not reentrant: `fn` must not take the same thread's lock again. The thread need not exist.
+   * Without it the engine serializes these sections within its own process only.
+   */
+  withThreadLock?<T>(threadId: string, fn: () => Promise<T>): Promise<T>;
+  /** Optional: lease owners' liveness (see `OwnerPresence`); without it a dead process's runs wait for their leases. */
+  readonly presence?: OwnerPresence;
   truncate(flags: TruncateFlags): Promise<void>;
   /** Releases connections and file handles. The driver is unusable afterwards. */
   close(): Promise<void>;

@@ -9,6 +9,7 @@ import { RunExecutor, type BackgroundTask, type RunLogger } from "./runs/run-exe
 import type { RunCreateRequest } from "./runs/run-request.js";
 import { Settlement, type RunSettledListener } from "./runs/settlement.js";
 import { ThreadExecution } from "./runs/thread-execution.js";
+import { ThreadLock } from "./runs/thread-lock.js";
 import { RunWaiters, type RunEnd } from "./runs/waiters.js";
 import { WorkerPool } from "./runs/worker-pool.js";
 import { StreamHub, type StreamEvent } from "./streaming/stream-hub.js";
@@ -55,6 +56,9 @@ export class Engine {
   readonly crons: CronScheduler;
   private readonly waiters = new RunWaiters();
   private readonly threadExecution = new ThreadExecution();
+  private readonly threadLock: ThreadLock;
+  /** This process's lease owner, announced to the storage's presence (if any) before it claims a run. */
+  private readonly owner: string;
   private readonly admission: Admission;
   private readonly settlement: Settlement;
   private readonly pool: WorkerPool;
@@ -64,6 +68,8 @@ export class Engine {
 
   constructor(private readonly options: EngineOptions) {
     this.storage = options.storage;
+    this.threadLock = new ThreadLock(this.storage);
+    this.owner = newLeaseOwner({ announced: this.storage.presence !== undefined });
     this.registry = new GraphRegistry(this.storage, options.schemas);
     this.hub = new StreamHub(this.storage.events, options.eventTtlMs ?? 60 * 60_000);
     this.outbox = new WebhookOutbox(
@@ -95,7 +101,7 @@ export class Engine {
         workers: options.workers ?? 4,
         leaseMs: options.leaseMs ?? 30_000,
         pollMs: options.pollMs ?? 1000,
-        owner: newLeaseOwner(),
+        owner: this.owner,
         onError: (task, error) => this.backgroundFailed(task, error),
       },
     );
@@ -118,6 +124,7 @@ export class Engine {
    */
   async start(): Promise<void> {
     await this.registry.ensureSystemAssistants(this.storage);
+    await this.storage.presence?.announce(this.owner);
     await this.pool.recoverAbandoned();
     this.admitting = true;
     this.pool.start();
@@ -140,11 +147,20 @@ export class Engine {
     await this.outbox.stop();
   }
 
+  /**
+   * Admits a run. On a thread, admission (the multitask strategy's check, insert and cancels) is one
+   * section under the thread's lock, so admissions through different processes apply one after another.
+   */
   async createRun(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<Run> {
     if (!this.admitting) throw new Error("the engine is not admitting runs (stopped or not started)");
-    const run = await this.admission.admit(request, options);
-    this.pool.notify();
+    const run = await this.admitLocked(request, options);
+    this.threadLock.outside(() => this.pool.notify());
     return run;
+  }
+
+  private admitLocked(request: RunCreateRequest, options: AdmissionOptions & { cancelled?: boolean }): Promise<Run> {
+    const admit = () => this.admission.admit(request, options);
+    return options.threadId === undefined ? admit() : this.threadLock.run(options.threadId, admit);
   }
 
   /**
@@ -155,7 +171,7 @@ export class Engine {
    */
   async createCancelledRun(request: RunCreateRequest, options: AdmissionOptions & { threadId: string }): Promise<Run> {
     if (!this.admitting) throw new Error("the engine is not admitting runs (stopped or not started)");
-    const run = await this.admission.admit(request, { ...options, cancelled: true });
+    const run = await this.admitLocked(request, { ...options, cancelled: true });
     await this.settlement.settlePending(run, { rollback: false });
     return run;
   }
@@ -295,25 +311,28 @@ export class Engine {
     for (const runId of runIds) {
       const run = await this.storage.runs.get(runId, options.threadId);
       if (!run) throw new NotFoundError(`Run "${runId}" not found`);
-      const fromPending = await this.storage.runs.transition(runId, "interrupted", { from: ["pending"] });
-      if (fromPending) {
-        await this.settlement.settlePending(fromPending, { rollback });
-        cancelled.push(fromPending);
-        continue;
-      }
-      // A rollback of a run executing here is left to its executor, which erases it straight from
-      // `running`; marking it `interrupted` first would show it ended before it disappears.
-      if (rollback && this.pool.abort(runId, { rollback })) {
-        cancelled.push(run);
-        continue;
-      }
-      const fromRunning = await this.storage.runs.transition(runId, "interrupted", { from: ["running"] });
-      const local = this.pool.abort(runId, { rollback });
-      if (fromRunning) cancelled.push(fromRunning);
-      else if (local && rollback) cancelled.push(run);
+      const done = await this.threadLock.run(run.thread_id, () => this.cancelOne(run, rollback));
+      if (done) cancelled.push(done);
     }
-    this.pool.notify();
+    this.threadLock.outside(() => this.pool.notify());
     return cancelled;
+  }
+
+  /** One run's cancel, under its thread's lock; returns the run when this call cancelled it. */
+  private async cancelOne(run: Run, rollback: boolean): Promise<Run | undefined> {
+    const runId = run.run_id;
+    const fromPending = await this.storage.runs.transition(runId, "interrupted", { from: ["pending"] });
+    if (fromPending) {
+      await this.settlement.settlePending(fromPending, { rollback });
+      return fromPending;
+    }
+    // A rollback of a run executing here is left to its executor, which erases it straight from
+    // `running`; marking it `interrupted` first would show it ended before it disappears.
+    if (rollback && this.pool.abort(runId, { rollback })) return run;
+    const fromRunning = await this.storage.runs.transition(runId, "interrupted", { from: ["running"] });
+    const local = this.pool.abort(runId, { rollback });
+    if (fromRunning) return fromRunning;
+    return local && rollback ? run : undefined;
   }
 
   /**
@@ -330,12 +349,24 @@ export class Engine {
 
   /**
    * Runs `fn` under the thread's execution lock (`withThreadExecution`): no run of this thread executes
-   * in this process meanwhile, and runs claimed later start only after `fn` settles. For checks that must
-   * see the thread at rest, such as A2A resume validation (current interrupted run and checkpoint) before
-   * admitting the run that resumes it. `fn` must not wait for a run of the same thread to end.
+   * in this process meanwhile, runs claimed later start only after `fn` settles, and `fn` holds the
+   * thread's lock across processes (`withThreadLock`), so no run of the thread is admitted anywhere
+   * meanwhile. For checks that must see the thread at rest, such as A2A resume validation (current
+   * interrupted run and checkpoint) before admitting the run that resumes it. `fn` must not wait for a
+   * run of the same thread to end.
    */
   withThreadExecution<T>(threadId: string, fn: () => Promise<T>): Promise<T> {
-    return this.threadExecution.run(threadId, fn);
+    return this.threadExecution.run(threadId, () => this.threadLock.run(threadId, fn));
+  }
+
+  /**
+   * Runs `fn` holding the thread's lock across every process over this storage (`Storage.withThreadLock`;
+   * within this process only for a driver without it): admissions, cancels and other sections of the
+   * thread wait meanwhile, runs already executing go on. Reentrant in `fn`'s own async context. For
+   * thread maintenance that must not interleave with admission: copy, prune, delete. Keep it short.
+   */
+  withThreadLock<T>(threadId: string, fn: () => Promise<T>): Promise<T> {
+    return this.threadLock.run(threadId, fn);
   }
 }
 

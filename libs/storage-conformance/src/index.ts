@@ -16,6 +16,7 @@ import { describeRuns } from "./runs.js";
 import { describeStorage } from "./storage.js";
 import { describeStore } from "./store.js";
 import { describeTasks } from "./tasks.js";
+import { describeThreadLock, describeThreadLockAbsent } from "./thread-lock.js";
 import { describeThreads } from "./threads.js";
 import { describeWireJson } from "./wire-json.js";
 
@@ -25,7 +26,7 @@ export type { ConformanceOptions } from "./optional.js";
 /**
  * The storage contract suite. Call it at the top level of a driver's test file:
  *
- *   describeStorageConformance("sqlite", { create, sibling, reopen }, { results: true, pushConfigs: true });
+ *   describeStorageConformance("sqlite", { create, sibling, reopen }, { results: true, pushConfigs: true, threadLock: true });
  *
  * Every test opens fresh drivers through the factory and the suite closes all of them afterwards.
  * Tests that need `sibling` or `reopen` are registered only when the factory provides them; races that
@@ -48,6 +49,8 @@ export function describeStorageConformance(name: string, factory: ConformanceFac
     describeTasks(h);
     if (options.pushConfigs) describePushConfigs(h);
     else describePushConfigsAbsent(h);
+    if (options.threadLock) describeThreadLock(h);
+    else describeThreadLockAbsent(h);
     describeStore(h);
     describeCrons(h);
     describeDeliveries(h);

@@ -16,6 +16,11 @@ export interface ConformanceOptions {
   results: boolean;
   /** `Storage.pushConfigs`, A2A push notification configs. Without it, A2A has no push. */
   pushConfigs: boolean;
+  /**
+   * `Storage.withThreadLock`, the per-thread lock across connections and processes. Without it the engine
+   * serializes admission, resume checks and thread maintenance within one process only.
+   */
+  threadLock: boolean;
 }
 
 /** For a driver declared without results: neither method may be there, not even one of them. */

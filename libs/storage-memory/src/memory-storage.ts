@@ -45,6 +45,10 @@ export class MemoryStorage implements Storage {
     return this.closed;
   }
 
+  withThreadLock<T>(threadId: string, fn: () => Promise<T>): Promise<T> {
+    return this.state.threadLocks.run(threadId, fn);
+  }
+
   async truncate(flags: TruncateFlags): Promise<void> {
     const s = this.state;
     if (flags.runs || flags.threads) {

@@ -1,5 +1,6 @@
 import {
   ASSISTANT_DEPENDENTS,
+  KeyedMutex,
   erasesDelivery,
   RUN_DEPENDENTS,
   toWireJson,
@@ -58,6 +59,8 @@ export class MemoryState {
   readonly deliveries = new Map<string, DeliveryRecord>();
   /** run_id -> its resumable stream events. */
   readonly events = new Map<string, EventLog>();
+  /** `Storage.withThreadLock`: shared by every instance over this state, as a database's locks are. */
+  readonly threadLocks = new KeyedMutex();
   readonly checkpointer = new RunAwareMemorySaver();
   private seq = 0;
 

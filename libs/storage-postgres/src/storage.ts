@@ -8,9 +8,11 @@ import { Tables, transaction } from "./db.js";
 import { PostgresDeliveryRepo } from "./deliveries.js";
 import { PostgresEventRepo } from "./events.js";
 import { applyMigrations, setupCheckpointer } from "./migrate.js";
+import { PostgresPresence } from "./presence.js";
 import { PostgresPushConfigRepo } from "./push-configs.js";
 import { PostgresRunRepo } from "./runs.js";
 import { PostgresStoreRepo } from "./store.js";
+import { PostgresThreadLock } from "./thread-lock.js";
 import { PostgresThreadRepo } from "./threads.js";
 
 export interface PostgresStorageOptions {
@@ -36,6 +38,8 @@ export class PostgresStorage implements Storage {
   readonly langgraphStore: BaseStore;
   readonly schema: string;
   private readonly tables: Tables;
+  readonly presence: PostgresPresence;
+  private readonly threadLock: PostgresThreadLock;
   private closed = false;
 
   /** Use `openPostgresStorage`, which also applies migrations and sets up the checkpointer. */
@@ -56,6 +60,12 @@ export class PostgresStorage implements Storage {
     this.pushConfigs = new PostgresPushConfigRepo(pool, this.tables);
     this.checkpointer = new RunAwarePostgresSaver(pool, schema);
     this.langgraphStore = new RepoBackedStore(this.store);
+    this.threadLock = new PostgresThreadLock(pool, schema);
+    this.presence = new PostgresPresence(pool, schema);
+  }
+
+  withThreadLock<T>(threadId: string, fn: () => Promise<T>): Promise<T> {
+    return this.threadLock.run(threadId, fn);
   }
 
   /** Applies pending migrations and the checkpointer's setup (both safe to run from several processes at once). */
@@ -85,6 +95,7 @@ export class PostgresStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.presence.close();
     if (this.ownsPool) await this.pool.end();
   }
 }

@@ -234,6 +234,19 @@ CREATE TABLE push_configs (
   },
   // Erasing a run deletes its finished deliveries (core's run cascade) by run_id.
   { version: 6, name: "deliveries_by_run", sql: "CREATE INDEX deliveries_run ON deliveries (run_id);" },
+  {
+    version: 7,
+    name: "thread_locks",
+    // Storage.withThreadLock across connections and processes on one file (see thread-lock.ts): one row
+    // per held lock, with a lease (ms since the epoch) that a dead holder's row outlives only briefly.
+    sql: `
+CREATE TABLE thread_locks (
+  thread_id TEXT PRIMARY KEY,
+  holder TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+`,
+  },
 ];
 
 /** The exact expression indexed by `checkpoints_run_id`; queries must repeat it verbatim to use the index. */

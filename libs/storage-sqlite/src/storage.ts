@@ -11,6 +11,7 @@ import { applyMigrations } from "./migrations.js";
 import { SqlitePushConfigRepo } from "./push-configs.js";
 import { SqliteRunRepo } from "./runs.js";
 import { SqliteStoreRepo } from "./store.js";
+import { SqliteThreadLock } from "./thread-lock.js";
 import { SqliteThreadRepo } from "./threads.js";
 
 /**
@@ -30,6 +31,7 @@ export class SqliteStorage implements Storage {
   readonly pushConfigs: SqlitePushConfigRepo;
   readonly checkpointer: AgentSqliteSaver;
   readonly langgraphStore: RepoBackedStore;
+  private readonly threadLock: SqliteThreadLock;
   private closed = false;
 
   /** Use `openSqliteStorage`; the constructor expects a connection whose migrations are applied. */
@@ -48,6 +50,11 @@ export class SqliteStorage implements Storage {
     this.pushConfigs = new SqlitePushConfigRepo(db);
     this.checkpointer = new AgentSqliteSaver(db);
     this.langgraphStore = new RepoBackedStore(this.store);
+    this.threadLock = new SqliteThreadLock(db);
+  }
+
+  withThreadLock<T>(threadId: string, fn: () => Promise<T>): Promise<T> {
+    return this.threadLock.run(threadId, fn);
   }
 
   async truncate(flags: TruncateFlags): Promise<void> {

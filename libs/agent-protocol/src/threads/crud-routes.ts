@@ -161,8 +161,11 @@ export const crudRoutes = createRouter()
     async (c) => {
       const { thread_id } = c.req.valid("param");
       await visibleThread(c, "delete", thread_id);
-      await stopThreadRuns(c, thread_id);
-      await c.var.deps.storage.threads.delete(thread_id);
+      // Under the thread's lock (across processes): no run is admitted between stopping its runs and the delete.
+      await c.var.deps.engine.withThreadLock(thread_id, async () => {
+        await stopThreadRuns(c, thread_id);
+        await c.var.deps.storage.threads.delete(thread_id);
+      });
       return c.body(null, 204);
     },
   );

@@ -32,10 +32,13 @@ export const maintenanceRoutes = createRouter()
       // The copy is a new thread: the create handler sees it (and may stamp its metadata), as in the official server.
       const created = { thread_id: uuidv4(), metadata: { ...source.metadata }, if_exists: "raise" };
       await c.var.auth.authorize("threads", "create", created);
-      if (await stateService(c).isBusy(thread_id)) {
-        throw new ConflictError(`Thread "${thread_id}" is busy: copy it once its runs have finished`);
-      }
-      let copy = await storage.threads.copy(thread_id, created.thread_id);
+      // Under the source's lock (across processes): no run of it is admitted between the check and the copy.
+      let copy = await c.var.deps.engine.withThreadLock(thread_id, async () => {
+        if (await stateService(c).isBusy(thread_id)) {
+          throw new ConflictError(`Thread "${thread_id}" is busy: copy it once its runs have finished`);
+        }
+        return storage.threads.copy(thread_id, created.thread_id);
+      });
       if (!copy) throw new ConflictError(`Thread "${thread_id}" not found`);
       if (!jsonEqual(created.metadata, source.metadata)) {
         copy = (await storage.threads.update(copy.thread_id, { metadata: created.metadata as Metadata })) ?? copy;
@@ -64,8 +67,15 @@ export const maintenanceRoutes = createRouter()
         const thread = await storage.threads.get(threadId);
         if (thread && matchesAuthFilter(thread.metadata, filter)) allowed.push(threadId);
       }
-      if (strategy === "delete") for (const threadId of allowed) await stopThreadRuns(c, threadId);
-      const pruned = allowed.length > 0 ? await storage.threads.prune(allowed, strategy) : 0;
+      // Thread by thread under its lock (across processes), so no run is admitted to a thread between
+      // stopping its runs and deleting it, nor while its checkpoints are pruned.
+      let pruned = 0;
+      for (const threadId of allowed) {
+        pruned += await c.var.deps.engine.withThreadLock(threadId, async () => {
+          if (strategy === "delete") await stopThreadRuns(c, threadId);
+          return storage.threads.prune([threadId], strategy);
+        });
+      }
       return reply(c, { pruned_count: pruned });
     },
   );

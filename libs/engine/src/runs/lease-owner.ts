@@ -7,9 +7,20 @@ import { v4 as uuidv4 } from "uuid";
  * (its pid no longer exists, or is its own pid: a restarted container's pid 1) and take its runs back
  * at once instead of waiting for their leases to lapse. The uuid tells two lives of one pid apart.
  */
-export function newLeaseOwner(): string {
-  return `${hostname()}:${process.pid}:${uuidv4()}`;
+export function newLeaseOwner(options: { announced?: boolean } = {}): string {
+  return `${hostname()}:${process.pid}:${options.announced ? ANNOUNCED : ""}${uuidv4()}`;
 }
+
+/**
+ * Owners that announce themselves to the storage's `OwnerPresence` say so in their name (`p.` before the
+ * uuid), so a reaper asks presence only about them: an owner that never announced (a process of an older
+ * version, or over a driver without presence) holds no presence lock and would read as gone.
+ */
+export function isAnnouncedOwner(owner: string): boolean {
+  return (owner.split(":").pop() ?? "").startsWith(ANNOUNCED);
+}
+
+const ANNOUNCED = "p.";
 
 /**
  * True only when `owner` is known to be a process of this host that no longer runs. Anything else (another

@@ -1,5 +1,5 @@
 import { nowIso, type ClaimedRun, type Storage } from "@agent-server/core";
-import { leaseOwnerIsGone } from "./lease-owner.js";
+import { isAnnouncedOwner, leaseOwnerIsGone } from "./lease-owner.js";
 import type { BackgroundTask } from "./run-executor.js";
 
 export interface WorkerPoolOptions {
@@ -62,7 +62,7 @@ export class WorkerPool {
     };
     every(this.options.pollMs, "claim", async () => this.notify());
     every(Math.max(100, Math.floor(this.options.leaseMs / 3)), "renew", () => this.renew());
-    every(this.options.leaseMs, "reap", () => this.reap());
+    every(Math.min(this.options.leaseMs, OWNER_CHECK_MS), "reap", () => this.reap());
     this.notify();
   }
 
@@ -168,10 +168,15 @@ export class WorkerPool {
     }
   }
 
+  /**
+   * Takes back lapsed leases, and — every round, without waiting for leases — the runs of owners known to
+   * be gone: a process of this host that no longer runs, or an announced owner whose presence the storage
+   * no longer holds (its process died: PostgreSQL dropped its session).
+   */
   private async reap(): Promise<void> {
+    let requeuedAny = await this.reapGoneOwners();
     const now = nowIso();
     const expired = await this.storage.runs.listExpiredLeases(now, 50);
-    let requeuedAny = false;
     for (const run of expired) {
       if (this.active.has(run.run_id)) continue;
       // Guarded by the lease's end: a lease renewed or re-claimed meanwhile, or a run another reaper
@@ -183,7 +188,33 @@ export class WorkerPool {
     }
     if (requeuedAny) this.notify();
   }
+
+  private async reapGoneOwners(): Promise<boolean> {
+    const leases = (await this.storage.runs.listLeases(OWNER_CHECK_BATCH)).filter((lease) => lease.owner !== this.options.owner);
+    if (leases.length === 0) return false;
+    const presence = this.storage.presence;
+    const announced = [...new Set(leases.map((lease) => lease.owner).filter(isAnnouncedOwner))];
+    const alive = presence && announced.length > 0 ? await presence.alive(announced) : new Set<string>();
+    let requeuedAny = false;
+    for (const lease of leases) {
+      const gone =
+        leaseOwnerIsGone(lease.owner, this.options.owner) ||
+        (presence !== undefined && isAnnouncedOwner(lease.owner) && !alive.has(lease.owner));
+      if (!gone) continue;
+      // Guarded by the owner: a run that was requeued and claimed again meanwhile is left alone.
+      const requeued = await this.storage.runs.requeue(lease.run.run_id, { owner: lease.owner });
+      if (!requeued) continue;
+      requeuedAny = true;
+      this.onRequeued(requeued, "owner-gone");
+    }
+    return requeuedAny;
+  }
 }
+
+/** How often owners are checked for being gone (and lapsed leases reaped, when leases are longer). */
+const OWNER_CHECK_MS = 3000;
+/** Leases read per owner check: every run executing anywhere, far beyond what a deployment runs at once. */
+const OWNER_CHECK_BATCH = 1000;
 
 /** Leases read at start-up recovery; more is far beyond what one process executes at once. */
 const RECOVERY_BATCH = 10_000;
