@@ -16,6 +16,12 @@ export interface ConformanceOptions {
   results: boolean;
   /** `Storage.pushConfigs`, A2A push notification configs. Without it, A2A has no push. */
   pushConfigs: boolean;
+  /**
+   * `Storage.signals` and how far it reaches: `"database"` — every driver open on the same data hears
+   * it (checked across a sibling); `"process"` — this driver object only (other processes poll);
+   * `false` — none (the engine signals within its process).
+   */
+  signals: "process" | "database" | false;
 }
 
 /** For a driver declared without results: neither method may be there, not even one of them. */

@@ -1,4 +1,5 @@
 import {
+  LocalSignalBus,
   ASSISTANT_DEPENDENTS,
   erasesDelivery,
   RUN_DEPENDENTS,
@@ -59,6 +60,8 @@ export class MemoryState {
   /** run_id -> its resumable stream events. */
   readonly events = new Map<string, EventLog>();
   readonly checkpointer = new RunAwareMemorySaver();
+  /** One bus for every driver instance over this state, as a database's connections share LISTEN/NOTIFY. */
+  readonly signals = new LocalSignalBus("database");
   private seq = 0;
 
   /** A process-wide insertion counter: the tie-break when timestamps are equal. */

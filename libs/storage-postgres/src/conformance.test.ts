@@ -17,5 +17,5 @@ describeStorageConformance(
     reopen: (s: Storage) => storages.reopen(s as PostgresStorage),
   },
   // The optional parts this driver has: every one (A2A task results and push configs).
-  { results: true, pushConfigs: true },
+  { results: true, pushConfigs: true, signals: "database" },
 );

@@ -10,6 +10,7 @@ import { PostgresEventRepo } from "./events.js";
 import { applyMigrations, setupCheckpointer } from "./migrate.js";
 import { PostgresPushConfigRepo } from "./push-configs.js";
 import { PostgresRunRepo } from "./runs.js";
+import { PostgresSignalBus } from "./signals.js";
 import { PostgresStoreRepo } from "./store.js";
 import { PostgresThreadRepo } from "./threads.js";
 
@@ -32,6 +33,8 @@ export class PostgresStorage implements Storage {
   readonly deliveries: PostgresDeliveryRepo;
   readonly events: PostgresEventRepo;
   readonly pushConfigs: PostgresPushConfigRepo;
+  /** LISTEN/NOTIFY on a connection of its own (opened at the first subscription). */
+  readonly signals: PostgresSignalBus;
   readonly checkpointer: RunAwarePostgresSaver;
   readonly langgraphStore: BaseStore;
   readonly schema: string;
@@ -54,6 +57,7 @@ export class PostgresStorage implements Storage {
     this.deliveries = new PostgresDeliveryRepo(pool, this.tables);
     this.events = new PostgresEventRepo(pool, this.tables);
     this.pushConfigs = new PostgresPushConfigRepo(pool, this.tables);
+    this.signals = new PostgresSignalBus(pool, schema);
     this.checkpointer = new RunAwarePostgresSaver(pool, schema);
     this.langgraphStore = new RepoBackedStore(this.store);
   }
@@ -85,6 +89,7 @@ export class PostgresStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.signals.close();
     if (this.ownsPool) await this.pool.end();
   }
 }

@@ -27,5 +27,5 @@ describeStorageConformance(
     },
   },
   // The optional parts this driver has: every one (A2A task results and push configs).
-  { results: true, pushConfigs: true },
+  { results: true, pushConfigs: true, signals: "process" },
 );
