@@ -3,7 +3,7 @@ import { describeStorageConformance } from "@agent-server/storage-conformance";
 import { createMemoryStorage, MemoryStorage } from "./index.js";
 
 // The optional parts this driver has: every one (A2A task results and push configs).
-const OPTIONAL_PARTS = { results: true, pushConfigs: true, signals: "database" };
+const OPTIONAL_PARTS = { results: true, pushConfigs: true, signals: "database" as const };
 
 describeStorageConformance("memory", { create: async () => createMemoryStorage() }, OPTIONAL_PARTS);
 

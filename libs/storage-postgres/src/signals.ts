@@ -37,6 +37,7 @@ export class PostgresSignalBus implements SignalBus {
   private sequence = 0;
   private outbox: { channel: string; chunks: string[]; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private flushing = false;
+  private commands: Promise<unknown> = Promise.resolve();
   private reconnectTimer: NodeJS.Timeout | undefined;
   private reconnectMs = RECONNECT_FIRST_MS;
   private closed = false;
@@ -70,11 +71,11 @@ export class PostgresSignalBus implements SignalBus {
       if (!current?.delete(entry) || current.size > 0) return;
       this.channels.delete(name);
       // Queued on the connection after any earlier LISTEN of the same channel, so order holds.
-      this.listener?.query(`UNLISTEN "${name}"`).catch(() => undefined);
+      if (this.listener) this.command(this.listener, `UNLISTEN "${name}"`).catch(() => undefined);
     };
     try {
       const client = await this.connection();
-      if (this.channels.get(name)?.has(entry)) await client.query(`LISTEN "${name}"`);
+      if (this.channels.get(name)?.has(entry)) await this.command(client, `LISTEN "${name}"`);
     } catch {
       // Unreachable now: the handler stays registered and is LISTENed to again on reconnection.
       this.scheduleReconnect();
@@ -90,6 +91,13 @@ export class PostgresSignalBus implements SignalBus {
     const client = this.listener ?? (await this.connecting?.catch(() => undefined));
     this.listener = undefined;
     await client?.end().catch(() => undefined);
+  }
+
+  /** One statement at a time on the listening connection (pg wants no overlapping queries on a client). */
+  private command(client: pg.Client, sql: string): Promise<unknown> {
+    const done = this.commands.then(() => client.query(sql));
+    this.commands = done.catch(() => undefined);
+    return done;
   }
 
   private channelName(channel: string): string {
@@ -138,7 +146,7 @@ export class PostgresSignalBus implements SignalBus {
     client.on("end", () => this.lost(client));
     try {
       await client.connect();
-      for (const name of this.channels.keys()) await client.query(`LISTEN "${name}"`);
+      for (const name of this.channels.keys()) await this.command(client, `LISTEN "${name}"`);
     } catch (error) {
       await client.end().catch(() => undefined);
       throw error;
