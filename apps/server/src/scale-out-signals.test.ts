@@ -26,12 +26,10 @@ let servers: Server[];
 beforeAll(async () => {
   schema = await createTestSchema("scale_out");
   const start = async () => {
-    const run = await startCli(
-      [
-        ...["serve", "--config", PROJECT, "--host", "127.0.0.1", "--port", "0", "--workers", "1", "--poll-interval", POLL_MS],
-        ...["--storage", "postgres", "--database-url", schema.url, "--database-schema", schema.schema],
-      ],
-    );
+    const run = await startCli([
+      ...["serve", "--config", PROJECT, "--host", "127.0.0.1", "--port", "0", "--workers", "1", "--poll-interval", POLL_MS],
+      ...["--storage", "postgres", "--database-url", schema.url, "--database-schema", schema.schema],
+    ]);
     return { ...run, client: new Client({ apiUrl: run.url }) };
   };
   // One first, so the schema is migrated once; then the two others together.
@@ -94,7 +92,9 @@ describe("three agent-server processes over one PostgreSQL: live signals", () =>
   it("a waiter on another process (runs.join) gets the run's end and values", async () => {
     const [a] = servers;
     const thread = await a!.client.threads.create();
-    const run = await a!.client.runs.create(thread.thread_id, "steps", { input: { messages: [{ role: "user", content: "join" }], stepMs: 100 } });
+    const run = await a!.client.runs.create(thread.thread_id, "steps", {
+      input: { messages: [{ role: "user", content: "join" }], stepMs: 100 },
+    });
     const executor = await executorOf(run.run_id);
     const values = (await others(executor)[1]!.client.runs.join(thread.thread_id, run.run_id)) as { steps: string[] };
     expect(values.steps).toEqual(["plan", "work", "check", "reply"]);

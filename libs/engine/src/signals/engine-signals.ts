@@ -50,7 +50,10 @@ export class EngineSignals {
    * Listens to the wake and control channels. `control` aborts a run if it executes here and says
    * whether it did ("absent": not here; stay silent, its executor answers).
    */
-  async start(handlers: { wake: () => void; control: (runId: string, action: CancelAction) => "accepted" | "refused" | "absent" }): Promise<void> {
+  async start(handlers: {
+    wake: () => void;
+    control: (runId: string, action: CancelAction) => "accepted" | "refused" | "absent";
+  }): Promise<void> {
     if (!this.crossProcess) return;
     const [wake, control] = await Promise.all([
       this.bus.subscribe(WAKE_CHANNEL, (payload) => {
@@ -60,7 +63,8 @@ export class EngineSignals {
         const signal = payload as ControlSignal;
         if (signal?.origin === this.origin || typeof signal?.runId !== "string") return;
         const answer = handlers.control(signal.runId, signal.action === "rollback" ? "rollback" : "interrupt");
-        if (answer !== "absent" && signal.action === "rollback") this.send(runChannel(signal.runId), { kind: "ack", origin: this.origin, accepted: answer === "accepted" });
+        if (answer !== "absent" && signal.action === "rollback")
+          this.send(runChannel(signal.runId), { kind: "ack", origin: this.origin, accepted: answer === "accepted" });
       }),
     ]);
     this.stops.push(wake, control);
