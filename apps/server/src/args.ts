@@ -31,6 +31,8 @@ export interface CliOptions {
    */
   dataDir?: string;
   workers: number;
+  /** --poll-interval: the fallback poll in ms (unset: the engine's default, 1 s; 5 s on PostgreSQL). */
+  pollMs?: number;
   logFormat: LogFormat;
   /** How long running runs may keep going after SIGINT/SIGTERM before they are settled as interrupted. */
   graceMs: number;
@@ -82,6 +84,9 @@ Options:
   --workers <n>            Runs executed concurrently by this process (default: 10)
   -n, --n-jobs-per-worker <n>
                            The same as --workers (the name \`langgraphjs dev\` uses)
+  --poll-interval <ms>     How often idle workers look for work and waiters check runs of other
+                           processes, in case a signal was lost (default: 1000; 5000 on PostgreSQL,
+                           whose LISTEN/NOTIFY wakes them at once)
   --log-format <format>    pretty | json (dev: pretty, serve: json)
   --grace-period <seconds> On SIGINT/SIGTERM, how long running runs may finish (default: 10)
   --max-body-size <bytes>  Largest request body; larger ones answer 413 (default: langgraph.json
@@ -108,6 +113,7 @@ const OPTIONS = {
   workers: { type: "string" },
   "n-jobs-per-worker": { type: "string", short: "n" },
   "log-format": { type: "string" },
+  "poll-interval": { type: "string" },
   "grace-period": { type: "string" },
   "max-body-size": { type: "string" },
   "no-reload": { type: "boolean" },
@@ -171,6 +177,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       values["n-jobs-per-worker"] !== undefined
         ? integer("--n-jobs-per-worker", values["n-jobs-per-worker"], 10, 1, 1000)
         : integer("--workers", values.workers, 10, 1, 1000),
+    pollMs: values["poll-interval"] === undefined ? undefined : integer("--poll-interval", values["poll-interval"], 0, 10, 3_600_000),
     logFormat: oneOf("--log-format", values["log-format"] ?? (production ? "json" : "pretty"), ["pretty", "json"] as const),
     graceMs: integer("--grace-period", values["grace-period"], 10, 0, 3600) * 1000,
     reload: command === "dev" && !values["no-reload"],

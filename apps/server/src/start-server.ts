@@ -79,6 +79,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
     engine = new Engine({
       storage,
       workers: options.workers,
+      ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
       logger: runLogger(logger),
       loopback,
       // Webhooks and A2A push notifications: `dev` may post to localhost and private networks, `serve` may not.

@@ -13,6 +13,8 @@ export type * from "./repos/deliveries.js";
 export type * from "./repos/events.js";
 export type * from "./repos/push-configs.js";
 export type { OwnerPresence, Storage, StorageFactory, StorageOpenOptions, TruncateFlags } from "./storage.js";
+export { LocalSignalBus, MAX_SIGNAL_CHANNEL_LENGTH, checkChannel, deliver as deliverSignal } from "./signals.js";
+export type { SignalBus, SignalHandler } from "./signals.js";
 export { RepoBackedStore } from "./langgraph-store.js";
 export { KeyedMutex } from "./keyed-mutex.js";
 export * from "./rules/index.js";

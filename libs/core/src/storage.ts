@@ -5,6 +5,7 @@ import type { DeliveryRepo } from "./repos/deliveries.js";
 import type { EventRepo } from "./repos/events.js";
 import type { PushConfigRepo } from "./repos/push-configs.js";
 import type { RunRepo } from "./repos/runs.js";
+import type { SignalBus } from "./signals.js";
 import type { StoreRepo } from "./repos/store.js";
 import type { ThreadRepo } from "./repos/threads.js";
 
@@ -45,6 +46,11 @@ export interface Storage {
   readonly events: EventRepo;
   /** A2A push notification configs; optional, like the result methods (no push without it). */
   readonly pushConfigs?: PushConfigRepo;
+  /**
+   * Live signals between the processes sharing this storage (stream events, run ends, cancels, wake-ups).
+   * Optional: without it the engine signals within its own process and other processes poll.
+   */
+  readonly signals?: SignalBus;
   /** The backend's LangGraph checkpointer (MemorySaver, SqliteSaver, PostgresSaver). */
   readonly checkpointer: BaseCheckpointSaver;
   /** A LangGraph `BaseStore` over `store` (see `RepoBackedStore`). */

@@ -1,5 +1,5 @@
 import { v4 as uuidv4 } from "uuid";
-import { NotFoundError, nowIso, type OutboundUrlPolicy, type Run, type Storage } from "@agent-server/core";
+import { LocalSignalBus, NotFoundError, nowIso, type OutboundUrlPolicy, type Run, type Storage } from "@agent-server/core";
 import { CronScheduler } from "./crons/scheduler.js";
 import { GraphRegistry } from "./graphs/registry.js";
 import type { StaticSchemaOptions } from "./graphs/schemas/static-schema-cache.js";
@@ -12,6 +12,7 @@ import { ThreadExecution } from "./runs/thread-execution.js";
 import { ThreadLock } from "./runs/thread-lock.js";
 import { RunWaiters, type RunEnd } from "./runs/waiters.js";
 import { WorkerPool } from "./runs/worker-pool.js";
+import { EngineSignals } from "./signals/engine-signals.js";
 import { StreamHub, type StreamEvent } from "./streaming/stream-hub.js";
 import { DEFAULT_OUTBOX_OPTIONS, WebhookOutbox, type LoopbackFetch, type OutboxOptions } from "./webhooks/outbox.js";
 
@@ -26,7 +27,14 @@ export interface EngineOptions {
    * (`WorkerLost`). Default 3, as the official server.
    */
   maxAttempts?: number;
+  /**
+   * The fallback poll: how often idle workers look for runs, and waiters and streams of runs executing
+   * elsewhere check their status, in case a signal was lost. Default 1 s, or 5 s when the storage's
+   * signals reach other processes (PostgreSQL), which wake them at once.
+   */
   pollMs?: number;
+  /** How long a rollback of a run executing in another process waits for that process to answer (2 s). */
+  remoteRollbackMs?: number;
   /** How long events of resumable streams stay replayable. */
   eventTtlMs?: number;
   cronPollMs?: number;
@@ -54,6 +62,9 @@ export class Engine {
   readonly hub: StreamHub;
   readonly outbox: WebhookOutbox;
   readonly crons: CronScheduler;
+  /** Signals to and from the other processes on the same storage (or within this one). */
+  readonly signals: EngineSignals;
+  private readonly pollMs: number;
   private readonly waiters = new RunWaiters();
   private readonly threadExecution = new ThreadExecution();
   private readonly threadLock: ThreadLock;
@@ -70,8 +81,16 @@ export class Engine {
     this.storage = options.storage;
     this.threadLock = new ThreadLock(this.storage);
     this.owner = newLeaseOwner({ announced: this.storage.presence !== undefined });
+    this.signals = new EngineSignals(this.storage.signals ?? new LocalSignalBus(), (error) => this.backgroundFailed("signals", error));
+    this.pollMs = options.pollMs ?? (this.signals.crossProcess ? 5000 : 1000);
     this.registry = new GraphRegistry(this.storage, options.schemas);
-    this.hub = new StreamHub(this.storage.events, options.eventTtlMs ?? 60 * 60_000);
+    this.hub = new StreamHub(this.storage.events, options.eventTtlMs ?? 60 * 60_000, this.signals, {
+      intervalMs: this.pollMs,
+      isLive: async (runId) => {
+        const run = await this.storage.runs.get(runId);
+        return run?.status === "pending" || run?.status === "running";
+      },
+    });
     this.outbox = new WebhookOutbox(
       this.storage,
       { ...DEFAULT_OUTBOX_OPTIONS, ...options.outbox },
@@ -95,12 +114,13 @@ export class Engine {
     );
     this.pool = new WorkerPool(
       this.storage,
-      (claimed, execution) => executor.execute(claimed, execution),
+      // A run that ends frees its thread (and a worker): runs queued behind it may be claimable anywhere.
+      (claimed, execution) => executor.execute(claimed, execution).finally(() => this.signals.wake()),
       ({ run, attempt }, reason) => options.logger?.runRequeued?.(run.run_id, run.thread_id, attempt, reason),
       {
         workers: options.workers ?? 4,
         leaseMs: options.leaseMs ?? 30_000,
-        pollMs: options.pollMs ?? 1000,
+        pollMs: this.pollMs,
         owner: this.owner,
         onError: (task, error) => this.backgroundFailed(task, error),
       },
@@ -126,6 +146,13 @@ export class Engine {
     await this.registry.ensureSystemAssistants(this.storage);
     await this.storage.presence?.announce(this.owner);
     await this.pool.recoverAbandoned();
+    await this.signals.start({
+      wake: () => this.pool.notify(),
+      control: (runId, action) => {
+        if (!this.pool.active.has(runId)) return "absent";
+        return this.pool.abort(runId, { rollback: action === "rollback" }) ? "accepted" : "refused";
+      },
+    });
     this.admitting = true;
     this.pool.start();
     this.outbox.start();
@@ -141,6 +168,7 @@ export class Engine {
   async stop(graceMs = 10_000): Promise<void> {
     this.admitting = false;
     clearInterval(this.housekeeping);
+    this.signals.stop();
     this.registry.stopSchemaExtraction();
     await this.crons.stop();
     await this.pool.stop(graceMs);
@@ -155,6 +183,10 @@ export class Engine {
     if (!this.admitting) throw new Error("the engine is not admitting runs (stopped or not started)");
     const run = await this.admitLocked(request, options);
     this.threadLock.outside(() => this.pool.notify());
+    this.signals.wake();
+    // Deferred (`after_seconds`): this process looks again when it is due; the poll is the fallback.
+    const dueInMs = Date.parse(run.created_at) - Date.now();
+    if (dueInMs > 0 && dueInMs < MAX_TIMER_MS) setTimeout(() => this.pool.notify(), dueInMs + 5).unref?.();
     return run;
   }
 
@@ -189,6 +221,8 @@ export class Engine {
     const subscription = this.hub.subscribe(runId);
     closeOnAbort(subscription, stream.signal);
     try {
+      // Whichever process claims the run, its events reach this subscription.
+      await this.hub.ready(runId);
       const run = await this.createRun(request, { ...options, runId });
       return { run, events: subscription };
     } catch (error) {
@@ -208,6 +242,7 @@ export class Engine {
     const subscription = this.hub.subscribe(runId);
     closeOnAbort(subscription, options.signal);
     try {
+      await this.hub.ready(runId);
       const run = await this.storage.runs.get(runId, options.threadId);
       if (!run) throw new NotFoundError(`Run "${runId}" not found`);
       let lastId = -1;
@@ -230,13 +265,16 @@ export class Engine {
 
   /**
    * Resolves when the run has ended, with its final status and the thread's values. Settlement in this
-   * process wakes the waiter at once; a run executed by another process is noticed by polling storage.
+   * process wakes the waiter at once; a run executed by another process, by its end signal, else (a lost
+   * signal) by the poll of its status.
    */
   async waitRun(runId: string, threadId?: string): Promise<RunEnd> {
     const waiter = this.waiters.wait(runId);
+    const unfollow = await this.followEnd(runId, threadId);
     try {
       return await this.awaitEnd(runId, threadId, waiter.promise);
     } finally {
+      unfollow();
       waiter.cancel();
     }
   }
@@ -258,14 +296,20 @@ export class Engine {
   async createRunWatched(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<{ run: Run; end: Promise<RunEnd> }> {
     const runId = options.runId ?? uuidv4();
     const waiter = this.waiters.wait(runId);
+    // Before the run can start: it may execute in another process.
+    const unfollow = await this.followEnd(runId, options.threadId);
     let run: Run;
     try {
       run = await this.createRun(request, { ...options, runId });
     } catch (error) {
+      unfollow();
       waiter.cancel();
       throw error;
     }
-    const end = this.awaitEnd(runId, run.thread_id, waiter.promise).finally(() => waiter.cancel());
+    const end = this.awaitEnd(runId, run.thread_id, waiter.promise).finally(() => {
+      unfollow();
+      waiter.cancel();
+    });
     return { run, end };
   }
 
@@ -274,8 +318,27 @@ export class Engine {
     else console.error(`background ${task} round failed`, error);
   }
 
+  /**
+   * Wakes this process's waiters of `runId` when another process signals its end. The signal carries the
+   * values only when the run's thread is gone; otherwise they are read from the thread, as settlement left it.
+   */
+  private followEnd(runId: string, threadId: string | undefined): Promise<() => void> {
+    return this.signals.onRun(runId, (signal) => {
+      if (signal.kind !== "end") return;
+      const { end } = signal;
+      if (end.values !== undefined || end.erased) {
+        this.waiters.resolve(runId, { ...end, values: end.values ?? null });
+        return;
+      }
+      void (async () => {
+        const thread = await this.storage.threads.get(threadId ?? (await this.storage.runs.get(runId))?.thread_id ?? "");
+        this.waiters.resolve(runId, { ...end, values: thread?.values ?? null });
+      })().catch(() => undefined); // the poll of the run's status takes over
+    });
+  }
+
   private async awaitEnd(runId: string, threadId: string | undefined, settled: Promise<RunEnd>): Promise<RunEnd> {
-    const pollMs = this.options.pollMs ?? 1000;
+    const pollMs = this.pollMs;
     while (true) {
       const end = await Promise.race([settled, delay(0)]);
       if (end) return end;
@@ -326,11 +389,16 @@ export class Engine {
       await this.settlement.settlePending(fromPending, { rollback });
       return fromPending;
     }
-    // A rollback of a run executing here is left to its executor, which erases it straight from
-    // `running`; marking it `interrupted` first would show it ended before it disappears.
+    // A rollback of a run executing here (or, answering its signal, in another process) is left to its
+    // executor, which erases it straight from `running`; marking it `interrupted` first would show it
+    // ended before it disappears.
     if (rollback && this.pool.abort(runId, { rollback })) return run;
+    if (rollback && run.status === "running" && (await this.signals.requestRollback(runId, this.options.remoteRollbackMs ?? 2000)))
+      return run;
     const fromRunning = await this.storage.runs.transition(runId, "interrupted", { from: ["running"] });
     const local = this.pool.abort(runId, { rollback });
+    // Executing elsewhere: its executor stops now rather than at its next lease renewal.
+    if (fromRunning && !local) this.signals.control(runId, "interrupt");
     if (fromRunning) return fromRunning;
     return local && rollback ? run : undefined;
   }
@@ -371,6 +439,8 @@ export class Engine {
 }
 
 const DEFAULT_MAX_ATTEMPTS = 3;
+/** Node's timers fire at once past 2^31 - 1 ms (~24.8 days); later runs are left to the poll. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A thread's stored error, when it has the `{ error, message }` shape settlement writes. */
 function runError(value: unknown): { error: string; message: string } | undefined {

@@ -13,6 +13,7 @@ import { describeReopen } from "./reopen.js";
 import { describeResultLifecycle } from "./results-lifecycle.js";
 import { describeResults } from "./results.js";
 import { describeRuns } from "./runs.js";
+import { describeSignals, describeSignalsAbsent } from "./signals.js";
 import { describeStorage } from "./storage.js";
 import { describeStore } from "./store.js";
 import { describeTasks } from "./tasks.js";
@@ -26,7 +27,7 @@ export type { ConformanceOptions } from "./optional.js";
 /**
  * The storage contract suite. Call it at the top level of a driver's test file:
  *
- *   describeStorageConformance("sqlite", { create, sibling, reopen }, { results: true, pushConfigs: true, threadLock: true });
+ *   describeStorageConformance("sqlite", { create, sibling, reopen }, { results: true, pushConfigs: true, threadLock: true, signals: "process" });
  *
  * Every test opens fresh drivers through the factory and the suite closes all of them afterwards.
  * Tests that need `sibling` or `reopen` are registered only when the factory provides them; races that
@@ -58,6 +59,8 @@ export function describeStorageConformance(name: string, factory: ConformanceFac
     describeCheckpoints(h);
     describeErasure(h);
     describeWireJson(h);
+    if (options.signals) describeSignals(h, options.signals);
+    else describeSignalsAbsent(h);
     if (h.hasReopen) describeReopen(h);
   });
 }

@@ -21,6 +21,12 @@ export interface ConformanceOptions {
    * serializes admission, resume checks and thread maintenance within one process only.
    */
   threadLock: boolean;
+  /**
+   * `Storage.signals` and how far it reaches: `"database"` — every driver open on the same data hears
+   * it (checked across a sibling); `"process"` — this driver object only (other processes poll);
+   * `false` — none (the engine signals within its process).
+   */
+  signals: "process" | "database" | false;
 }
 
 /** For a driver declared without results: neither method may be there, not even one of them. */

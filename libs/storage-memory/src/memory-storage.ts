@@ -1,4 +1,4 @@
-import { RepoBackedStore, type Storage, type TruncateFlags } from "@agent-server/core";
+import { RepoBackedStore, type SignalBus, type Storage, type TruncateFlags } from "@agent-server/core";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import { MemoryAssistantRepo } from "./assistants.js";
 import { MemoryCronRepo } from "./crons.js";
@@ -24,6 +24,8 @@ export class MemoryStorage implements Storage {
   readonly deliveries: MemoryDeliveryRepo;
   readonly events: MemoryEventRepo;
   readonly pushConfigs: MemoryPushConfigRepo;
+  /** Shared by every instance over one state (reach "database": they are one database's connections). */
+  readonly signals: SignalBus;
   readonly checkpointer: BaseCheckpointSaver;
   readonly langgraphStore: BaseStore;
   private closed = false;
@@ -37,6 +39,7 @@ export class MemoryStorage implements Storage {
     this.deliveries = new MemoryDeliveryRepo(state);
     this.events = new MemoryEventRepo(state);
     this.pushConfigs = new MemoryPushConfigRepo(state);
+    this.signals = state.signals;
     this.checkpointer = state.checkpointer;
     this.langgraphStore = new RepoBackedStore(this.store);
   }

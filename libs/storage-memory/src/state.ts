@@ -1,4 +1,5 @@
 import {
+  LocalSignalBus,
   ASSISTANT_DEPENDENTS,
   KeyedMutex,
   erasesDelivery,
@@ -62,6 +63,8 @@ export class MemoryState {
   /** `Storage.withThreadLock`: shared by every instance over this state, as a database's locks are. */
   readonly threadLocks = new KeyedMutex();
   readonly checkpointer = new RunAwareMemorySaver();
+  /** One bus for every driver instance over this state, as a database's connections share LISTEN/NOTIFY. */
+  readonly signals = new LocalSignalBus("database");
   private seq = 0;
 
   /** A process-wide insertion counter: the tie-break when timestamps are equal. */

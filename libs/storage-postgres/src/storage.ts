@@ -11,6 +11,7 @@ import { applyMigrations, setupCheckpointer } from "./migrate.js";
 import { PostgresPresence } from "./presence.js";
 import { PostgresPushConfigRepo } from "./push-configs.js";
 import { PostgresRunRepo } from "./runs.js";
+import { PostgresSignalBus } from "./signals.js";
 import { PostgresStoreRepo } from "./store.js";
 import { PostgresThreadLock } from "./thread-lock.js";
 import { PostgresThreadRepo } from "./threads.js";
@@ -34,6 +35,8 @@ export class PostgresStorage implements Storage {
   readonly deliveries: PostgresDeliveryRepo;
   readonly events: PostgresEventRepo;
   readonly pushConfigs: PostgresPushConfigRepo;
+  /** LISTEN/NOTIFY on a connection of its own (opened at the first subscription). */
+  readonly signals: PostgresSignalBus;
   readonly checkpointer: RunAwarePostgresSaver;
   readonly langgraphStore: BaseStore;
   readonly schema: string;
@@ -58,6 +61,7 @@ export class PostgresStorage implements Storage {
     this.deliveries = new PostgresDeliveryRepo(pool, this.tables);
     this.events = new PostgresEventRepo(pool, this.tables);
     this.pushConfigs = new PostgresPushConfigRepo(pool, this.tables);
+    this.signals = new PostgresSignalBus(pool, schema);
     this.checkpointer = new RunAwarePostgresSaver(pool, schema);
     this.langgraphStore = new RepoBackedStore(this.store);
     this.threadLock = new PostgresThreadLock(pool, schema);
@@ -95,7 +99,7 @@ export class PostgresStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.presence.close();
+    await Promise.all([this.presence.close(), this.signals.close()]);
     if (this.ownsPool) await this.pool.end();
   }
 }

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { RepoBackedStore, type Storage, type TruncateFlags } from "@agent-server/core";
+import { LocalSignalBus, RepoBackedStore, type Storage, type TruncateFlags } from "@agent-server/core";
 import { SqliteAssistantRepo } from "./assistants.js";
 import { AgentSqliteSaver, CheckpointTables } from "./checkpointer.js";
 import { SqliteCronRepo } from "./crons.js";
@@ -29,6 +29,11 @@ export class SqliteStorage implements Storage {
   readonly deliveries: SqliteDeliveryRepo;
   readonly events: SqliteEventRepo;
   readonly pushConfigs: SqlitePushConfigRepo;
+  /**
+   * Within this driver object only: SQLite has nothing to carry a signal to another connection, so
+   * processes sharing one file keep polling (the queue, run ends, cancels at lease renewal).
+   */
+  readonly signals = new LocalSignalBus("process");
   readonly checkpointer: AgentSqliteSaver;
   readonly langgraphStore: RepoBackedStore;
   private readonly threadLock: SqliteThreadLock;

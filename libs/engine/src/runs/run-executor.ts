@@ -38,7 +38,7 @@ export interface RunLogger {
 }
 
 /** The engine's background loops, as `RunLogger.backgroundFailed` names them. */
-export type BackgroundTask = "claim" | "renew" | "reap" | "deliveries" | "crons" | "event-expiry";
+export type BackgroundTask = "claim" | "renew" | "reap" | "deliveries" | "crons" | "event-expiry" | "signals";
 
 /** Executes a claimed run under `withThreadExecution`, publishing its events, then settles it. */
 export class RunExecutor {

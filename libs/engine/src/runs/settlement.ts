@@ -14,7 +14,7 @@ import type { WebhookOutbox } from "../webhooks/outbox.js";
 import type { ThreadSnapshot } from "./outcome.js";
 import type { RunLogger } from "./run-executor.js";
 import type { EngineRunKwargs } from "./run-request.js";
-import type { RunWaiters } from "./waiters.js";
+import type { RunEnd, RunWaiters } from "./waiters.js";
 
 /** A run that reached a terminal status, as settlement hands it to `Engine.onRunSettled` listeners. */
 export interface RunSettledEvent {
@@ -158,7 +158,7 @@ export class Settlement {
     const final = won ?? (await this.readFinal(run));
     if (!final) {
       await this.step(runId, "thread", () => this.erase(run));
-      this.finish(runId, { status: "interrupted", values: null, erased: true });
+      this.finish(runId, { status: "interrupted", values: null, erased: true }, false);
       return null;
     }
     await this.step(runId, "thread", () => this.updateThread(final, snapshot, error, outcome.kind === "success"));
@@ -171,11 +171,11 @@ export class Settlement {
     // executing run's follow-up work to its executor). A run that settleAbandoned ended was reported there.
     if (won || final.status === "interrupted") await this.notifySettled(final, options.internal);
     if (kwargsOf(run).temporary) await this.step(runId, "temporary-thread", () => this.storage.threads.delete(run.thread_id));
-    this.finish(runId, {
-      status: final.status,
-      values: snapshot?.values ?? null,
-      ...(error !== undefined ? { error: errorPayload(error) } : {}),
-    });
+    this.finish(
+      runId,
+      { status: final.status, values: snapshot?.values ?? null, ...(error !== undefined ? { error: errorPayload(error) } : {}) },
+      kwargsOf(run).temporary === true,
+    );
     return final;
   }
 
@@ -197,14 +197,14 @@ export class Settlement {
       await this.notifySettled(run);
     }
     if (kwargsOf(run).temporary) await this.step(runId, "temporary-thread", () => this.storage.threads.delete(run.thread_id));
-    this.finish(runId, { status: "interrupted", values: null, erased: options.rollback });
+    this.finish(runId, { status: "interrupted", values: null, erased: options.rollback }, kwargsOf(run).temporary === true);
   }
 
   /** Erased straight from `running` (or the status just written): no reader sees it end before it is gone. */
   private async eraseRolledBack(run: Run): Promise<null> {
     await this.storage.runs.delete(run.run_id, { checkpoints: true });
     await this.step(run.run_id, "thread", () => this.freeThread(run.thread_id));
-    this.finish(run.run_id, { status: "interrupted", values: null, erased: true });
+    this.finish(run.run_id, { status: "interrupted", values: null, erased: true }, false);
     return null;
   }
 
@@ -265,10 +265,13 @@ export class Settlement {
     });
   }
 
-  /** The last step, always reached: closes the run's streams and wakes its waiters. */
-  private finish(runId: string, outcome: Parameters<RunWaiters["resolve"]>[1]): void {
+  /**
+   * The last step, always reached: closes the run's streams and wakes its waiters, here and (signalled)
+   * in other processes; `withValues` when the thread is gone (a temporary one), as nobody could read them.
+   */
+  private finish(runId: string, outcome: RunEnd, withValues: boolean): void {
     try {
-      this.hub.end(runId);
+      this.hub.end(runId, outcome, { withValues });
     } catch (error) {
       this.stepFailed(runId, "streams", error);
     }

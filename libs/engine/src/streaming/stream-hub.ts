@@ -1,4 +1,6 @@
 import { toWireJson, type EventRepo, type StoredEvent } from "@agent-server/core";
+import type { RunEnd } from "../runs/waiters.js";
+import type { EngineSignals } from "../signals/engine-signals.js";
 
 export interface StreamEvent {
   /**
@@ -14,28 +16,51 @@ export interface StreamEvent {
 /** Subscribers that fall this far behind are dropped rather than buffering without bound. */
 const MAX_QUEUED_EVENTS = 10_000;
 
+/** How the hub notices, without any signal, that a run it follows has ended elsewhere. */
+export interface RunWatch {
+  /** Whether the run is still pending or running (false: ended or gone). */
+  isLive(runId: string): Promise<boolean>;
+  /** How often followed runs are checked. */
+  intervalMs: number;
+}
+
 /**
- * In-process fan-out of run events to the requests streaming them. Events of `stream_resumable` runs
- * are also appended to `EventRepo` (with a TTL) so a client can replay them after `Last-Event-ID`.
+ * Fan-out of run events to the requests streaming them, in this process and — through `EngineSignals`
+ * — in every other one: each event published here is also signalled on the run's channel, and while a
+ * run has subscribers here, its channel is followed, so events of a run executing elsewhere reach them
+ * in order, and its end closes them. Events of `stream_resumable` runs are also appended to `EventRepo`
+ * (with a TTL) so a client can replay them after `Last-Event-ID`. A followed run is also checked every
+ * `watch.intervalMs`: seen ended twice in a row, its subscribers are closed, so a lost end signal (or a
+ * storage without cross-process signals) ends the stream late rather than never.
  * Nothing here outlives a run: `end(runId)` closes its subscribers and forgets the run.
  */
 export class StreamHub {
   private readonly subscribers = new Map<string, Set<Subscription>>();
   /** How many events each live, non-resumable run has published (the next event's id). */
   private readonly published = new Map<string, number>();
+  /** Runs with subscribers here: their channel subscription and status check. */
+  private readonly followed = new Map<string, { ready: Promise<void>; stop: () => void }>();
 
   constructor(
     private readonly events: EventRepo,
     private readonly ttlMs: number,
+    private readonly signals: EngineSignals,
+    private readonly watch: RunWatch,
   ) {}
 
-  /** Subscribe before the run can start, so no event is missed. */
+  /** Subscribe before the run can start, so no event is missed; `ready(runId)` for events from elsewhere. */
   subscribe(runId: string): Subscription {
     const subscription = new Subscription(() => this.remove(runId, subscription));
     let set = this.subscribers.get(runId);
     if (!set) this.subscribers.set(runId, (set = new Set()));
     set.add(subscription);
+    if (!this.followed.has(runId)) this.followed.set(runId, this.follow(runId));
     return subscription;
+  }
+
+  /** Resolves once events of `runId` published by other processes reach this process's subscribers. */
+  ready(runId: string): Promise<void> {
+    return this.followed.get(runId)?.ready ?? Promise.resolve();
   }
 
   async publish(runId: string, event: string, data: unknown, options: { resumable: boolean }): Promise<void> {
@@ -49,15 +74,69 @@ export class StreamHub {
       this.published.set(runId, index + 1);
       delivered = { id: String(index), event, data: json };
     }
-    for (const subscriber of this.subscribers.get(runId) ?? []) subscriber.push(delivered);
+    this.deliver(runId, delivered);
+    this.signals.event(runId, delivered);
   }
 
-  /** Closes every subscriber of the run. */
-  end(runId: string): void {
+  /**
+   * The run ended in this process: closes its subscribers here and signals its end to the others.
+   * `values` travel only when `withValues` (its thread is gone, so nobody could read them).
+   */
+  end(runId: string, end: RunEnd, options: { withValues: boolean }): void {
+    this.close(runId);
+    this.signals.end(runId, end, options);
+  }
+
+  /** Closes every subscriber of the run in this process. */
+  private close(runId: string): void {
     const set = this.subscribers.get(runId);
     this.subscribers.delete(runId);
     this.published.delete(runId);
+    this.unfollow(runId);
     for (const subscriber of set ?? []) subscriber.finish();
+  }
+
+  private deliver(runId: string, event: StreamEvent): void {
+    for (const subscriber of this.subscribers.get(runId) ?? []) subscriber.push(event);
+  }
+
+  private follow(runId: string): { ready: Promise<void>; stop: () => void } {
+    let stopped = false;
+    let unsubscribe: (() => void) | undefined;
+    const ready = this.signals
+      .onRun(runId, (signal) => {
+        if (signal.kind === "event") this.deliver(runId, signal.event);
+        else if (signal.kind === "end") this.close(runId);
+      })
+      .then((stop) => {
+        if (stopped) stop();
+        else unsubscribe = stop;
+      });
+    let seenEnded = false;
+    const timer = setInterval(() => {
+      void this.watch.isLive(runId).then(
+        (live) => {
+          if (live) seenEnded = false;
+          else if (seenEnded) this.close(runId);
+          else seenEnded = true;
+        },
+        () => undefined,
+      );
+    }, this.watch.intervalMs);
+    timer.unref?.();
+    return {
+      ready,
+      stop: () => {
+        stopped = true;
+        clearInterval(timer);
+        unsubscribe?.();
+      },
+    };
+  }
+
+  private unfollow(runId: string): void {
+    this.followed.get(runId)?.stop();
+    this.followed.delete(runId);
   }
 
   /** Stored events of a resumable run after `lastEventId` ("-1" or undefined: from the start). */
@@ -69,7 +148,10 @@ export class StreamHub {
   private remove(runId: string, subscription: Subscription): void {
     const set = this.subscribers.get(runId);
     set?.delete(subscription);
-    if (set?.size === 0) this.subscribers.delete(runId);
+    if (set?.size === 0) {
+      this.subscribers.delete(runId);
+      this.unfollow(runId);
+    }
   }
 }
 

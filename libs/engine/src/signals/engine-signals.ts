@@ -1,0 +1,137 @@
+import { randomUUID } from "node:crypto";
+import type { SignalBus } from "@agent-server/core";
+import type { RunEnd } from "../runs/waiters.js";
+import type { StreamEvent } from "../streaming/stream-hub.js";
+
+/** Work was admitted (or a thread freed up) somewhere: idle workers try to claim. Payload: `{origin}`. */
+export const WAKE_CHANNEL = "queue";
+/** Cancel a run executing in another process: `{origin, runId, action}`; its executor aborts it. */
+export const CONTROL_CHANNEL = "control";
+/** One run's live stream, its end, and answers to a control signal about it. */
+export const runChannel = (runId: string): string => `run:${runId}`;
+
+export type CancelAction = "interrupt" | "rollback";
+
+/** What travels on a run's channel. */
+export type RunSignal =
+  /** One stream event, as the executing process numbered it. */
+  | { kind: "event"; origin: string; event: StreamEvent }
+  /** The run ended (its streams closed, its waiters woken there). `values` only when its thread is gone. */
+  | { kind: "end"; origin: string; end: Omit<RunEnd, "values"> & { values?: RunEnd["values"] } }
+  /** The executor of the run answers a control signal: whether the rollback can still erase it. */
+  | { kind: "ack"; origin: string; accepted: boolean };
+
+interface ControlSignal {
+  origin: string;
+  runId: string;
+  action: CancelAction;
+}
+
+/**
+ * The engine's signals over `Storage.signals` (or a bus of its own process when the driver has none).
+ * Every signal carries this engine's `origin`; an engine ignores its own, which it has acted on already.
+ * Publishing never throws and never waits: a lost signal degrades to the poll that every reader also has
+ * (the queue poll, lease renewal, the stream and waiter checks of the run's status).
+ */
+export class EngineSignals {
+  readonly origin = randomUUID();
+  /** Whether other processes hear this bus (PostgreSQL): else there is nobody to publish to. */
+  readonly crossProcess: boolean;
+  private readonly stops: (() => void)[] = [];
+
+  constructor(
+    readonly bus: SignalBus,
+    private readonly onError: (error: unknown) => void,
+  ) {
+    this.crossProcess = bus.reach === "database";
+  }
+
+  /**
+   * Listens to the wake and control channels. `control` aborts a run if it executes here and says
+   * whether it did ("absent": not here; stay silent, its executor answers).
+   */
+  async start(handlers: {
+    wake: () => void;
+    control: (runId: string, action: CancelAction) => "accepted" | "refused" | "absent";
+  }): Promise<void> {
+    if (!this.crossProcess) return;
+    const [wake, control] = await Promise.all([
+      this.bus.subscribe(WAKE_CHANNEL, (payload) => {
+        if ((payload as { origin?: unknown })?.origin !== this.origin) handlers.wake();
+      }),
+      this.bus.subscribe(CONTROL_CHANNEL, (payload) => {
+        const signal = payload as ControlSignal;
+        if (signal?.origin === this.origin || typeof signal?.runId !== "string") return;
+        const answer = handlers.control(signal.runId, signal.action === "rollback" ? "rollback" : "interrupt");
+        if (answer !== "absent" && signal.action === "rollback")
+          this.send(runChannel(signal.runId), { kind: "ack", origin: this.origin, accepted: answer === "accepted" });
+      }),
+    ]);
+    this.stops.push(wake, control);
+  }
+
+  stop(): void {
+    for (const stop of this.stops.splice(0)) stop();
+  }
+
+  wake(): void {
+    if (this.crossProcess) this.send(WAKE_CHANNEL, { origin: this.origin });
+  }
+
+  event(runId: string, event: StreamEvent): void {
+    if (this.crossProcess) this.send(runChannel(runId), { kind: "event", origin: this.origin, event });
+  }
+
+  end(runId: string, end: RunEnd, options: { withValues: boolean }): void {
+    if (!this.crossProcess) return;
+    const { values, ...rest } = end;
+    this.send(runChannel(runId), { kind: "end", origin: this.origin, end: options.withValues ? { ...rest, values } : rest });
+  }
+
+  control(runId: string, action: CancelAction): void {
+    if (this.crossProcess) this.send(CONTROL_CHANNEL, { origin: this.origin, runId, action } satisfies ControlSignal);
+  }
+
+  /**
+   * Signals of a run published by other engines. Resolves once later ones will be delivered (at once,
+   * with a no-op, when nobody else can publish).
+   */
+  async onRun(runId: string, handler: (signal: RunSignal) => void): Promise<() => void> {
+    if (!this.crossProcess) return () => undefined;
+    try {
+      return await this.bus.subscribe(runChannel(runId), (payload) => {
+        const signal = payload as RunSignal;
+        if (signal && typeof signal === "object" && signal.origin !== this.origin) handler(signal);
+      });
+    } catch (error) {
+      this.onError(error);
+      return () => undefined;
+    }
+  }
+
+  /**
+   * Asks the process executing `runId` to roll it back and waits up to `timeoutMs` for its answer:
+   * true when it will erase the run, false when it refused (too late) or nobody answered (no process
+   * executes it, or the signal was lost).
+   */
+  async requestRollback(runId: string, timeoutMs: number): Promise<boolean> {
+    if (!this.crossProcess) return false;
+    let answer!: (accepted: boolean) => void;
+    const answered = new Promise<boolean>((resolve) => (answer = resolve));
+    const stop = await this.onRun(runId, (signal) => {
+      if (signal.kind === "ack") answer(signal.accepted);
+    });
+    const timer = setTimeout(() => answer(false), timeoutMs);
+    try {
+      this.control(runId, "rollback");
+      return await answered;
+    } finally {
+      clearTimeout(timer);
+      stop();
+    }
+  }
+
+  private send(channel: string, payload: unknown): void {
+    this.bus.publish(channel, payload).catch(this.onError);
+  }
+}
