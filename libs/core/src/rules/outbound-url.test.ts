@@ -161,7 +161,7 @@ const LOCAL = [
 ];
 const within = (ranges: ReadonlyArray<readonly [number, number]>, n: number) => ranges.some(([lo, hi]) => n >= lo && n <= hi);
 
-/** The ways one IPv4 address can be written as a URL host. */
+/** The ways one IPv4 address can be written as a URL host (a property test once met ::0.0.0.1 = ::1). */
 function spellings(n: number): string[] {
   const octets = [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255];
   const hex = (value: number) => value.toString(16);
@@ -179,7 +179,8 @@ function spellings(n: number): string[] {
     `[::ffff:${octets.join(".")}]`,
     `[::ffff:${mapped}]`,
     `[0:0:0:0:0:ffff:${mapped}]`,
-    `[::${octets.join(".")}]`,
+    // IPv4-compatible form, except where it is an IPv6 address of its own: ::0.0.0.0 is ::, ::0.0.0.1 is ::1.
+    ...(n > 1 ? [`[::${octets.join(".")}]`] : []),
     `[64:ff9b::${mapped}]`,
     `[2002:${mapped}::1]`,
   ];
