@@ -1,11 +1,11 @@
 import { fileURLToPath } from "node:url";
 import { SendMessageRequest, TaskState, type StreamResponse, type Task } from "@a2a-js/sdk";
 import { ClientFactory } from "@a2a-js/sdk/client";
-import { Client } from "@langchain/langgraph-sdk";
 import { openPostgresStorage, type PostgresStorage } from "@agent-server/storage-postgres";
 import { createTestSchema, type TestSchema } from "@agent-server/testing/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { killAll, startCli, type CliRun } from "./testing/cli-process.js";
+import { killAll } from "./testing/cli-process.js";
+import { executorOf as executorOfRun, startServeProcesses, type ServeProcess } from "./testing/serve-processes.js";
 
 const PROJECT = fileURLToPath(new URL("./testing/fixture-project/langgraph-scale-out.json", import.meta.url));
 /**
@@ -17,7 +17,7 @@ const POLL_MS = "600000";
 /** The lease renewal interval (leaseMs / 3 at the default 30 s lease): a cancel found by renewal takes this long. */
 const RENEWAL_MS = 10_000;
 
-type Server = CliRun & { url: string; client: Client };
+type Server = ServeProcess;
 
 let schema: TestSchema;
 let storage: PostgresStorage;
@@ -25,16 +25,14 @@ let servers: Server[];
 
 beforeAll(async () => {
   schema = await createTestSchema("scale_out");
-  const start = async () => {
-    const run = await startCli([
-      ...["serve", "--config", PROJECT, "--host", "127.0.0.1", "--port", "0", "--workers", "1", "--poll-interval", POLL_MS],
-      ...["--storage", "postgres", "--database-url", schema.url, "--database-schema", schema.schema],
-    ]);
-    return { ...run, client: new Client({ apiUrl: run.url }) };
-  };
-  // One first, so the schema is migrated once; then the two others together.
-  const first = await start();
-  servers = [first, ...(await Promise.all([start(), start()]))];
+  servers = await startServeProcesses({
+    config: PROJECT,
+    databaseUrl: schema.url,
+    databaseSchema: schema.schema,
+    count: 3,
+    workers: 1,
+    extraArgs: ["--poll-interval", POLL_MS],
+  });
   storage = await openPostgresStorage({ connectionString: schema.url, schema: schema.schema });
 }, 120_000);
 
@@ -45,14 +43,8 @@ afterAll(async () => {
 });
 
 /** The server whose process holds the run's lease (it executes the run), once the run is running. */
-async function executorOf(runId: string): Promise<Server> {
-  while (true) {
-    const lease = (await storage.runs.listLeases(100)).find((l) => l.run.run_id === runId);
-    const pid = lease ? Number(lease.owner.split(":").at(-2)) : undefined;
-    const server = servers.find((s) => s.child.pid === pid);
-    if (server) return server;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function executorOf(runId: string): Promise<Server> {
+  return executorOfRun(storage, servers, runId);
 }
 
 function others(server: Server): Server[] {

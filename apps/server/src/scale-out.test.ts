@@ -1,38 +1,24 @@
-import { Client } from "@langchain/langgraph-sdk";
 import { createTestSchema, type TestSchema } from "@agent-server/testing/postgres";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { jsonLines, killAll, startCli, type CliRun } from "./testing/cli-process.js";
+import { jsonLines, killAll } from "./testing/cli-process.js";
 import { CRASH_LOOP_CONFIG } from "./testing/crash-loop.js";
+import { startServeProcesses, type ServeProcess } from "./testing/serve-processes.js";
 
 // Three `agent-server serve` processes on one PostgreSQL schema, as N replicas behind a load balancer.
-type Server = CliRun & { url: string; client: Client };
+type Server = ServeProcess;
 
 let schema: TestSchema;
 let servers: Server[];
 
 beforeEach(async () => {
   schema = await createTestSchema("scale_out");
-  const args = (workers: string) => [
-    "serve",
-    "--config",
-    CRASH_LOOP_CONFIG,
-    "--host",
-    "127.0.0.1",
-    "--port",
-    "0",
-    "--storage",
-    "postgres",
-    "--database-url",
-    schema.url,
-    "--database-schema",
-    schema.schema,
-    "--workers",
-    workers,
-  ];
-  // One first, so migrations are applied once; then two more at once.
-  const first = await startCli(args("2"));
-  const rest = await Promise.all([startCli(args("2")), startCli(args("2"))]);
-  servers = [first, ...rest].map((s) => ({ ...s, client: new Client({ apiUrl: s.url }) }));
+  servers = await startServeProcesses({
+    config: CRASH_LOOP_CONFIG,
+    databaseUrl: schema.url,
+    databaseSchema: schema.schema,
+    count: 3,
+    workers: 2,
+  });
 }, 120_000);
 
 afterEach(async () => {
