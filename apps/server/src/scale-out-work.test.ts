@@ -101,7 +101,7 @@ describe("three serve processes over one PostgreSQL: work spread over them happe
     const [a] = servers;
     // Yearly schedules, made due by moving their next tick into the past (as the clock would): schedules
     // are minute-grained, and the one tick each is forced is the only one that can come within the test.
-    const crons = [];
+    const crons: Array<{ cronId: string; threadId: string }> = [];
     for (let i = 0; i < 6; i++) {
       const thread = await a!.client.threads.create();
       // enqueue: a second firing of a tick would be admitted behind the first, never refused, so it would show.
