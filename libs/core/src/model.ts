@@ -113,6 +113,20 @@ export interface Run {
 }
 
 /**
+ * Why a run failed: its error's type (`name`) and message, never a stack. Kept per run by settlement
+ * with the terminal `error` status (`RunRepo.transition`), so it outlives later runs of the thread
+ * (whose `Thread.error` is the latest run's). Server-private like `RunInternal`: the official `Run`
+ * schema has no error, so it is never part of `Run` nor of run listings.
+ */
+export interface RunError {
+  error: string;
+  message: string;
+}
+
+/** How much of a failure's message a run keeps (`RunError.message`); the rest is cut off. */
+export const RUN_ERROR_MESSAGE_MAX = 2000;
+
+/**
  * Server-private facts about a run. Never part of `Run`, never read from request JSON, never emitted.
  * Set only by the server's own code (the A2A adapter) when it admits a run.
  */

@@ -353,9 +353,14 @@ export class Engine {
         // Settled here and now: the rest of settlement (thread, webhook) is still under way; its waiter
         // fires when it is done.
         if (this.pool.active.has(runId)) return settled;
-        // Ended before we waited (or in another process): the thread keeps what settlement wrote.
+        // Ended before we waited (or in another process): the thread keeps the values settlement wrote,
+        // the run its own error (the thread's `error` is the latest run's; it is read only for a run
+        // that failed before runs kept their errors).
         const thread = await this.storage.threads.get(run.thread_id);
-        const error = run.status === "error" ? runError(thread?.error) : undefined;
+        const error =
+          run.status === "error" || run.status === "timeout"
+            ? ((await this.storage.runs.getError(runId)) ?? runError(thread?.error))
+            : undefined;
         return { status: run.status, values: thread?.values ?? null, ...(error ? { error } : {}) };
       }
       const next = await Promise.race([settled, delay(pollMs)]);

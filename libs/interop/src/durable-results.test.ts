@@ -23,9 +23,9 @@ async function startA2AServer(storage: Storage): Promise<TestServer> {
   return startTestServer(storage, { app: { extraRoutes: [a2aRoutes] } });
 }
 
-/** The official client, through the card at /a2a/echo/.well-known/agent-card.json (trailing slash!). */
-async function a2aClient(server: TestServer): Promise<A2AClient> {
-  return new ClientFactory().createFromUrl(`${server.url.replace(/\/$/, "")}/a2a/echo/`);
+/** The official client, through the card at /a2a/<assistant>/.well-known/agent-card.json (trailing slash!). */
+async function a2aClient(server: TestServer, assistant = "echo"): Promise<A2AClient> {
+  return new ClientFactory().createFromUrl(`${server.url.replace(/\/$/, "")}/a2a/${assistant}/`);
 }
 
 async function send(client: A2AClient, text: string, contextId = ""): Promise<Task> {
@@ -103,6 +103,30 @@ describe.each(drivers)("A2A durable task results ($name)", (driver) => {
         expect(reopened.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
         expect(reopened.artifacts[0]!.parts).toEqual(original);
       }
+    } finally {
+      await server.close();
+      await opened.dispose();
+    }
+  });
+});
+
+describe.each(drivers.filter((d) => d.name !== "memory"))("A2A durable task failures ($name)", (driver) => {
+  it("GetTask(failed task) says what failed after a later turn and a restart", async () => {
+    const opened = await driver.open();
+    let server = await startA2AServer(opened.storage);
+    try {
+      const failing = await a2aClient(server, "failing");
+      const failed = await send(failing, "boom");
+      const said = "The run failed: Error: graph failed on purpose";
+      const statusText = (task: Task) =>
+        task.status?.message?.parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("");
+      expect(statusText(failed)).toBe(said);
+      await send(failing, "later", failed.contextId);
+      await server.close();
+      server = await startA2AServer(await opened.reopen!());
+      const reopened = await (await a2aClient(server, "failing")).getTask({ tenant: "", id: failed.id });
+      expect(reopened.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+      expect(statusText(reopened)).toBe(said);
     } finally {
       await server.close();
       await opened.dispose();

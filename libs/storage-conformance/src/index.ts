@@ -12,6 +12,7 @@ import { describeQueue } from "./queue.js";
 import { describeReopen } from "./reopen.js";
 import { describeResultLifecycle } from "./results-lifecycle.js";
 import { describeResults } from "./results.js";
+import { describeRunErrors } from "./run-errors.js";
 import { describeRuns } from "./runs.js";
 import { describeSignals, describeSignalsAbsent } from "./signals.js";
 import { describeStorage } from "./storage.js";
@@ -42,6 +43,7 @@ export function describeStorageConformance(name: string, factory: ConformanceFac
     describeAssistants(h);
     describeThreads(h);
     describeRuns(h);
+    describeRunErrors(h);
     describeQueue(h);
     if (options.results) {
       describeResults(h);

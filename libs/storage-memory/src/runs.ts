@@ -8,6 +8,7 @@ import {
   type ClaimedRun,
   type NewRun,
   type Run,
+  type RunError,
   type RunInternal,
   type RunRepo,
   type RequeueGuard,
@@ -21,7 +22,7 @@ import { page, wireObject, wireOut, type MemoryState, type RunRecord } from "./s
 export class MemoryRunRepo implements RunRepo {
   constructor(private readonly state: MemoryState) {}
 
-  async create(input: NewRun, options?: { internal?: RunInternal; rejectIfThreadActive?: boolean }): Promise<Run> {
+  async create(input: NewRun, options?: { internal?: RunInternal; rejectIfThreadActive?: boolean; error?: RunError }): Promise<Run> {
     const now = nowIso();
     const run: Run = {
       run_id: input.run_id,
@@ -35,13 +36,14 @@ export class MemoryRunRepo implements RunRepo {
       multitask_strategy: input.multitask_strategy ?? "reject",
     };
     const internal = wireObject(options?.internal, {});
+    const error = options?.error ? storedError(options.error) : null;
     // Check and insert with no await in between: atomic.
     if (!this.state.threads.has(input.thread_id)) throw new NotFoundError(`thread ${input.thread_id} not found`);
     if (this.state.runs.has(input.run_id)) throw new ConflictError(`run ${input.run_id} already exists`);
     if (options?.rejectIfThreadActive && this.state.threadHasActiveRun(input.thread_id)) {
       throw new ConflictError(`thread ${input.thread_id} has an active run`);
     }
-    this.state.addRun({ run, seq: this.state.nextSeq(), internal, result: null, attempts: 0, lease: null });
+    this.state.addRun({ run, seq: this.state.nextSeq(), internal, result: null, error, attempts: 0, lease: null });
     return wireOut(run);
   }
 
@@ -61,11 +63,13 @@ export class MemoryRunRepo implements RunRepo {
     return page(matches, query.offset, query.limit, 10).map((r) => wireOut(r.run));
   }
 
-  async transition(runId: string, to: RunStatus, options?: { from?: readonly RunStatus[] }): Promise<Run | null> {
+  async transition(runId: string, to: RunStatus, options?: { from?: readonly RunStatus[]; error?: RunError }): Promise<Run | null> {
+    const error = options?.error ? storedError(options.error) : null;
     const record = this.state.runs.get(runId);
     if (!record) return null;
     if (options?.from && !options.from.includes(record.run.status)) return null;
     this.state.setRunStatus(record, to, nowIso());
+    if (error) record.error = error;
     return wireOut(record.run);
   }
 
@@ -145,6 +149,11 @@ export class MemoryRunRepo implements RunRepo {
     return true;
   }
 
+  async getError(runId: string): Promise<RunError | null> {
+    const error = this.state.runs.get(runId)?.error;
+    return error ? { ...error } : null;
+  }
+
   async getInternal(runId: string): Promise<RunInternal | null> {
     const record = this.state.runs.get(runId);
     return record ? wireOut(record.internal) : null;
@@ -197,6 +206,11 @@ export class MemoryRunRepo implements RunRepo {
     const candidates = [...(this.state.continuationsByTask.get(taskId) ?? [])].map((id) => this.state.runs.get(id)!);
     return page(candidates.sort(oldestFirst), 0, options?.limit, 100).map((r) => wireOut(r.run));
   }
+}
+
+/** Only the two strings, whatever else the caller's object carries. */
+function storedError(error: RunError): RunError {
+  return { error: String(error.error), message: String(error.message) };
 }
 
 function newestFirst(a: RunRecord, b: RunRecord): number {

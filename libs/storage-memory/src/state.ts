@@ -17,6 +17,7 @@ import {
   type Run,
   type RunInternal,
   type RunDependent,
+  type RunError,
   type RunResult,
   type RunStatus,
   type SortOrder,
@@ -186,6 +187,8 @@ export interface RunRecord {
   internal: RunInternal;
   /** First written result, or null. Never part of `run`. */
   result: RunResult | null;
+  /** The error the run failed with (`RunRepo.getError`), or null. Never part of `run`. */
+  error: RunError | null;
   attempts: number;
   lease: { owner: string; until: string } | null;
 }

@@ -94,9 +94,10 @@ export class MemoryThreadRepo implements ThreadRepo {
     );
     this.state.threads.set(newThreadId, { thread, seq: this.state.nextSeq() });
     plan.forEach((copy, i) => {
-      const { run, attempts } = runs[i];
+      const { run, attempts, error } = runs[i];
       const { run_id, thread_id, internal, result, lease } = copy;
-      this.state.addRun({ run: { ...wireOut(run), run_id, thread_id }, seq: this.state.nextSeq(), internal, result, attempts, lease });
+      const copied = { run: { ...wireOut(run), run_id, thread_id }, seq: this.state.nextSeq(), internal, result, attempts, lease };
+      this.state.addRun({ ...copied, error: error ? { ...error } : null });
     });
     await this.state.checkpointer.copyThread(sourceThreadId, newThreadId);
     return wireOut(thread);

@@ -21,4 +21,10 @@ export const MIGRATIONS: readonly Migration[] = [
     checksum: "744ee6d16a3e4bfe601a81ac36a3829f627a8c401cc7065d6241a50c9bc34272",
     sql: "-- 0003_push_configs: A2A push notification configs. They go with their run (ON DELETE CASCADE, like\n-- run_results); thread copy does not copy them.\n\nCREATE TABLE IF NOT EXISTS push_configs (\n  run_id         text NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,\n  config_id      text NOT NULL,\n  url            text NOT NULL,\n  token          text,\n  authentication jsonb,\n  created_at     timestamptz NOT NULL,\n  PRIMARY KEY (run_id, config_id)\n);\n",
   },
+  {
+    version: "0004",
+    name: "0004_run_errors",
+    checksum: "5e28816425b0e20ae915f67ffa0a786fb477dd2a832fc07a2a25681099972434",
+    sql: "-- 0004_run_errors: the error a run failed with ({error, message}, RunRepo.getError), written by the same\n-- UPDATE as its terminal status. A column of the run, so erasure takes it; NULL for runs that did not\n-- fail (and for rows written before this migration).\n\nALTER TABLE runs ADD COLUMN IF NOT EXISTS error jsonb;\n",
+  },
 ];

@@ -9,6 +9,7 @@ import {
   type NewRun,
   type Run,
   type RunDependent,
+  type RunError,
   type RunInternal,
   type RunRepo,
   type RequeueGuard,
@@ -94,7 +95,7 @@ export class PostgresRunRepo implements RunRepo {
     this.tasks = taskSql(t.runs);
   }
 
-  async create(input: NewRun, options?: { internal?: RunInternal; rejectIfThreadActive?: boolean }): Promise<Run> {
+  async create(input: NewRun, options?: { internal?: RunInternal; rejectIfThreadActive?: boolean; error?: RunError }): Promise<Run> {
     const now = nowIso();
     const values = [
       input.run_id,
@@ -107,9 +108,10 @@ export class PostgresRunRepo implements RunRepo {
       toDbJson(input.kwargs ?? {}),
       input.multitask_strategy ?? "reject",
       toDbJson(options?.internal ?? {}),
+      errorJson(options?.error),
     ];
-    const insert = `INSERT INTO ${this.t.runs} (${RUN_COLUMNS}, internal)
-      VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10::jsonb) RETURNING ${RUN_COLUMNS}`;
+    const insert = `INSERT INTO ${this.t.runs} (${RUN_COLUMNS}, internal, error)
+      VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10::jsonb, $11::jsonb) RETURNING ${RUN_COLUMNS}`;
     try {
       if (!options?.rejectIfThreadActive) {
         const [run] = await query<Run>(this.pool, insert, values);
@@ -161,13 +163,13 @@ export class PostgresRunRepo implements RunRepo {
     );
   }
 
-  async transition(runId: string, to: RunStatus, options?: { from?: readonly RunStatus[] }): Promise<Run | null> {
-    const params = new Params([runId, to, nowIso()]);
+  async transition(runId: string, to: RunStatus, options?: { from?: readonly RunStatus[]; error?: RunError }): Promise<Run | null> {
+    const params = new Params([runId, to, nowIso(), errorJson(options?.error)]);
     const guard = options?.from ? `AND status = ANY(${params.add([...options.from])}::text[])` : "";
-    // A run leaving "running" loses its lease.
+    // A run leaving "running" loses its lease. The error, when given, is written by the same UPDATE.
     const [run] = await query<Run>(
       this.pool,
-      `UPDATE ${this.t.runs} SET status = $2, updated_at = $3,
+      `UPDATE ${this.t.runs} SET status = $2, updated_at = $3, error = COALESCE($4::jsonb, error),
               lease_owner = CASE WHEN $2 = 'running' THEN lease_owner END,
               lease_expires_at = CASE WHEN $2 = 'running' THEN lease_expires_at END
         WHERE run_id = $1 ${guard} RETURNING ${RUN_COLUMNS}`,
@@ -289,6 +291,11 @@ export class PostgresRunRepo implements RunRepo {
     });
   }
 
+  async getError(runId: string): Promise<RunError | null> {
+    const [row] = await query<{ error: RunError | null }>(this.pool, `SELECT error FROM ${this.t.runs} WHERE run_id = $1`, [runId]);
+    return row?.error ?? null;
+  }
+
   async getInternal(runId: string): Promise<RunInternal | null> {
     const [row] = await query<{ internal: RunInternal }>(this.pool, `SELECT internal FROM ${this.t.runs} WHERE run_id = $1`, [runId]);
     return row ? row.internal : null;
@@ -333,4 +340,9 @@ export class PostgresRunRepo implements RunRepo {
     const limit = Math.max(0, Math.floor(options?.limit ?? 100));
     return query<Run>(this.pool, this.tasks.listContinuations, [encodeString(taskId), limit]);
   }
+}
+
+/** A run's error as the `error` column stores it: only its two strings (null: none). */
+function errorJson(error: RunError | undefined): string | null {
+  return error ? toDbJson({ error: String(error.error), message: String(error.message) }) : null;
 }

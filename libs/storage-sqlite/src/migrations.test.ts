@@ -59,6 +59,10 @@ describe("migrations", () => {
     expect(await s.runs.getResult("r-old")).toBeNull();
     await s.runs.recordResult("r-old", { values: { upgraded: true } });
     expect(await s.runs.getResult("r-old")).toEqual({ values: { upgraded: true } });
+    // A run from before run errors were stored has none; the added column takes one.
+    expect(await s.runs.getError("r-old")).toBeNull();
+    await s.runs.transition("r-old", "error", { error: { error: "ValueError", message: "upgraded" } });
+    expect(await s.runs.getError("r-old")).toEqual({ error: "ValueError", message: "upgraded" });
     await s.close();
   });
 

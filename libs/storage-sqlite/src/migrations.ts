@@ -247,6 +247,13 @@ CREATE TABLE thread_locks (
 );
 `,
   },
+  {
+    version: 8,
+    name: "run_errors",
+    // RunRepo.getError: the error a run failed with (JSON {error, message}), written with its terminal
+    // status. A column of the run, so erasure takes it; NULL for runs that did not fail (and older rows).
+    sql: "ALTER TABLE runs ADD COLUMN error TEXT;",
+  },
 ];
 
 /** The exact expression indexed by `checkpoints_run_id`; queries must repeat it verbatim to use the index. */

@@ -10,6 +10,7 @@ import {
   type NewRun,
   type Run,
   type RunDependent,
+  type RunError,
   type RunInternal,
   type RunRepo,
   type RequeueGuard,
@@ -93,6 +94,7 @@ export class SqliteRunRepo implements RunRepo {
   private readonly insertResult;
   private readonly selectResult;
   private readonly selectInternal;
+  private readonly selectError;
 
   constructor(
     private readonly db: Db,
@@ -103,8 +105,8 @@ export class SqliteRunRepo implements RunRepo {
     this.threadExists = db.prepare("SELECT 1 FROM threads WHERE thread_id = ?");
     this.threadActive = db.prepare("SELECT 1 FROM runs WHERE thread_id = ? AND status IN ('pending', 'running') LIMIT 1");
     this.insertRow = db.prepare(
-      `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, internal)
-       VALUES (@run_id, @thread_id, @assistant_id, @created_at, @updated_at, @status, @metadata, @kwargs, @multitask_strategy, @internal)`,
+      `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, internal, error)
+       VALUES (@run_id, @thread_id, @assistant_id, @created_at, @updated_at, @status, @metadata, @kwargs, @multitask_strategy, @internal, @error)`,
     );
     // Oldest eligible pending run (partial index runs_pending), skipping threads that have a running run
     // (index runs_thread_status).
@@ -126,9 +128,10 @@ export class SqliteRunRepo implements RunRepo {
     );
     this.selectResult = db.prepare("SELECT result FROM run_results WHERE run_id = ?");
     this.selectInternal = db.prepare("SELECT internal FROM runs WHERE run_id = ?");
+    this.selectError = db.prepare("SELECT error FROM runs WHERE run_id = ?");
   }
 
-  async create(input: NewRun, options?: { internal?: RunInternal; rejectIfThreadActive?: boolean }): Promise<Run> {
+  async create(input: NewRun, options?: { internal?: RunInternal; rejectIfThreadActive?: boolean; error?: RunError }): Promise<Run> {
     const now = nowIso();
     const row = {
       run_id: input.run_id,
@@ -141,6 +144,7 @@ export class SqliteRunRepo implements RunRepo {
       kwargs: stringifyWire(input.kwargs ?? {}),
       multitask_strategy: input.multitask_strategy ?? "reject",
       internal: options?.internal ? stringifyWire(options.internal) : null,
+      error: errorText(options?.error),
     };
     const tx = this.db.transaction(() => {
       if (!this.threadExists.get(input.thread_id)) throw new NotFoundError(`thread ${input.thread_id} not found`);
@@ -155,7 +159,8 @@ export class SqliteRunRepo implements RunRepo {
       }
     });
     tx.immediate();
-    return toRun({ ...row, attempt: 0 });
+    const { error: _error, ...created } = row;
+    return toRun({ ...created, attempt: 0 });
   }
 
   async get(runId: string, threadId?: string): Promise<Run | null> {
@@ -187,20 +192,18 @@ export class SqliteRunRepo implements RunRepo {
     return rows.map(toRun);
   }
 
-  async transition(runId: string, to: RunStatus, options?: { from?: readonly RunStatus[] }): Promise<Run | null> {
+  async transition(runId: string, to: RunStatus, options?: { from?: readonly RunStatus[]; error?: RunError }): Promise<Run | null> {
     const now = nowIso();
-    let row: RunRow | undefined;
-    if (options?.from === undefined) {
-      row = this.s.get(`UPDATE runs SET status = ?, updated_at = ? WHERE run_id = ? RETURNING ${COLUMNS}`).get(to, now, runId) as
-        RunRow | undefined;
-    } else {
-      row = this.s
-        .get(
-          `UPDATE runs SET status = ?, updated_at = ?
-           WHERE run_id = ? AND status IN (SELECT value FROM json_each(?)) RETURNING ${COLUMNS}`,
-        )
-        .get(to, now, runId, JSON.stringify(options.from)) as RunRow | undefined;
-    }
+    // error = COALESCE(new, old): one statement writes the status and the error together, or neither.
+    const set = "status = ?, updated_at = ?, error = COALESCE(?, error)";
+    const values = [to, now, errorText(options?.error), runId];
+    const row = (
+      options?.from === undefined
+        ? this.s.get(`UPDATE runs SET ${set} WHERE run_id = ? RETURNING ${COLUMNS}`).get(...values)
+        : this.s
+            .get(`UPDATE runs SET ${set} WHERE run_id = ? AND status IN (SELECT value FROM json_each(?)) RETURNING ${COLUMNS}`)
+            .get(...values, JSON.stringify(options.from))
+    ) as RunRow | undefined;
     return row ? toRun(row) : null;
   }
 
@@ -280,6 +283,11 @@ export class SqliteRunRepo implements RunRepo {
     return tx.immediate();
   }
 
+  async getError(runId: string): Promise<RunError | null> {
+    const row = this.selectError.get(runId) as { error: string | null } | undefined;
+    return errorOf(row?.error ?? null);
+  }
+
   async getInternal(runId: string): Promise<RunInternal | null> {
     const row = this.selectInternal.get(runId) as { internal: string | null } | undefined;
     return row ? internalOf(row.internal) : null;
@@ -320,6 +328,11 @@ export class SqliteRunRepo implements RunRepo {
 /** The `internal` column of runs and the `result` column of run_results (null: no row), as objects. */
 export const internalOf = (text: string | null): RunInternal => parseJson(text, {});
 export const resultOf = (text: string | null): RunResult | null => parseJson(text, null);
+/** The `error` column of runs (null: the run did not fail), as an object. */
+const errorOf = (text: string | null): RunError | null => parseJson(text, null);
+/** A run's error as the `error` column stores it: only its two strings. */
+const errorText = (error: RunError | undefined): string | null =>
+  error ? stringifyWire({ error: String(error.error), message: String(error.message) }) : null;
 
 /** A `Run` never carries `attempt` (only `claimNext` reports it) nor `internal`. */
 const toRun = ({ attempt: _attempt, internal: _internal, ...row }: RunRow & { internal?: string | null }): Run =>

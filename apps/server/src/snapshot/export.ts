@@ -54,7 +54,8 @@ export async function exportSnapshot(
       await emit(await toEntry(storage.checkpointer, checkpoint));
     }
     for await (const run of pages((offset) => storage.runs.search({ thread_id: thread.thread_id, limit: PAGE_SIZE, offset }))) {
-      await emit({ type: "run", run, internal: await storage.runs.getInternal(run.run_id) });
+      const error = await storage.runs.getError(run.run_id);
+      await emit({ type: "run", run, internal: await storage.runs.getInternal(run.run_id), ...(error ? { error } : {}) });
       const result = storage.runs.getResult ? await storage.runs.getResult(run.run_id) : null;
       if (result) await emit({ type: "result", run_id: run.run_id, result });
       for (const pushConfig of (await storage.pushConfigs?.list(run.run_id)) ?? []) {

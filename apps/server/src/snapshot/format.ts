@@ -1,4 +1,15 @@
-import type { Assistant, AssistantVersion, Cron, Item, PushConfig, Run, RunInternal, RunResult, Thread } from "@agent-server/core";
+import type {
+  Assistant,
+  AssistantVersion,
+  Cron,
+  Item,
+  PushConfig,
+  Run,
+  RunError,
+  RunInternal,
+  RunResult,
+  Thread,
+} from "@agent-server/core";
 
 /**
  * The snapshot file: JSON Lines. Line 1 is a `SnapshotHeader`; every further line is one `SnapshotEntry`.
@@ -53,6 +64,8 @@ export interface RunEntry {
   type: "run";
   run: Run;
   internal: RunInternal | null;
+  /** The error a failed run keeps (`RunRepo.getError`). Absent when it has none, and in older snapshots. */
+  error?: RunError;
 }
 
 /** What a run produced (`RunRepo.getResult`). Optional: old snapshots have none. */

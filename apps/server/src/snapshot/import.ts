@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { createInterface } from "node:readline";
-import { ConflictError, NotFoundError, type Storage } from "@agent-server/core";
+import { ConflictError, NotFoundError, type RunError, type Storage } from "@agent-server/core";
 import { checkpointExists, fromEntry, restoreCheckpoint, type RestorableCheckpoint } from "./checkpoints.js";
 import {
   checkEntry,
@@ -147,7 +147,7 @@ export class SnapshotImporter {
    * A run keeps its status, except `running`, which is imported as `pending`: no worker holds it here, so
    * it is queued again, as after a crash.
    */
-  async run({ run, internal }: RunEntry): Promise<void> {
+  async run({ run, internal, error }: RunEntry): Promise<void> {
     const repo = this.storage.runs;
     if (await repo.get(run.run_id)) return this.skip("run", "exists");
     try {
@@ -162,7 +162,10 @@ export class SnapshotImporter {
           multitask_strategy: run.multitask_strategy,
           created_at: run.created_at,
         },
-        internal && Object.keys(internal).length > 0 ? { internal } : undefined,
+        {
+          ...(internal && Object.keys(internal).length > 0 ? { internal } : {}),
+          ...(isRunError(error) ? { error } : {}),
+        },
       );
     } catch (error) {
       if (error instanceof ConflictError) return this.skip("run", "exists");
@@ -289,4 +292,10 @@ async function scan(
     input.destroy();
   }
   return header ?? checkHeader(undefined, path);
+}
+
+/** A run entry's `error` as a run keeps it; anything else (absent in older snapshots) is left out. */
+function isRunError(value: unknown): value is RunError {
+  const candidate = value as { error?: unknown; message?: unknown } | null | undefined;
+  return typeof candidate?.error === "string" && typeof candidate.message === "string";
 }

@@ -78,11 +78,18 @@ describe("snapshot export", () => {
     expect(count("checkpoint")).toBeGreaterThan(6);
     // Subgraph checkpoints are there too.
     expect(entries.some((e) => e.type === "checkpoint" && e.checkpoint_ns !== "")).toBe(true);
-    // Run entries never carry results; the custom assistant carries both versions, oldest first.
+    // Run entries never carry results; a failed run's entry carries its error beside the Run row (never
+    // in it); the custom assistant carries both versions, oldest first.
     for (const run of entries.filter((e) => e.type === "run")) {
-      expect(Object.keys(run).sort()).toEqual(["internal", "run", "type"]);
+      const failed = (run.run as { run_id: string }).run_id === scenario.failedRun;
+      expect(Object.keys(run).sort()).toEqual(failed ? ["error", "internal", "run", "type"] : ["internal", "run", "type"]);
       expect(Object.keys(run.run as object)).not.toContain("result");
+      expect(Object.keys(run.run as object)).not.toContain("error");
     }
+    expect(entries.find((e) => e.type === "run" && (e.run as { run_id: string }).run_id === scenario.failedRun)?.error).toEqual({
+      error: "Error",
+      message: "graph failed on purpose",
+    });
     const custom = entries.find(
       (e) => e.type === "assistant" && (e.assistant as { assistant_id: string }).assistant_id === scenario.customAssistant,
     )!;

@@ -14,6 +14,8 @@ export interface Scenario {
   approvalThread: string;
   /** Parent graph thread: checkpoints in the root and in a subgraph namespace. */
   parentThread: string;
+  /** A run of the parent thread that failed before the thread's successful run (its error is its own). */
+  failedRun: string;
   cronIds: string[];
 }
 
@@ -56,6 +58,11 @@ export async function populate(storage: Storage): Promise<Scenario> {
 
     const parentThread = crypto.randomUUID();
     await storage.threads.create({ thread_id: parentThread });
+    const failed = await engine.createRunAndWait(
+      { assistant_id: "failing", input: { messages: [{ role: "user", content: "boom" }] } },
+      { threadId: parentThread },
+    );
+    expect(failed.end.status).toBe("error");
     await engine.createRunAndWait(
       { assistant_id: "parent", input: { messages: [{ role: "user", content: "nested" }] } },
       { threadId: parentThread },
@@ -90,6 +97,7 @@ export async function populate(storage: Storage): Promise<Scenario> {
       continuation: continuation.run.run_id,
       approvalThread,
       parentThread,
+      failedRun: failed.run.run_id,
       cronIds,
     };
   } finally {
@@ -147,8 +155,12 @@ export async function expectSameStore(source: Storage, target: Storage, s: Scena
       expect(withoutUpdated(await target.runs.get(run.run_id))).toEqual(withoutUpdated(run));
       expect(await target.runs.getInternal(run.run_id)).toEqual(await source.runs.getInternal(run.run_id));
       expect(await target.runs.getResult!(run.run_id)).toEqual(await source.runs.getResult!(run.run_id));
+      expect(await target.runs.getError(run.run_id)).toEqual(await source.runs.getError(run.run_id));
     }
   }
+  // The failed run keeps its own error, though its thread's error was cleared by the run after it.
+  expect(await target.runs.getError(s.failedRun)).toEqual({ error: "Error", message: "graph failed on purpose" });
+  expect((await target.threads.get(s.parentThread))?.error).toBeNull();
   expect(await target.runs.getResult!(s.firstRun)).toMatchObject({ values: { messages: expect.any(Array) } });
   expect(await target.runs.getInternal(s.continuation)).toEqual({ captureResult: true, taskId: s.firstRun });
 

@@ -51,6 +51,17 @@ describe.each(runDrivers)("thread runs: create, read, wait, join, delete ($name)
     expect(quiet).toEqual({ __error__: { error: "Error", message: "graph failed on purpose" } });
   });
 
+  it("joins a failed run with its own error after a later run of the thread succeeded", async () => {
+    const thread = await newThread(server.storage);
+    const failed = await client.runs.create(thread, "failing", { input: hello });
+    const error = { __error__: { error: "Error", message: "graph failed on purpose" } };
+    expect(await client.runs.join(thread, failed.run_id)).toEqual(error);
+    expect(lastAi(await client.runs.wait(thread, "echo", { input: hello }))).toBe("echo: hi");
+    // The thread's error is the latest run's (none); the failed run still answers with its own.
+    expect((await client.threads.get(thread)).error).toBeNull();
+    expect(await client.runs.join(thread, failed.run_id)).toEqual(error);
+  });
+
   it("keeps a waiting request alive with newlines until a long run ends", async () => {
     const thread = await newThread(server.storage);
     const response = await fetch(`${server.url}/threads/${thread}/runs/wait`, {

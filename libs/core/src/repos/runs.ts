@@ -1,4 +1,4 @@
-import type { Metadata, MultitaskStrategy, Run, RunInternal, RunKwargs, RunStatus } from "../model.js";
+import type { Metadata, MultitaskStrategy, Run, RunError, RunInternal, RunKwargs, RunStatus } from "../model.js";
 import type { RunResult } from "../result.js";
 
 export interface NewRun {
@@ -52,24 +52,27 @@ export interface RequeueGuard {
 
 /**
  * Runs. A run's status moves only through `transition` (compare-and-set), so a terminal status is
- * written once however many paths race to end it. Reads never include results or internals.
+ * written once however many paths race to end it. Reads never include results, errors or internals.
  */
 export interface RunRepo {
   /**
    * Inserts a run. Throws `NotFoundError` if the thread does not exist. With `rejectIfThreadActive`,
    * throws `ConflictError` instead of inserting when the thread already has a pending or running run;
    * the check and the insert are one atomic step, also across processes sharing the database.
+   * `error` stores a run's error with the run (a snapshot import of a failed run).
    */
-  create(input: NewRun, options?: { internal?: RunInternal; rejectIfThreadActive?: boolean }): Promise<Run>;
+  create(input: NewRun, options?: { internal?: RunInternal; rejectIfThreadActive?: boolean; error?: RunError }): Promise<Run>;
   /** With `threadId`, a run of another thread reads as null. */
   get(runId: string, threadId?: string): Promise<Run | null>;
   /** Newest first (created_at desc, then insertion order desc). limit defaults to 10. */
   search(query: RunSearch): Promise<Run[]>;
   /**
    * Sets the status (and updated_at) if the current status is one of `from` (any, when omitted).
-   * Returns the updated run, or null if the run is unknown or the guard failed.
+   * Returns the updated run, or null if the run is unknown or the guard failed. With `error`, the same
+   * write stores it as the run's error (`getError`): it is stored exactly when the status is. A
+   * transition without `error` leaves a stored error as it is.
    */
-  transition(runId: string, to: RunStatus, options?: { from?: readonly RunStatus[] }): Promise<Run | null>;
+  transition(runId: string, to: RunStatus, options?: { from?: readonly RunStatus[]; error?: RunError }): Promise<Run | null>;
   /**
    * Atomically takes the oldest eligible pending run (created_at <= now, and no running run on its
    * thread), marks it running under a lease held by `owner` until now + leaseMs, and counts the attempt.
@@ -95,6 +98,11 @@ export interface RunRepo {
    * checkpoints the run wrote (checkpoint metadata `run_id`) and their pending writes.
    */
   delete(runId: string, options?: { checkpoints?: boolean }): Promise<boolean>;
+  /**
+   * The error the run failed with, as stored by `transition` (a fresh copy), or null: unknown run, or a
+   * run that did not fail. Goes with the run when it is erased; copied with it by a thread copy.
+   */
+  getError(runId: string): Promise<RunError | null>;
   /** Server-private facts set at creation; null for an unknown run. */
   getInternal(runId: string): Promise<RunInternal | null>;
   /**

@@ -10,7 +10,7 @@ export interface CopySourceRun {
 
 /**
  * One run of the copy. The driver inserts the source run's row (assistant, status, metadata, kwargs,
- * strategy, attempt, timestamps) with these values in place of the source's.
+ * strategy, attempt, timestamps, error) with these values in place of the source's.
  */
 export interface CopiedRun {
   source_run_id: string;

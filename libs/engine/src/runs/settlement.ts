@@ -1,8 +1,10 @@
 import {
+  RUN_ERROR_MESSAGE_MAX,
   toWireJson,
   type DefaultValues,
   WireSerializationError,
   type Run,
+  type RunError,
   type RunInternal,
   type RunResult,
   type RunStatus,
@@ -142,9 +144,13 @@ export class Settlement {
       }
     }
     if (options.rollbackRequested()) return this.eraseRolledBack(run);
-    // The terminal write. A failure here propagates: the run is still `running`, its lease runs out
-    // and the reaper requeues it: the next attempt resumes from its last checkpoint and settles then.
-    const won = await this.storage.runs.transition(runId, status, { from: ["running"] });
+    // The terminal write, with the run's own error in the same write (it outlives the thread's `error`,
+    // which the next run overwrites). A failure here propagates: the run is still `running`, its lease
+    // runs out and the reaper requeues it: the next attempt resumes from its last checkpoint and settles then.
+    const won = await this.storage.runs.transition(runId, status, {
+      from: ["running"],
+      ...(error !== undefined ? { error: storedRunError(error) } : {}),
+    });
     // A rollback that arrived while the write was on its way: no waiter, stream, listener or webhook has
     // seen the run end yet.
     if (options.rollbackRequested()) return this.eraseRolledBack(run);
@@ -283,6 +289,19 @@ export function errorPayload(error: unknown): { error: string; message: string }
   if (error instanceof WireSerializationError) return { error: "SerializationError", message: error.message };
   if (error instanceof Error) return { error: error.name, message: error.message };
   return { error: "Error", message: JSON.stringify(toWireJson(error ?? null)) };
+}
+
+/**
+ * A run's error as the run keeps it (`RunRepo.getError`): type and message, the message cut at
+ * `RUN_ERROR_MESSAGE_MAX` characters (never inside a surrogate pair); never a stack.
+ */
+export function storedRunError(error: unknown): RunError {
+  const payload = errorPayload(error);
+  if (payload.message.length <= RUN_ERROR_MESSAGE_MAX) return payload;
+  let end = RUN_ERROR_MESSAGE_MAX;
+  const last = payload.message.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return { error: payload.error, message: payload.message.slice(0, end) };
 }
 
 function kwargsOf(run: Run): EngineRunKwargs {

@@ -1,5 +1,5 @@
 import { Role, TaskState, type Artifact, type Message, type Part, type Task } from "@a2a-js/sdk";
-import { toWireObject, type Interrupt, type Run, type RunResult } from "@agent-server/core";
+import { toWireObject, type Interrupt, type Run, type RunError, type RunResult } from "@agent-server/core";
 
 /**
  * What a task is rendered from: its run row (the effective status) and the result recorded for that run
@@ -12,14 +12,8 @@ export interface TaskSource {
   result: RunResult | null;
   /** The task id: the first run's id (defaults to `run.run_id`). */
   taskId?: string;
-  /** For a failed run: its error as settlement stored it (`{ error, message }`), when still known. */
-  failure?: RunFailure | undefined;
-}
-
-/** A failed run's error as the engine stores it (`errorPayload`): the error's type and message. */
-export interface RunFailure {
-  error: string;
-  message: string;
+  /** For a failed run: its own error as settlement stored it with the run (`RunRepo.getError`), when known. */
+  failure?: RunError | undefined;
 }
 
 /** The longest error message shown in a failed task's status message (a graph may throw a long one). */
@@ -93,7 +87,7 @@ export function projectTask(source: TaskSource): Task {
  * Input-required tasks carry the pending interrupts so a client can see what is asked; failed tasks say
  * what failed.
  */
-function statusMessage(run: Run, taskId: string, state: TaskState, interrupts: Interrupt[], failure?: RunFailure): Message | undefined {
+function statusMessage(run: Run, taskId: string, state: TaskState, interrupts: Interrupt[], failure?: RunError): Message | undefined {
   if (state === TaskState.TASK_STATE_INPUT_REQUIRED) return interruptsMessage(run, taskId, interrupts);
   if (state === TaskState.TASK_STATE_FAILED) return agentText(run, taskId, "failure", failureText(run, failure));
   return undefined;
@@ -103,10 +97,10 @@ function statusMessage(run: Run, taskId: string, state: TaskState, interrupts: I
  * Why a task failed, for its client. A run error is what the graph threw (the project's own error type
  * and message, which the same caller can read as the thread's `error` through the HTTP API) or the
  * engine's own (`WorkerLost`, a result that could not be stored): its type and message are shown, the
- * message cut at 500 characters; never a stack. Once the error is no longer known (see TaskRenderer),
- * only that the run failed.
+ * message cut at 500 characters; never a stack. A run that failed before runs kept their errors says
+ * only that it failed.
  */
-export function failureText(run: Run, failure: RunFailure | undefined): string {
+export function failureText(run: Run, failure: RunError | undefined): string {
   if (run.status === "timeout") return "The run timed out before it finished.";
   if (!failure) return "The run failed.";
   const message = failure.message.length > MAX_FAILURE_MESSAGE ? `${failure.message.slice(0, MAX_FAILURE_MESSAGE)}…` : failure.message;

@@ -110,7 +110,7 @@ describe.each(drivers.filter((d) => d.name !== "memory"))("A2A task outcomes ($n
   });
 
   describe.each(["JSONRPC", "HTTP+JSON"] as const)("over %s", (binding) => {
-    it("a failed run says what failed: GetTask, ListTasks, the stream, v0.3; once a later turn settles, only that it failed", async () => {
+    it("a failed run says what failed: GetTask, ListTasks, the stream, v0.3; still after later runs of its context and a prune", async () => {
       const failing = await clientAs(base, "none", binding, "failing");
       const failed = await send(failing, [{ text: "boom" }]);
       const said = "The run failed: Error: graph failed on purpose";
@@ -144,9 +144,16 @@ describe.each(drivers.filter((d) => d.name !== "memory"))("A2A task outcomes ($n
       expect(v03.result.status.state).toBe("failed");
       expect(v03.result.status.message).toMatchObject({ role: "agent", parts: [{ kind: "text", text: said }] });
 
-      // The engine keeps a run's error as its thread's error, until the next run settles there.
+      // The run keeps its own error: a later turn, a later successful run of the thread (which clears the
+      // thread's error) and a keep_latest prune leave the task's explanation as it was.
       await send(failing, [{ text: "later" }], { contextId: failed.contextId });
-      expect(statusText(await failing.getTask({ tenant: "", id: failed.id }))).toBe("The run failed.");
+      expect(statusText(await failing.getTask({ tenant: "", id: failed.id }))).toBe(said);
+      await server.client.runs.wait(failed.contextId, "echo", { input: { messages: [{ role: "user", content: "hi" }] } });
+      expect((await server.client.threads.get(failed.contextId)).error).toBeNull();
+      expect(await server.client.threads.prune([failed.contextId], { strategy: "keep_latest" })).toEqual({ pruned_count: 1 });
+      const later = await failing.getTask({ tenant: "", id: failed.id });
+      expect(later.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+      expect(statusText(later)).toBe(said);
     });
 
     it("cancel wins while the completion is settling: CancelTask answers CANCELED, no artifact, ever", async () => {

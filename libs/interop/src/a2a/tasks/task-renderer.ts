@@ -1,6 +1,6 @@
 import { Message, Role, type Task } from "@a2a-js/sdk";
-import type { Run, RunResult, Storage } from "@agent-server/core";
-import { interruptsMessage, projectTask, textPart, type RunFailure } from "../task-projection.js";
+import type { Run, RunError, RunResult, Storage } from "@agent-server/core";
+import { interruptsMessage, projectTask, textPart } from "../task-projection.js";
 
 /** What a caller asked to see of a task. */
 export interface RenderOptions {
@@ -17,7 +17,8 @@ const HISTORY_TURNS = 100;
  * Renders tasks from run records: the state and artifacts from the CURRENT run and its recorded result,
  * the history from the task's runs in order — each run's A2A message (kept in its RunInternal at
  * admission) and what the agent answered (its recorded reply or interrupts). The current status message
- * is not repeated in the history. Cost: one result read, plus O(turns of the task) reads for history.
+ * is not repeated in the history. Cost: one result read (and one error read for a failed run), plus
+ * O(turns of the task) reads for history.
  */
 export class TaskRenderer {
   constructor(private readonly storage: Storage) {}
@@ -53,22 +54,10 @@ export class TaskRenderer {
     return history;
   }
 
-  /**
-   * A failed run's error. The engine keeps it as the thread's `error`, which the next run to settle on
-   * the thread overwrites: it is this run's only while this run is the newest settled run of its thread
-   * (runs of a thread end one at a time, in order). After that, undefined ("The run failed.").
-   */
-  private async failure(run: Run): Promise<RunFailure | undefined> {
+  /** A failed run's own error, kept with the run: later turns, prunes and restarts leave it as it was. */
+  private async failure(run: Run): Promise<RunError | undefined> {
     if (run.status !== "error") return undefined;
-    const [newest] = await this.storage.runs.search({
-      thread_id: run.thread_id,
-      status: ["success", "error", "timeout", "interrupted"],
-      limit: 1,
-    });
-    if (newest?.run_id !== run.run_id) return undefined;
-    const stored = (await this.storage.threads.get(run.thread_id))?.error as { error?: unknown; message?: unknown } | null | undefined;
-    if (typeof stored?.error !== "string" || typeof stored.message !== "string") return undefined;
-    return { error: stored.error, message: stored.message };
+    return (await this.storage.runs.getError(run.run_id)) ?? undefined;
   }
 
   private async result(run: Run): Promise<RunResult | null> {
