@@ -100,8 +100,11 @@ export class RunExecutor {
         rollbackRequested: () => execution.rollback,
         rollbackClosed: () => (execution.rollbackClosed = true),
         internal,
+        owner: execution.owner,
       });
-      this.logger?.runEnded(run.run_id, run.thread_id, final?.status ?? "erased", Date.now() - started);
+      // "lost": another owner re-claimed the run while this execution went on (its lease lapsed).
+      const status = final === "lost" ? "lost" : (final?.status ?? "erased");
+      this.logger?.runEnded(run.run_id, run.thread_id, status, Date.now() - started);
     });
   }
 }

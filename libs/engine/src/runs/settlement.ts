@@ -49,6 +49,8 @@ export type SettlementStep =
   | "webhook"
   /** Deleting a stateless run's temporary thread. */
   | "temporary-thread"
+  /** Releasing the executor's lease on the run (else the run's thread waits for the lease to lapse). */
+  | "lease"
   /** Closing the run's live streams (waiters are woken even so). */
   | "streams";
 
@@ -126,8 +128,13 @@ export class Settlement {
       /** Called once a rollback can no longer erase the run (its terminal write landed and was not rolled back). */
       rollbackClosed?: () => void;
       internal?: RunInternal | null;
+      /**
+       * The executor's lease owner: the terminal write lands only while it holds the run's lease, and the
+       * lease is released when settlement ends. Omitted: no guard, nothing to release.
+       */
+      owner?: string;
     },
-  ): Promise<Run | null> {
+  ): Promise<Run | null | "lost"> {
     const runId = run.run_id;
     if (options.rollbackRequested()) return this.eraseRolledBack(run);
     let status: RunStatus = outcome.kind === "success" ? "success" : outcome.kind === "error" ? "error" : "interrupted";
@@ -144,10 +151,15 @@ export class Settlement {
     if (options.rollbackRequested()) return this.eraseRolledBack(run);
     // The terminal write. A failure here propagates: the run is still `running`, its lease runs out
     // and the reaper requeues it: the next attempt resumes from its last checkpoint and settles then.
-    const won = await this.storage.runs.transition(runId, status, { from: ["running"] });
+    const owner = options.owner;
+    const won = await this.storage.runs.transition(runId, status, { from: ["running"], ...(owner !== undefined ? { owner } : {}) });
     // A rollback that arrived while the write was on its way: no waiter, stream, listener or webhook has
     // seen the run end yet.
     if (options.rollbackRequested()) return this.eraseRolledBack(run);
+    // Lost, not cancelled: this executor's lease lapsed (a stalled process), the run was requeued and
+    // another owner executes it (or has ended it). Its settlement is that owner's; streams and waiters
+    // here get the end through its signals or their status polls.
+    if (!won && owner !== undefined && (await this.leaseLost(runId, owner))) return "lost";
     options.rollbackClosed?.();
     // From here on every step runs even when an earlier one failed; failures are logged.
     if (error !== undefined && won) {
@@ -171,12 +183,33 @@ export class Settlement {
     // executing run's follow-up work to its executor). A run that settleAbandoned ended was reported there.
     if (won || final.status === "interrupted") await this.notifySettled(final, options.internal);
     if (kwargsOf(run).temporary) await this.step(runId, "temporary-thread", () => this.storage.threads.delete(run.thread_id));
+    // Only now may another process claim the thread's next run: this one's thread update is done.
+    if (owner !== undefined) await this.step(runId, "lease", () => this.storage.runs.releaseLease(runId, owner));
     this.finish(
       runId,
       { status: final.status, values: snapshot?.values ?? null, ...(error !== undefined ? { error: errorPayload(error) } : {}) },
       kwargsOf(run).temporary === true,
     );
     return final;
+  }
+
+  /**
+   * Whether `owner` no longer holds the run's lease after its terminal write changed nothing. A cancel
+   * leaves the lease to the executor, so a lease still held means a cancel won; an unreadable lease counts
+   * as held (the cancel's follow-up runs, as before the guard existed).
+   */
+  private async leaseLost(runId: string, owner: string): Promise<boolean> {
+    try {
+      const lease = await this.storage.runs.getLease(runId);
+      if (lease?.owner === owner) return false;
+      // No lease: a run erased meanwhile (rollback) or one whose lease was cleared; only a live row
+      // tells which. Erased: the follow-up below frees the thread, as it always did.
+      if (lease === null) return (await this.storage.runs.get(runId)) !== null;
+      return true;
+    } catch (error) {
+      this.stepFailed(runId, "read-final", error);
+      return false;
+    }
   }
 
   /** Ends a run that never started executing (cancelled while pending); its terminal write is done. */

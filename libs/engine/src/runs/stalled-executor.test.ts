@@ -1,0 +1,91 @@
+import { Annotation, StateGraph, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import { describe, expect, it } from "vitest";
+import type { Run } from "@agent-server/core";
+import { drivers } from "@agent-server/testing";
+import { eventually, newThread, startEngine } from "../testing/harness.js";
+import { instrumentStorage, type StorageCall } from "../testing/instrumented-storage.js";
+
+const TERMINAL = ["success", "error", "timeout", "interrupted"];
+
+/** A graph whose first attempt waits until `release` (never, here); later attempts answer at once. */
+function firstAttemptHangs() {
+  let markEntered!: () => void;
+  const entered = new Promise<void>((resolve) => (markEntered = resolve));
+  const graph = new StateGraph(Annotation.Root({ answer: Annotation<string>() }))
+    .addNode("work", async (_state, config: LangGraphRunnableConfig) => {
+      if (config.metadata?.run_attempt === 1) {
+        markEntered();
+        await new Promise<never>(() => undefined);
+      }
+      return { answer: `attempt ${String(config.metadata?.run_attempt)}` };
+    })
+    .addEdge("__start__", "work")
+    .compile();
+  return { graph, entered };
+}
+
+/** Terminal writes that landed (the compare-and-set changed the row). */
+const terminalWrites = (calls: StorageCall[]) =>
+  calls.filter((c) => c.repo === "runs" && c.method === "transition" && TERMINAL.includes(c.args[1] as string) && c.result);
+
+/**
+ * A process whose event loop stalls past its lease: its renewals stop landing, another process's reaper
+ * requeues the run and executes it as attempt 2. The stale execution must neither end the run nor touch
+ * its thread: the new owner alone writes the terminal status, and the stale one is aborted at its next
+ * renewal.
+ */
+describe.each(drivers)("a stalled executor on $name", (driver) => {
+  it("loses its run to the owner that re-claimed it: one terminal write, by that owner; the stale execution is aborted", async () => {
+    const opened = await driver.open();
+    const { graph, entered } = firstAttemptHangs();
+    const stale = instrumentStorage(opened.storage);
+    const fresh = instrumentStorage(opened.storage);
+    let resumeRenewals!: () => void;
+    const stalled = new Promise<void>((resolve) => (resumeRenewals = resolve));
+    stale.before = (call) => (call.method === "renewLeases" ? stalled : undefined);
+    const staleEnds: string[] = [];
+    const logger = (ends: string[]) => ({
+      runStarted: () => undefined,
+      runEnded: (_r: string, _t: string, status: string) => ends.push(status),
+    });
+    const a = await startEngine(stale.storage, { workers: 1, leaseMs: 300, logger: logger(staleEnds) }, { hangs: graph });
+    let b: Awaited<ReturnType<typeof startEngine>> | undefined;
+    try {
+      const threadId = await newThread(opened.storage);
+      const run: Run = await a.createRun({ assistant_id: "hangs", input: {} }, { threadId });
+      await entered;
+      const waitedHere = a.waitRun(run.run_id, threadId);
+
+      b = await startEngine(fresh.storage, { workers: 1, leaseMs: 300 }, { hangs: graph });
+      const end = await b.waitRun(run.run_id, threadId);
+      expect(end).toMatchObject({ status: "success", values: { answer: "attempt 2" } });
+
+      // The stall ends: the stale executor's renewal fails, it aborts its execution and ends quietly.
+      resumeRenewals();
+      await eventually(async () => staleEnds.length > 0);
+      expect(staleEnds).toEqual(["lost"]);
+      // Its waiter gets the new owner's end.
+      expect(await waitedHere).toMatchObject({ status: "success", values: { answer: "attempt 2" } });
+
+      expect(terminalWrites(stale.calls)).toEqual([]);
+      const [write, ...more] = terminalWrites(fresh.calls);
+      expect(more).toEqual([]);
+      expect(write?.args[1]).toBe("success");
+      // The stale write was refused by its owner guard, not by chance.
+      const refused = stale.calls.filter((c) => c.repo === "runs" && c.method === "transition");
+      expect(refused.map((c) => [c.args[1], c.result])).toEqual([["interrupted", null]]);
+      expect((refused[0]!.args[2] as { owner?: string }).owner).toBeDefined();
+      expect((refused[0]!.args[2] as { owner?: string }).owner).not.toBe((write!.args[2] as { owner?: string }).owner);
+
+      expect(await opened.storage.runs.get(run.run_id)).toMatchObject({ status: "success" });
+      expect(await opened.storage.runs.getLease(run.run_id)).toBeNull();
+      const thread = await opened.storage.threads.get(threadId);
+      expect(thread).toMatchObject({ status: "idle", values: { answer: "attempt 2" } });
+    } finally {
+      resumeRenewals();
+      await b?.stop(0);
+      await a.stop(0);
+      await opened.dispose();
+    }
+  });
+});
