@@ -4,6 +4,7 @@ import type { Run } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import { eventually, newThread, startEngine } from "../testing/harness.js";
 import { instrumentStorage, type StorageCall } from "../testing/instrumented-storage.js";
+import { LatchGraphs } from "../testing/latch-graph.js";
 
 const TERMINAL = ["success", "error", "timeout", "interrupted"];
 
@@ -84,6 +85,54 @@ describe.each(drivers)("a stalled executor on $name", (driver) => {
     } finally {
       resumeRenewals();
       await b?.stop(0);
+      await a.stop(0);
+      await opened.dispose();
+    }
+  });
+});
+
+/**
+ * A run cancelled through another process while it executes: it is `interrupted` at once, but its
+ * executor keeps its lease until its settlement is done, so no process claims the thread's next run while
+ * the cancelled one is still unwinding.
+ */
+describe.each(drivers)("a run cancelled through another engine on $name", (driver) => {
+  it("holds its thread until its executor's settlement ends; then the thread's next run is claimed", async () => {
+    const opened = await driver.open();
+    const latches = new LatchGraphs();
+    const executor = instrumentStorage(opened.storage);
+    let reachedSettlement!: () => void;
+    const inSettlement = new Promise<void>((resolve) => (reachedSettlement = resolve));
+    let finishSettlement!: () => void;
+    const settlementHeld = new Promise<void>((resolve) => (finishSettlement = resolve));
+    // Held where the executor's settlement learns that a cancel won its run.
+    executor.before = (call) => {
+      if (call.repo !== "runs" || call.method !== "getLease") return;
+      reachedSettlement();
+      return settlementHeld;
+    };
+    const a = await startEngine(executor.storage, { workers: 1 }, { latch: latches.graph });
+    const b = await startEngine(opened.storage, { workers: 0 }, { latch: latches.graph });
+    try {
+      const threadId = await newThread(opened.storage);
+      const first = await a.createRun({ assistant_id: "latch", input: {} }, { threadId });
+      await latches.entered(threadId);
+      const second = await b.createRun({ assistant_id: "latch", input: {}, multitask_strategy: "enqueue" } as never, { threadId });
+
+      await b.cancel([first.run_id], { threadId });
+      expect((await opened.storage.runs.get(first.run_id))?.status).toBe("interrupted");
+      await inSettlement;
+      // Still unwinding in its executor: no process may start the thread's next run.
+      expect(await opened.storage.runs.claimNext({ owner: "a-third-process", leaseMs: 60_000 })).toBeNull();
+
+      finishSettlement();
+      latches.open(threadId);
+      expect(await a.waitRun(first.run_id, threadId)).toMatchObject({ status: "interrupted" });
+      expect(await a.waitRun(second.run_id, threadId)).toMatchObject({ status: "success", values: { answer: "done" } });
+      expect(await opened.storage.runs.getLease(first.run_id)).toBeNull();
+    } finally {
+      finishSettlement();
+      await b.stop(0);
       await a.stop(0);
       await opened.dispose();
     }
