@@ -114,7 +114,8 @@ export class Settlement {
   }
 
   /**
-   * `rollbackRequested` is asked until the terminal write has landed: a rollback cancel that reaches the
+   * Returns the run as it ended, null when it was erased, or "lost" when `owner` no longer holds it
+   * (another owner re-claimed it: nothing was written). `rollbackRequested` is asked until the terminal write has landed: a rollback cancel that reaches the
    * run while its settlement is under way still erases it (once the terminal status is written, the run
    * has ended and it is too late).
    */
@@ -140,6 +141,8 @@ export class Settlement {
     let status: RunStatus = outcome.kind === "success" ? "success" : outcome.kind === "error" ? "error" : "interrupted";
     let error = outcome.kind === "error" ? outcome.error : undefined;
     if (outcome.kind === "success" && options.captureResult) {
+      // The result is first-write-wins: an execution that lost its run must not record one for it.
+      if (options.owner !== undefined && (await this.leaseLost(runId, options.owner))) return "lost";
       try {
         if (!this.storage.runs.recordResult) throw new Error("storage driver cannot record run results");
         await this.storage.runs.recordResult(runId, outcome.result);

@@ -91,6 +91,76 @@ describe.each(drivers)("a stalled executor on $name", (driver) => {
   });
 });
 
+/** A graph whose attempts each wait until the test opens their gate. */
+function gatedAttempts() {
+  const gates = new Map<number, { entered: () => void; reached: Promise<void>; open: () => void; opened: Promise<void> }>();
+  const gate = (attempt: number) => {
+    let g = gates.get(attempt);
+    if (!g) {
+      let entered!: () => void;
+      let open!: () => void;
+      const reached = new Promise<void>((resolve) => (entered = resolve));
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      gates.set(attempt, (g = { entered, reached, open, opened }));
+    }
+    return g;
+  };
+  const graph = new StateGraph(Annotation.Root({ answer: Annotation<string>() }))
+    .addNode("work", async (_state, config: LangGraphRunnableConfig) => {
+      const attempt = Number(config.metadata?.run_attempt);
+      gate(attempt).entered();
+      await gate(attempt).opened;
+      return { answer: `attempt ${attempt}` };
+    })
+    .addEdge("__start__", "work")
+    .compile();
+  return { graph, reached: (attempt: number) => gate(attempt).reached, open: (attempt: number) => gate(attempt).open() };
+}
+
+describe.each(drivers)("a stalled executor whose graph completes on $name", (driver) => {
+  it("records no result and writes nothing for the run another owner now executes", async () => {
+    const opened = await driver.open();
+    const attempts = gatedAttempts();
+    const stale = instrumentStorage(opened.storage);
+    const fresh = instrumentStorage(opened.storage);
+    let resumeRenewals!: () => void;
+    const stalled = new Promise<void>((resolve) => (resumeRenewals = resolve));
+    stale.before = (call) => (call.method === "renewLeases" ? stalled : undefined);
+    const staleEnds: string[] = [];
+    const logger = { runStarted: () => undefined, runEnded: (_r: string, _t: string, status: string) => staleEnds.push(status) };
+    const a = await startEngine(stale.storage, { workers: 1, leaseMs: 300, logger }, { gated: attempts.graph });
+    let b: Awaited<ReturnType<typeof startEngine>> | undefined;
+    try {
+      const threadId = await newThread(opened.storage);
+      // Server-marked for capture (A2A): its result is recorded, first write wins.
+      const run = await a.createRun({ assistant_id: "gated", input: {} }, { threadId, internal: { captureResult: true } });
+      await attempts.reached(1);
+      b = await startEngine(fresh.storage, { workers: 1, leaseMs: 300 }, { gated: attempts.graph });
+      await attempts.reached(2);
+
+      // The stale attempt completes while the new owner still executes the run.
+      attempts.open(1);
+      await eventually(async () => staleEnds.length > 0);
+      expect(staleEnds).toEqual(["lost"]);
+      expect(await opened.storage.runs.getResult!(run.run_id)).toBeNull();
+      expect(await opened.storage.runs.get(run.run_id)).toMatchObject({ status: "running" });
+
+      attempts.open(2);
+      expect(await b.waitRun(run.run_id, threadId)).toMatchObject({ status: "success", values: { answer: "attempt 2" } });
+      expect(await opened.storage.runs.getResult!(run.run_id)).toMatchObject({ values: { answer: "attempt 2" } });
+      expect(terminalWrites(stale.calls)).toEqual([]);
+      expect(terminalWrites(fresh.calls).map((c) => c.args[1])).toEqual(["success"]);
+    } finally {
+      resumeRenewals();
+      attempts.open(1);
+      attempts.open(2);
+      await b?.stop(0);
+      await a.stop(0);
+      await opened.dispose();
+    }
+  });
+});
+
 /**
  * A run cancelled through another process while it executes: it is `interrupted` at once, but its
  * executor keeps its lease until its settlement is done, so no process claims the thread's next run while
