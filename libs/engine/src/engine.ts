@@ -351,8 +351,13 @@ export class Engine {
       }
       if (run.status !== "pending" && run.status !== "running") {
         // Settled here and now: the rest of settlement (thread, webhook) is still under way; its waiter
-        // fires when it is done.
-        if (this.pool.active.has(runId)) return settled;
+        // fires when it is done. (An execution here that lost the run to another owner ends without
+        // settling it: once it is gone, the next round reads the end that owner wrote.)
+        if (this.pool.active.has(runId)) {
+          const next = await Promise.race([settled, delay(pollMs)]);
+          if (next) return next;
+          continue;
+        }
         // Ended before we waited (or in another process): the thread keeps the values settlement wrote,
         // the run its own error (the thread's `error` is the latest run's; it is read only for a run
         // that failed before runs kept their errors).

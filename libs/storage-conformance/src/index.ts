@@ -8,6 +8,7 @@ import { describeEvents } from "./events.js";
 import { createHarness, type ConformanceFactory } from "./harness.js";
 import { describePushConfigsAbsent, describeResultsAbsent, type ConformanceOptions } from "./optional.js";
 import { describePushConfigs } from "./push-configs.js";
+import { describeLeaseOwnership } from "./lease-ownership.js";
 import { describeQueue } from "./queue.js";
 import { describeReopen } from "./reopen.js";
 import { describeResultLifecycle } from "./results-lifecycle.js";
@@ -45,6 +46,7 @@ export function describeStorageConformance(name: string, factory: ConformanceFac
     describeRuns(h);
     describeRunErrors(h);
     describeQueue(h);
+    describeLeaseOwnership(h);
     if (options.results) {
       describeResults(h);
       describeResultLifecycle(h);

@@ -67,7 +67,10 @@ export function describeQueue(h: Harness): void {
       // t2 is older than `other`, but its thread is busy.
       expect((await s.runs.claimNext({ owner: "w", leaseMs: 60_000 }))!.run.run_id).toBe(other);
       expect(await s.runs.claimNext({ owner: "w", leaseMs: 60_000 })).toBeNull();
-      await s.runs.transition(t1, "success", { from: ["running"] });
+      await s.runs.transition(t1, "success", { from: ["running"], owner: "w" });
+      // Ended, but its executor still holds it until its settlement is done.
+      expect(await s.runs.claimNext({ owner: "w", leaseMs: 60_000 })).toBeNull();
+      await s.runs.releaseLease(t1, "w");
       expect((await s.runs.claimNext({ owner: "w", leaseMs: 60_000 }))!.run.run_id).toBe(t2);
     });
 

@@ -63,11 +63,16 @@ export class MemoryRunRepo implements RunRepo {
     return page(matches, query.offset, query.limit, 10).map((r) => wireOut(r.run));
   }
 
-  async transition(runId: string, to: RunStatus, options?: { from?: readonly RunStatus[]; error?: RunError }): Promise<Run | null> {
+  async transition(
+    runId: string,
+    to: RunStatus,
+    options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
+  ): Promise<Run | null> {
     const error = options?.error ? storedError(options.error) : null;
     const record = this.state.runs.get(runId);
     if (!record) return null;
     if (options?.from && !options.from.includes(record.run.status)) return null;
+    if (options?.owner !== undefined && record.lease?.owner !== options.owner) return null;
     this.state.setRunStatus(record, to, nowIso());
     if (error) record.error = error;
     return wireOut(record.run);
@@ -84,7 +89,11 @@ export class MemoryRunRepo implements RunRepo {
     for (const record of eligible) {
       const threadId = record.run.thread_id;
       if (busyThreads.has(threadId)) continue;
-      if (this.state.runsOfThread(threadId).some((r) => r.run.status === "running")) {
+      if (
+        this.state
+          .runsOfThread(threadId)
+          .some((r) => r !== record && (r.run.status === "running" || (r.lease !== null && r.lease.until > now)))
+      ) {
         busyThreads.add(threadId);
         continue;
       }
@@ -107,6 +116,18 @@ export class MemoryRunRepo implements RunRepo {
       }
     }
     return renewed;
+  }
+
+  async getLease(runId: string): Promise<{ owner: string; expires_at: string } | null> {
+    const lease = this.state.runs.get(runId)?.lease;
+    return lease ? { owner: lease.owner, expires_at: lease.until } : null;
+  }
+
+  async releaseLease(runId: string, owner: string): Promise<boolean> {
+    const record = this.state.runs.get(runId);
+    if (!record || record.run.status === "running" || record.lease?.owner !== owner) return false;
+    record.lease = null;
+    return true;
   }
 
   /** O(running runs). A running run without a lease (not taken through claimNext) never expires. */
@@ -138,6 +159,7 @@ export class MemoryRunRepo implements RunRepo {
     if (guard.expiredBefore !== undefined && !(lease.until < guard.expiredBefore)) return null;
     if (guard.owner !== undefined && lease.owner !== guard.owner) return null;
     this.state.setRunStatus(record, "pending", nowIso());
+    record.lease = null;
     return { run: wireOut(record.run), attempt: record.attempts };
   }
 

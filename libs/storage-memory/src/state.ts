@@ -84,13 +84,12 @@ export class MemoryState {
     this.indexStatus(run_id, record.run.status);
   }
 
-  /** Changes a run's status and keeps the status indexes in step. A run leaving "running" loses its lease. */
+  /** Changes a run's status and keeps the status indexes in step. The lease stays (`RunRepo.releaseLease`). */
   setRunStatus(record: RunRecord, status: RunStatus, updatedAt: string): void {
     this.pendingRuns.delete(record.run.run_id);
     this.runningRuns.delete(record.run.run_id);
     record.run.status = status;
     record.run.updated_at = updatedAt;
-    if (status !== "running") record.lease = null;
     this.indexStatus(record.run.run_id, status);
   }
 

@@ -163,19 +163,43 @@ export class PostgresRunRepo implements RunRepo {
     );
   }
 
-  async transition(runId: string, to: RunStatus, options?: { from?: readonly RunStatus[]; error?: RunError }): Promise<Run | null> {
+  async transition(
+    runId: string,
+    to: RunStatus,
+    options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
+  ): Promise<Run | null> {
     const params = new Params([runId, to, nowIso(), errorJson(options?.error)]);
-    const guard = options?.from ? `AND status = ANY(${params.add([...options.from])}::text[])` : "";
-    // A run leaving "running" loses its lease. The error, when given, is written by the same UPDATE.
+    const where = [`run_id = $1`];
+    if (options?.from) where.push(`status = ANY(${params.add([...options.from])}::text[])`);
+    if (options?.owner !== undefined) where.push(`lease_owner = ${params.add(options.owner)}`);
+    // The lease stays: the executor releases it when its settlement ends (`releaseLease`). The error,
+    // when given, is written by the same UPDATE.
     const [run] = await query<Run>(
       this.pool,
-      `UPDATE ${this.t.runs} SET status = $2, updated_at = $3, error = COALESCE($4::jsonb, error),
-              lease_owner = CASE WHEN $2 = 'running' THEN lease_owner END,
-              lease_expires_at = CASE WHEN $2 = 'running' THEN lease_expires_at END
-        WHERE run_id = $1 ${guard} RETURNING ${RUN_COLUMNS}`,
+      `UPDATE ${this.t.runs} SET status = $2, updated_at = $3, error = COALESCE($4::jsonb, error) ${whereClause(where)}
+       RETURNING ${RUN_COLUMNS}`,
       params.values,
     );
     return run ?? null;
+  }
+
+  async getLease(runId: string): Promise<{ owner: string; expires_at: string } | null> {
+    const [row] = await query<{ owner: string; expires_at: string }>(
+      this.pool,
+      `SELECT lease_owner AS owner, lease_expires_at AS expires_at FROM ${this.t.runs} WHERE run_id = $1 AND lease_owner IS NOT NULL`,
+      [runId],
+    );
+    return row ?? null;
+  }
+
+  async releaseLease(runId: string, owner: string): Promise<boolean> {
+    const released = await queryCount(
+      this.pool,
+      `UPDATE ${this.t.runs} SET lease_owner = NULL, lease_expires_at = NULL
+        WHERE run_id = $1 AND lease_owner = $2 AND status <> 'running'`,
+      [runId, owner],
+    );
+    return released > 0;
   }
 
   /**
@@ -188,12 +212,16 @@ export class PostgresRunRepo implements RunRepo {
   async claimNext(options: { owner: string; leaseMs: number; now?: string }): Promise<ClaimedRun | null> {
     const now = options.now ?? nowIso();
     const leaseUntil = addMs(now, options.leaseMs);
+    // Another run of the thread is running, or still held by its executor (cancelled, still unwinding).
+    const threadHeld = (thread: string, self: string, at: string) =>
+      `SELECT 1 FROM ${this.t.runs} x WHERE x.thread_id = ${thread} AND x.run_id <> ${self}
+          AND (x.status = 'running' OR (x.lease_owner IS NOT NULL AND x.lease_expires_at > ${at}::timestamptz))`;
     return transaction(this.pool, async (client) => {
       const candidates = await query<{ run_id: string; thread_id: string }>(
         client,
         `SELECT r.run_id, r.thread_id FROM ${this.t.runs} r
           WHERE r.status = 'pending' AND r.created_at <= $1
-            AND NOT EXISTS (SELECT 1 FROM ${this.t.runs} x WHERE x.thread_id = r.thread_id AND x.status = 'running')
+            AND NOT EXISTS (${threadHeld("r.thread_id", "r.run_id", "$1")})
           ORDER BY r.created_at, r.seq LIMIT ${CLAIM_CANDIDATES}`,
         [now],
       );
@@ -214,7 +242,7 @@ export class PostgresRunRepo implements RunRepo {
                      WHERE p.thread_id = $1 AND p.status = 'pending' AND p.created_at <= $2
                      ORDER BY p.created_at, p.seq LIMIT 1)
               AND r.status = 'pending'
-              AND NOT EXISTS (SELECT 1 FROM ${this.t.runs} x WHERE x.thread_id = $1 AND x.status = 'running')
+              AND NOT EXISTS (${threadHeld("$1", "r.run_id", "$2")})
           RETURNING ${prefixed("r")}, r.attempt`,
           [candidate.thread_id, now, nowIso(), options.owner, leaseUntil],
         );

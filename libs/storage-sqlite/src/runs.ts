@@ -113,7 +113,8 @@ export class SqliteRunRepo implements RunRepo {
     this.nextPending = db.prepare(
       `SELECT r.run_id FROM runs r
        WHERE r.status = 'pending' AND r.created_at <= ?
-         AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
+         AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.run_id <> r.run_id
+                           AND (x.status = 'running' OR (x.lease_owner IS NOT NULL AND x.lease_expires_at > ?)))
        ORDER BY r.created_at, r.seq LIMIT 1`,
     );
     this.claim = db.prepare(
@@ -192,19 +193,41 @@ export class SqliteRunRepo implements RunRepo {
     return rows.map(toRun);
   }
 
-  async transition(runId: string, to: RunStatus, options?: { from?: readonly RunStatus[]; error?: RunError }): Promise<Run | null> {
-    const now = nowIso();
+  async transition(
+    runId: string,
+    to: RunStatus,
+    options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
+  ): Promise<Run | null> {
     // error = COALESCE(new, old): one statement writes the status and the error together, or neither.
-    const set = "status = ?, updated_at = ?, error = COALESCE(?, error)";
-    const values = [to, now, errorText(options?.error), runId];
-    const row = (
-      options?.from === undefined
-        ? this.s.get(`UPDATE runs SET ${set} WHERE run_id = ? RETURNING ${COLUMNS}`).get(...values)
-        : this.s
-            .get(`UPDATE runs SET ${set} WHERE run_id = ? AND status IN (SELECT value FROM json_each(?)) RETURNING ${COLUMNS}`)
-            .get(...values, JSON.stringify(options.from))
-    ) as RunRow | undefined;
+    const row = this.s
+      .get(
+        `UPDATE runs SET status = ?, updated_at = ?, error = COALESCE(?, error)
+         WHERE run_id = ? AND (? IS NULL OR status IN (SELECT value FROM json_each(?))) AND (? IS NULL OR lease_owner = ?)
+         RETURNING ${COLUMNS}`,
+      )
+      .get(
+        to,
+        nowIso(),
+        errorText(options?.error),
+        runId,
+        ...twice(options?.from ? JSON.stringify(options.from) : null),
+        ...twice(options?.owner ?? null),
+      ) as RunRow | undefined;
     return row ? toRun(row) : null;
+  }
+
+  async getLease(runId: string): Promise<{ owner: string; expires_at: string } | null> {
+    const row = this.s.get(`SELECT lease_owner, lease_expires_at FROM runs WHERE run_id = ? AND lease_owner IS NOT NULL`).get(runId) as
+      { lease_owner: string; lease_expires_at: string } | undefined;
+    return row ? { owner: row.lease_owner, expires_at: row.lease_expires_at } : null;
+  }
+
+  async releaseLease(runId: string, owner: string): Promise<boolean> {
+    return (
+      this.s
+        .get(`UPDATE runs SET lease_owner = NULL, lease_expires_at = NULL WHERE run_id = ? AND lease_owner = ? AND status <> 'running'`)
+        .run(runId, owner).changes > 0
+    );
   }
 
   async claimNext(options: { owner: string; leaseMs: number; now?: string }): Promise<ClaimedRun | null> {
@@ -212,7 +235,7 @@ export class SqliteRunRepo implements RunRepo {
     // BEGIN IMMEDIATE takes the write lock before reading, so two connections (or processes) on the same
     // file serialize here and never claim the same run.
     const tx = this.db.transaction(() => {
-      const next = this.nextPending.get(now) as { run_id: string } | undefined;
+      const next = this.nextPending.get(now, now) as { run_id: string } | undefined;
       if (!next) return null;
       return this.claim.get(options.owner, addMs(now, options.leaseMs), nowIso(), next.run_id) as RunRow | undefined;
     });
@@ -337,3 +360,8 @@ const errorText = (error: RunError | undefined): string | null =>
 /** A `Run` never carries `attempt` (only `claimNext` reports it) nor `internal`. */
 const toRun = ({ attempt: _attempt, internal: _internal, ...row }: RunRow & { internal?: string | null }): Run =>
   fromRow(row, { metadata: {}, kwargs: {} });
+
+/** A parameter bound twice (`? IS NULL OR column = ?`). */
+function twice<T>(value: T): [T, T] {
+  return [value, value];
+}

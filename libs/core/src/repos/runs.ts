@@ -67,20 +67,35 @@ export interface RunRepo {
   /** Newest first (created_at desc, then insertion order desc). limit defaults to 10. */
   search(query: RunSearch): Promise<Run[]>;
   /**
-   * Sets the status (and updated_at) if the current status is one of `from` (any, when omitted).
-   * Returns the updated run, or null if the run is unknown or the guard failed. With `error`, the same
-   * write stores it as the run's error (`getError`): it is stored exactly when the status is. A
-   * transition without `error` leaves a stored error as it is.
+   * Sets the status (and updated_at) if the current status is one of `from` (any, when omitted) and, with
+   * `owner`, only while `owner` holds the run's lease (an executor's terminal write: a stale executor whose
+   * run was requeued and claimed by another owner changes nothing). Returns the updated run, or null if the
+   * run is unknown or a guard failed. With `error`, the same write stores it as the run's error
+   * (`getError`): it is stored exactly when the status is; a transition without `error` leaves a stored
+   * error as it is. The lease is left as it is: a run cancelled while it executes stays held by its
+   * executor until the executor releases it (`releaseLease`) or the lease lapses.
    */
-  transition(runId: string, to: RunStatus, options?: { from?: readonly RunStatus[]; error?: RunError }): Promise<Run | null>;
+  transition(
+    runId: string,
+    to: RunStatus,
+    options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
+  ): Promise<Run | null>;
   /**
-   * Atomically takes the oldest eligible pending run (created_at <= now, and no running run on its
-   * thread), marks it running under a lease held by `owner` until now + leaseMs, and counts the attempt.
-   * Two callers, in one process or several, never claim the same run.
+   * Atomically takes the oldest eligible pending run (created_at <= now, and no other run of its thread
+   * running or held under a live lease, whatever its status: a cancelled run still unwinding in its
+   * executor keeps its thread), marks it running under a lease held by `owner` until now + leaseMs, and
+   * counts the attempt. Two callers, in one process or several, never claim the same run.
    */
   claimNext(options: { owner: string; leaseMs: number; now?: string }): Promise<ClaimedRun | null>;
   /** Extends the leases `owner` holds on these running runs; returns how many were extended. */
   renewLeases(runIds: string[], owner: string, leaseMs: number): Promise<number>;
+  /** Who holds the run's lease and until when, whatever its status; null when nobody does (or no such run). */
+  getLease(runId: string): Promise<{ owner: string; expires_at: string } | null>;
+  /**
+   * The executor is done with a run that is no longer `running` (its settlement ended): clears the lease
+   * if `owner` still holds it, freeing the run's thread for its next run. Returns whether it did.
+   */
+  releaseLease(runId: string, owner: string): Promise<boolean>;
   /** Running runs whose lease ended before `now` (their worker died). Oldest lease first. */
   listExpiredLeases(now: string, limit: number): Promise<Run[]>;
   /** Running runs held under a lease, whoever holds it, with owner, expiry and attempts. Oldest lease first. */

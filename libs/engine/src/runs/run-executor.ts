@@ -14,6 +14,10 @@ export interface RunLogger {
   runStarted(runId: string, threadId: string, attempt: number): void;
   /** A run whose worker was lost went back to the queue, to execute again as attempt `attempt + 1`. */
   runRequeued?(runId: string, threadId: string, attempt: number, reason: string): void;
+  /**
+   * An execution here ended: `status` is the run's terminal status, `erased` (rolled back), or `lost` (its
+   * lease lapsed and another owner re-claimed the run, which that owner ends).
+   */
   runEnded(runId: string, threadId: string, status: string, durationMs: number): void;
   /** An `onRunSettled` listener threw (settlement went on); console.error when absent. */
   settledListenerFailed?(runId: string, error: unknown): void;
@@ -100,8 +104,11 @@ export class RunExecutor {
         rollbackRequested: () => execution.rollback,
         rollbackClosed: () => (execution.rollbackClosed = true),
         internal,
+        owner: execution.owner,
       });
-      this.logger?.runEnded(run.run_id, run.thread_id, final?.status ?? "erased", Date.now() - started);
+      // "lost": another owner re-claimed the run while this execution went on (its lease lapsed).
+      const status = final === "lost" ? "lost" : (final?.status ?? "erased");
+      this.logger?.runEnded(run.run_id, run.thread_id, status, Date.now() - started);
     });
   }
 }

@@ -51,6 +51,8 @@ export type SettlementStep =
   | "webhook"
   /** Deleting a stateless run's temporary thread. */
   | "temporary-thread"
+  /** Releasing the executor's lease on the run (else the run's thread waits for the lease to lapse). */
+  | "lease"
   /** Closing the run's live streams (waiters are woken even so). */
   | "streams";
 
@@ -114,7 +116,8 @@ export class Settlement {
   }
 
   /**
-   * `rollbackRequested` is asked until the terminal write has landed: a rollback cancel that reaches the
+   * Returns the run as it ended, null when it was erased, or "lost" when `owner` no longer holds it
+   * (another owner re-claimed it: nothing was written). `rollbackRequested` is asked until the terminal write has landed: a rollback cancel that reaches the
    * run while its settlement is under way still erases it (once the terminal status is written, the run
    * has ended and it is too late).
    */
@@ -128,13 +131,20 @@ export class Settlement {
       /** Called once a rollback can no longer erase the run (its terminal write landed and was not rolled back). */
       rollbackClosed?: () => void;
       internal?: RunInternal | null;
+      /**
+       * The executor's lease owner: the terminal write lands only while it holds the run's lease, and the
+       * lease is released when settlement ends. Omitted: no guard, nothing to release.
+       */
+      owner?: string;
     },
-  ): Promise<Run | null> {
+  ): Promise<Run | null | "lost"> {
     const runId = run.run_id;
     if (options.rollbackRequested()) return this.eraseRolledBack(run);
     let status: RunStatus = outcome.kind === "success" ? "success" : outcome.kind === "error" ? "error" : "interrupted";
     let error = outcome.kind === "error" ? outcome.error : undefined;
     if (outcome.kind === "success" && options.captureResult) {
+      // The result is first-write-wins: an execution that lost its run must not record one for it.
+      if (options.owner !== undefined && (await this.leaseLost(runId, options.owner))) return "lost";
       try {
         if (!this.storage.runs.recordResult) throw new Error("storage driver cannot record run results");
         await this.storage.runs.recordResult(runId, outcome.result);
@@ -144,16 +154,23 @@ export class Settlement {
       }
     }
     if (options.rollbackRequested()) return this.eraseRolledBack(run);
-    // The terminal write, with the run's own error in the same write (it outlives the thread's `error`,
-    // which the next run overwrites). A failure here propagates: the run is still `running`, its lease
-    // runs out and the reaper requeues it: the next attempt resumes from its last checkpoint and settles then.
+    // The terminal write, owner-guarded (a stale executor whose run another owner now holds changes
+    // nothing), with the run's own error in the same write (it outlives the thread's `error`, which the
+    // next run overwrites). A failure here propagates: the run is still `running`, its lease runs out and
+    // the reaper requeues it: the next attempt resumes from its last checkpoint and settles then.
+    const owner = options.owner;
     const won = await this.storage.runs.transition(runId, status, {
       from: ["running"],
+      ...(owner !== undefined ? { owner } : {}),
       ...(error !== undefined ? { error: storedRunError(error) } : {}),
     });
     // A rollback that arrived while the write was on its way: no waiter, stream, listener or webhook has
     // seen the run end yet.
     if (options.rollbackRequested()) return this.eraseRolledBack(run);
+    // Lost, not cancelled: this executor's lease lapsed (a stalled process), the run was requeued and
+    // another owner executes it (or has ended it). Its settlement is that owner's; streams and waiters
+    // here get the end through its signals or their status polls.
+    if (!won && owner !== undefined && (await this.leaseLost(runId, owner))) return "lost";
     options.rollbackClosed?.();
     // From here on every step runs even when an earlier one failed; failures are logged.
     if (error !== undefined && won) {
@@ -177,12 +194,33 @@ export class Settlement {
     // executing run's follow-up work to its executor). A run that settleAbandoned ended was reported there.
     if (won || final.status === "interrupted") await this.notifySettled(final, options.internal);
     if (kwargsOf(run).temporary) await this.step(runId, "temporary-thread", () => this.storage.threads.delete(run.thread_id));
+    // Only now may another process claim the thread's next run: this one's thread update is done.
+    if (owner !== undefined) await this.step(runId, "lease", () => this.storage.runs.releaseLease(runId, owner));
     this.finish(
       runId,
       { status: final.status, values: snapshot?.values ?? null, ...(error !== undefined ? { error: errorPayload(error) } : {}) },
       kwargsOf(run).temporary === true,
     );
     return final;
+  }
+
+  /**
+   * Whether `owner` no longer holds the run's lease after its terminal write changed nothing. A cancel
+   * leaves the lease to the executor, so a lease still held means a cancel won; an unreadable lease counts
+   * as held (the cancel's follow-up runs, as before the guard existed).
+   */
+  private async leaseLost(runId: string, owner: string): Promise<boolean> {
+    try {
+      const lease = await this.storage.runs.getLease(runId);
+      if (lease?.owner === owner) return false;
+      // No lease: a run erased meanwhile (rollback) or one whose lease was cleared; only a live row
+      // tells which. Erased: the follow-up below frees the thread, as it always did.
+      if (lease === null) return (await this.storage.runs.get(runId)) !== null;
+      return true;
+    } catch (error) {
+      this.stepFailed(runId, "read-final", error);
+      return false;
+    }
   }
 
   /** Ends a run that never started executing (cancelled while pending); its terminal write is done. */

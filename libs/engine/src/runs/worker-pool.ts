@@ -20,6 +20,8 @@ export type RequeueReason = "lease-expired" | "owner-gone";
 
 export interface ActiveExecution {
   controller: AbortController;
+  /** The lease owner this execution holds the run under (the pool's `owner`). */
+  owner: string;
   /** Set by a rollback cancel: settlement erases the run instead of keeping it. */
   rollback: boolean;
   /** Set by settlement once the terminal write landed: a later rollback is refused (the run has ended). */
@@ -142,7 +144,7 @@ export class WorkerPool {
       const early = this.abortedWhileClaiming;
       this.abortedWhileClaiming = new Map();
       if (!claimed) return;
-      const execution: ActiveExecution = { controller: new AbortController(), rollback: false };
+      const execution: ActiveExecution = { controller: new AbortController(), owner: this.options.owner, rollback: false };
       this.active.set(claimed.run.run_id, execution);
       const rollback = early.get(claimed.run.run_id);
       if (rollback !== undefined) this.abort(claimed.run.run_id, { rollback });
@@ -157,14 +159,20 @@ export class WorkerPool {
     }
   }
 
+  /**
+   * Renews the leases of the runs executing here. A run whose lease this owner no longer holds as a
+   * running run is aborted: cancelled or erased elsewhere, or requeued and re-claimed by another owner
+   * after this process stalled past its lease (its settlement's owner-guarded terminal write then
+   * changes nothing). Renewed one by one when some failed, to tell which.
+   */
   private async renew(): Promise<void> {
     const ids = [...this.active.keys()];
     if (ids.length === 0) return;
-    const renewed = await this.storage.runs.renewLeases(ids, this.options.owner, this.options.leaseMs);
+    const { owner, leaseMs } = this.options;
+    const renewed = await this.storage.runs.renewLeases(ids, owner, leaseMs);
     if (renewed === ids.length) return;
     for (const id of ids) {
-      const run = await this.storage.runs.get(id);
-      if (!run || run.status !== "running") this.active.get(id)?.controller.abort("interrupt");
+      if ((await this.storage.runs.renewLeases([id], owner, leaseMs)) === 0) this.active.get(id)?.controller.abort("interrupt");
     }
   }
 
