@@ -41,17 +41,11 @@ async function openStorage(): Promise<{ storage: Storage; dispose(): Promise<voi
     const storage = await openSqliteStorage({ path: join(dir, "bench.sqlite") });
     return { storage, dispose: async () => (await storage.close(), rmSync(dir, { recursive: true, force: true })) };
   }
-  let url = process.env.POSTGRES_URL;
-  let stop: (() => Promise<void>) | undefined;
-  if (!url) {
-    const { startEmbeddedPostgres } = await import("@agent-server/testing/postgres");
-    const server = await startEmbeddedPostgres();
-    url = server.url;
-    stop = () => server.stop();
-  }
+  const { postgresForScript } = await import("@agent-server/testing/postgres");
+  const { url, stop } = await postgresForScript();
   const schema = `bench_${Date.now().toString(36)}`;
   const storage = await openPostgresStorage({ connectionString: url, schema });
-  return { storage, dispose: async () => (await storage.close(), await stop?.()) };
+  return { storage, dispose: async () => (await storage.close(), await stop()) };
 }
 
 /** `count` runs spread over threads of 50 runs, as a busy LangGraph API store would have them. */

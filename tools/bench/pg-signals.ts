@@ -144,14 +144,8 @@ async function processes(url: string, schema: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  let url = process.env.POSTGRES_URL;
-  let stop: (() => Promise<void>) | undefined;
-  if (!url) {
-    const { startEmbeddedPostgres } = await import("@agent-server/testing/postgres");
-    const server = await startEmbeddedPostgres();
-    url = server.url;
-    stop = () => server.stop();
-  }
+  const { postgresForScript } = await import("@agent-server/testing/postgres");
+  const { url, stop } = await postgresForScript();
   try {
     const schema = `bench_${Date.now().toString(36)}`;
     const a = await openPostgresStorage({ connectionString: url, schema });
@@ -166,7 +160,7 @@ async function main(): Promise<void> {
     await b.close();
     await processes(url, schema);
   } finally {
-    await stop?.();
+    await stop();
   }
 }
 

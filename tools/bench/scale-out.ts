@@ -113,14 +113,8 @@ function startedRuns(server: ServeProcess): number {
 }
 
 async function main(): Promise<void> {
-  let url = process.env.POSTGRES_URL;
-  let stop: (() => Promise<void>) | undefined;
-  if (!url) {
-    const { startEmbeddedPostgres } = await import("@agent-server/testing/postgres");
-    const server = await startEmbeddedPostgres();
-    url = server.url;
-    stop = () => server.stop();
-  }
+  const { postgresForScript } = await import("@agent-server/testing/postgres");
+  const { url, stop } = await postgresForScript();
   try {
     console.log(`${RUNS} runs, concurrency ${CONCURRENCY}, ${WORKERS} workers per process`);
     // Modes side by side for each process count, so the machine's drift falls between counts, not modes.
@@ -128,7 +122,7 @@ async function main(): Promise<void> {
       for (const mode of ["signals", "process-only"] as const) await measure(url, mode, count);
     }
   } finally {
-    await stop?.();
+    await stop();
   }
 }
 

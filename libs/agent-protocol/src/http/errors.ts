@@ -27,6 +27,16 @@ export function clientError(error: unknown): { status: ContentfulStatusCode; det
   return { status: 500, detail: INTERNAL_ERROR_DETAIL };
 }
 
+/**
+ * An error as a failed stream's `error` event or a wait body's error carries it: `{ error, message }`.
+ * Only errors that describe the request keep their text; anything else is logged and generic.
+ */
+export function clientErrorPayload(error: unknown): { error: string; message: string } {
+  const { status, detail } = clientError(error);
+  if (status >= 500) return { error: "InternalServerError", message: detail };
+  return { error: error instanceof Error ? error.name : "Error", message: detail };
+}
+
 /** Maps errors to the API's JSON error shape `{ detail }`; anything unexpected is a logged, generic 500. */
 export function errorResponse(error: Error, c: Context): Response {
   // An HTTPException that carries its own response (auth's `{ detail }` with WWW-Authenticate).

@@ -45,6 +45,8 @@ describe.each(runDrivers)("stateless runs ($name)", (driver) => {
     const dropped = await client.runs.create(null, "echo", { input: hello });
     expect(kept.thread_id).not.toBe(dropped.thread_id);
     await eventually(async () => (await server.storage.runs.get(kept.run_id))?.status === "success");
+    // The terminal status is written before settlement updates the thread: wait for that step too.
+    await eventually(async () => (await server.storage.threads.get(kept.thread_id))?.status === "idle");
     const thread = await server.storage.threads.get(kept.thread_id);
     expect(thread?.metadata).toMatchObject({ graph_id: "echo" });
     expect(lastAi(thread?.values)).toBe("echo: hi");

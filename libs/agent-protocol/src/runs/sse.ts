@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { StreamEvent } from "@agent-server/engine";
 import type { AppEnv } from "../app-env.js";
-import { clientError } from "../http/errors.js";
+import { clientErrorPayload } from "../http/errors.js";
 
 export interface SseOptions {
   /** Extra response headers (Content-Location, Location). */
@@ -48,19 +48,12 @@ export function sseResponse(c: Context<AppEnv>, events: AsyncIterable<StreamEven
       }
     } catch (error) {
       // Headers are gone already: the failure can only be reported in the stream, as an error event.
-      if (!finished) await stream.writeSSE({ event: "error", data: JSON.stringify(streamError(error)) });
+      if (!finished) await stream.writeSSE({ event: "error", data: JSON.stringify(clientErrorPayload(error)) });
     } finally {
       finished = true;
       options.abort?.abort();
     }
   });
-}
-
-/** Only errors that describe the request keep their text (http/errors.ts); anything else is logged. */
-function streamError(error: unknown): { error: string; message: string } {
-  const { status, detail } = clientError(error);
-  if (status >= 500) return { error: "InternalServerError", message: detail };
-  return { error: error instanceof Error ? error.name : "Error", message: detail };
 }
 
 /** Event names a stream mode produces (`messages` is sent as `messages/*`, `messages-tuple` as `messages`). */

@@ -3,7 +3,7 @@ import { toWireJson, type Thread } from "@agent-server/core";
 import type { RunEnd } from "@agent-server/engine";
 import type { AppEnv } from "../app-env.js";
 import type { JsonReply } from "../http/route-helpers.js";
-import { clientError } from "../http/errors.js";
+import { clientErrorPayload } from "../http/errors.js";
 
 /** How often a waiting response writes a newline so proxies and clients do not time the request out. */
 const KEEP_ALIVE_MS = 1000;
@@ -48,10 +48,10 @@ export function waitResponse(
           try {
             send(toWireJson(value ?? null));
           } catch (error) {
-            send({ __error__: errorJson(error) });
+            send({ __error__: clientErrorPayload(error) });
           }
         },
-        (error) => send({ __error__: errorJson(error) }),
+        (error) => send({ __error__: clientErrorPayload(error) }),
       );
     },
     cancel() {
@@ -74,11 +74,4 @@ export async function endValues(end: RunEnd, threadOf: () => Promise<Thread | nu
   const values = end.values ?? thread?.values ?? null;
   if (thread?.status !== "interrupted" || values === null || typeof values !== "object") return values;
   return { ...values, __interrupt__: Object.values(thread.interrupts ?? {}).flat() };
-}
-
-/** Only errors that describe the request keep their text (http/errors.ts); anything else is logged. */
-function errorJson(error: unknown): { error: string; message: string } {
-  const { status, detail } = clientError(error);
-  if (status >= 500) return { error: "InternalServerError", message: detail };
-  return { error: error instanceof Error ? error.name : "Error", message: detail };
 }

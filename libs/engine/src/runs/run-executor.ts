@@ -62,7 +62,7 @@ export class RunExecutor {
       await this.executeAndSettle(claimed, execution);
     } catch (error) {
       if (this.logger?.runFailed) this.logger.runFailed(claimed.run.run_id, error);
-      else console.error(`run ${claimed.run.run_id}: could not be settled (its lease will run out and it ends as error):`, error);
+      else console.error(`run ${claimed.run.run_id}: could not be settled (it is requeued when its lease runs out):`, error);
       throw error;
     }
   }

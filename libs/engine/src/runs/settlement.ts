@@ -117,9 +117,9 @@ export class Settlement {
 
   /**
    * Returns the run as it ended, null when it was erased, or "lost" when `owner` no longer holds it
-   * (another owner re-claimed it: nothing was written). `rollbackRequested` is asked until the terminal write has landed: a rollback cancel that reaches the
-   * run while its settlement is under way still erases it (once the terminal status is written, the run
-   * has ended and it is too late).
+   * (another owner re-claimed it: nothing was written). `rollbackRequested` is asked until the terminal
+   * write has landed: a rollback cancel that reaches the run while its settlement is under way still
+   * erases it (once the terminal status is written, the run has ended and it is too late).
    */
   async settle(
     run: Run,
@@ -191,7 +191,7 @@ export class Settlement {
       );
     }
     // This path reports the end when its own write won, or when a cancel won (engine.cancel leaves an
-    // executing run's follow-up work to its executor). A run that settleAbandoned ended was reported there.
+    // executing run's follow-up work to its executor).
     if (won || final.status === "interrupted") await this.notifySettled(final, options.internal);
     if (kwargsOf(run).temporary) await this.step(runId, "temporary-thread", () => this.storage.threads.delete(run.thread_id));
     // Only now may another process claim the thread's next run: this one's thread update is done.

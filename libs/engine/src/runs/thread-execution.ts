@@ -1,20 +1,8 @@
-/**
- * `withThreadExecution`: runs of one thread execute one at a time in this process. (Across processes
- * the storage's `claimNext` never hands out a run while another run of its thread is running.)
- * Memory: one entry per thread with work queued, removed when its chain drains.
- */
-export class ThreadExecution {
-  private readonly tails = new Map<string, Promise<unknown>>();
+import { KeyedMutex } from "@agent-server/core";
 
-  async run<T>(threadId: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(threadId) ?? Promise.resolve();
-    const current = previous.then(fn, fn);
-    const tail = current.catch(() => undefined);
-    this.tails.set(threadId, tail);
-    try {
-      return await current;
-    } finally {
-      if (this.tails.get(threadId) === tail) this.tails.delete(threadId);
-    }
-  }
-}
+/**
+ * `withThreadExecution`: runs of one thread execute one at a time in this process (a `KeyedMutex` keyed
+ * by thread id). Across processes the storage's `claimNext` never hands out a run while another run of
+ * its thread is running or still holds its lease.
+ */
+export class ThreadExecution extends KeyedMutex {}

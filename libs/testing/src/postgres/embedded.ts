@@ -105,6 +105,17 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The PostgreSQL a script (a benchmark) works on: $POSTGRES_URL when set, else an embedded server started
+ * now. `stop` ends what was started here (nothing for $POSTGRES_URL).
+ */
+export async function postgresForScript(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const url = process.env.POSTGRES_URL;
+  if (url) return { url, stop: async () => undefined };
+  const server = await startEmbeddedPostgres();
+  return { url: server.url, stop: () => server.stop() };
+}
+
 /** Starts one throwaway PostgreSQL server on a free loopback port. */
 export async function startEmbeddedPostgres(): Promise<EmbeddedServer> {
   await cleanStaleServers();
