@@ -306,7 +306,9 @@ export class Engine {
       waiter.cancel();
       throw error;
     }
-    const end = this.awaitEnd(runId, run.thread_id, waiter.promise).finally(() => {
+    // Just admitted, so pending: its status is read only if neither settlement here nor an end signal
+    // tells first (a lost signal), a poll interval later.
+    const end = this.awaitEnd(runId, run.thread_id, waiter.promise, { admitted: true }).finally(() => {
       unfollow();
       waiter.cancel();
     });
@@ -324,7 +326,7 @@ export class Engine {
    */
   private followEnd(runId: string, threadId: string | undefined): Promise<() => void> {
     return this.signals.onRun(runId, (signal) => {
-      if (signal.kind !== "end") return;
+      if (signal.kind !== "end" || !this.waiters.has(runId)) return;
       const { end } = signal;
       if (end.values !== undefined || end.erased) {
         this.waiters.resolve(runId, { ...end, values: end.values ?? null });
@@ -337,10 +339,17 @@ export class Engine {
     });
   }
 
-  private async awaitEnd(runId: string, threadId: string | undefined, settled: Promise<RunEnd>): Promise<RunEnd> {
+  private async awaitEnd(
+    runId: string,
+    threadId: string | undefined,
+    settled: Promise<RunEnd>,
+    options: { admitted?: boolean } = {},
+  ): Promise<RunEnd> {
     const pollMs = this.pollMs;
+    let firstPause = options.admitted ? pollMs : 0;
     while (true) {
-      const end = await Promise.race([settled, delay(0)]);
+      const end = await Promise.race([settled, delay(firstPause)]);
+      firstPause = 0;
       if (end) return end;
       const run = await this.storage.runs.get(runId, threadId);
       if (!run) {

@@ -1,4 +1,11 @@
-import type { Checkpoint, CheckpointMetadata, CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import {
+  copyCheckpoint,
+  WRITES_IDX_MAP,
+  type Checkpoint,
+  type CheckpointMetadata,
+  type CheckpointTuple,
+  type PendingWrite,
+} from "@langchain/langgraph-checkpoint";
 import { checkpointMetadata, copiedCheckpointMetadata } from "@agent-server/core";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { Statements, type Db } from "./db.js";
@@ -12,8 +19,63 @@ import { CHECKPOINT_RUN_ID_EXPR } from "./migrations.js";
  * run's checkpoints.
  */
 export class AgentSqliteSaver extends SqliteSaver {
+  /** SqliteSaver prepares its insert statements on every call; a graph step makes several. */
+  private readonly statements: Statements;
+
+  constructor(db: Db) {
+    super(db);
+    this.statements = new Statements(db);
+  }
+
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): Promise<RunnableConfig> {
-    return super.put(config, checkpoint, checkpointMetadata(config, metadata) as CheckpointMetadata);
+    this.setup();
+    const configurable = config.configurable;
+    const threadId = configurable?.thread_id as string | undefined;
+    if (!threadId) throw new Error(`Missing "thread_id" field in passed "config.configurable".`);
+    const checkpointNs = (configurable?.checkpoint_ns as string | undefined) ?? "";
+    const [[type, serializedCheckpoint], [metadataType, serializedMetadata]] = await Promise.all([
+      this.serde.dumpsTyped(copyCheckpoint(checkpoint)),
+      this.serde.dumpsTyped(checkpointMetadata(config, metadata)),
+    ]);
+    if (type !== metadataType) throw new Error("Failed to serialized checkpoint and metadata to the same type.");
+    this.statements
+      .get(
+        `INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(threadId, checkpointNs, checkpoint.id, configurable?.checkpoint_id, type, serializedCheckpoint, serializedMetadata);
+    return { configurable: { thread_id: threadId, checkpoint_ns: checkpointNs, checkpoint_id: checkpoint.id } };
+  }
+
+  override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
+    this.setup();
+    const configurable = config.configurable;
+    if (!configurable?.thread_id) throw new Error("Missing thread_id field in config.configurable.");
+    if (!configurable.checkpoint_id) throw new Error("Missing checkpoint_id field in config.configurable.");
+    // Special channels (errors, interrupts, ...) have fixed indexes and replace; ordinary writes are kept once.
+    const allSpecial = writes.every(([channel]) => channel in WRITES_IDX_MAP);
+    const insert = this.statements.get(
+      `INSERT ${allSpecial ? "OR REPLACE" : "OR IGNORE"} INTO writes
+         (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const rows = await Promise.all(
+      writes.map(async ([channel, value], idx) => {
+        const [type, serialized] = await this.serde.dumpsTyped(value);
+        return [
+          configurable.thread_id,
+          configurable.checkpoint_ns,
+          configurable.checkpoint_id,
+          taskId,
+          WRITES_IDX_MAP[channel] ?? idx,
+          channel,
+          type,
+          serialized,
+        ];
+      }),
+    );
+    this.db.transaction(() => {
+      for (const row of rows) insert.run(...row);
+    })();
   }
 
   /**

@@ -232,6 +232,9 @@ export class SqliteRunRepo implements RunRepo {
 
   async claimNext(options: { owner: string; leaseMs: number; now?: string }): Promise<ClaimedRun | null> {
     const now = options.now ?? nowIso();
+    // Most calls find nothing (a worker pool asks again after each claim and each run's end): a plain
+    // read answers those without taking the write lock.
+    if (!this.nextPending.get(now, now)) return null;
     // BEGIN IMMEDIATE takes the write lock before reading, so two connections (or processes) on the same
     // file serialize here and never claim the same run.
     const tx = this.db.transaction(() => {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { KeyedMutex } from "@agent-server/core";
-import type { Db } from "./db.js";
+import type { Db, Stmt } from "./db.js";
 
 /**
  * `Storage.withThreadLock` on SQLite, across the connections and processes that open one file. A write
@@ -12,8 +12,19 @@ import type { Db } from "./db.js";
  */
 export class SqliteThreadLock {
   private readonly local = new KeyedMutex();
+  private readonly take: Stmt;
+  private readonly extend: Stmt;
+  private readonly release: Stmt;
 
-  constructor(private readonly db: Db) {}
+  constructor(db: Db) {
+    this.take = db.prepare(
+      `INSERT INTO thread_locks (thread_id, holder, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT (thread_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+        WHERE thread_locks.expires_at <= ?`,
+    );
+    this.extend = db.prepare("UPDATE thread_locks SET expires_at = ? WHERE thread_id = ? AND holder = ?");
+    this.release = db.prepare("DELETE FROM thread_locks WHERE thread_id = ? AND holder = ?");
+  }
 
   run<T>(threadId: string, fn: () => Promise<T>): Promise<T> {
     return this.local.run(threadId, async () => {
@@ -25,21 +36,16 @@ export class SqliteThreadLock {
         return await fn();
       } finally {
         clearInterval(renewal);
-        this.db.prepare("DELETE FROM thread_locks WHERE thread_id = ? AND holder = ?").run(threadId, holder);
+        this.release.run(threadId, holder);
       }
     });
   }
 
   private async acquire(threadId: string, holder: string): Promise<void> {
-    const take = this.db.prepare(
-      `INSERT INTO thread_locks (thread_id, holder, expires_at) VALUES (?, ?, ?)
-       ON CONFLICT (thread_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-        WHERE thread_locks.expires_at <= ?`,
-    );
     const deadline = Date.now() + WAIT_MS;
     for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
       const now = Date.now();
-      if (take.run(threadId, holder, now + LEASE_MS, now).changes === 1) return;
+      if (this.take.run(threadId, holder, now + LEASE_MS, now).changes === 1) return;
       if (now > deadline) throw new Error(`thread ${threadId}: its lock was held by another connection for over ${WAIT_MS} ms`);
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
@@ -47,9 +53,7 @@ export class SqliteThreadLock {
 
   private renew(threadId: string, holder: string): void {
     try {
-      this.db
-        .prepare("UPDATE thread_locks SET expires_at = ? WHERE thread_id = ? AND holder = ?")
-        .run(Date.now() + LEASE_MS, threadId, holder);
+      this.extend.run(Date.now() + LEASE_MS, threadId, holder);
     } catch {
       // A busy file: the next renewal (a third of the lease later) tries again.
     }

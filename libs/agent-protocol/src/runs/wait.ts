@@ -11,17 +11,18 @@ const KEEP_ALIVE_MS = 1000;
 const encoder = new TextEncoder();
 
 /**
- * Answers with JSON once `result` resolves, writing a newline every second until then, as the official
- * server's `waitKeepAlive` (langgraph-api utils/hono.mts) does for `/runs/wait`: the status line goes out
- * at once, and the SDK's `response.json()` skips the leading whitespace. A failure after the headers went
+ * Answers with JSON once `result` resolves. Within the first second, as a plain JSON response; after
+ * that, as the official server's `waitKeepAlive` (langgraph-api utils/hono.mts) does for `/runs/wait`:
+ * the status line goes out and a newline every second until the end, which the SDK's `response.json()`
+ * skips as leading whitespace. A failure after the headers went
  * out can only be reported in the body: `{"__error__": {error, message}}`, which the SDK raises.
  * Typed as a JSON reply: what the body ends up holding is the wire JSON its routes declare.
  */
-export function waitResponse(
+export async function waitResponse(
   c: Context<AppEnv>,
   result: Promise<unknown>,
   options: { headers?: Record<string, string>; onDisconnect?: () => void | Promise<void> } = {},
-): JsonReply {
+): Promise<JsonReply> {
   let finished = false;
   let timer: NodeJS.Timeout | undefined;
   const disconnected = () => {
@@ -31,34 +32,51 @@ export function waitResponse(
     void Promise.resolve(options.onDisconnect?.()).catch((error) => console.error("on_disconnect failed", error));
   };
   c.req.raw.signal.addEventListener("abort", disconnected, { once: true });
+  const json = settledJson(result);
+  // Most runs end well before the first keep-alive newline is due: those get a plain JSON response (one
+  // write, a Content-Length) instead of a streamed body.
+  let grace: NodeJS.Timeout | undefined;
+  const early = await Promise.race([json, new Promise<undefined>((resolve) => (grace = setTimeout(resolve, KEEP_ALIVE_MS, undefined)))]);
+  clearTimeout(grace);
+  if (early !== undefined && !finished) {
+    finished = true;
+    c.req.raw.signal.removeEventListener("abort", disconnected);
+    return c.body(early, 200, { "Content-Type": "application/json", ...options.headers }) as unknown as JsonReply;
+  }
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
+      // The first keep-alive is due now: a second has passed.
+      controller.enqueue(encoder.encode("\n"));
       timer = setInterval(() => {
         if (!finished) controller.enqueue(encoder.encode("\n"));
       }, KEEP_ALIVE_MS);
-      const send = (value: unknown) => {
+      void json.then((text) => {
         clearInterval(timer);
         if (finished) return;
         finished = true;
-        controller.enqueue(encoder.encode(JSON.stringify(value)));
+        controller.enqueue(encoder.encode(text));
         controller.close();
-      };
-      result.then(
-        (value) => {
-          try {
-            send(toWireJson(value ?? null));
-          } catch (error) {
-            send({ __error__: clientErrorPayload(error) });
-          }
-        },
-        (error) => send({ __error__: clientErrorPayload(error) }),
-      );
+      });
     },
     cancel() {
       disconnected();
     },
   });
   return c.body(body, 200, { "Content-Type": "application/json", ...options.headers }) as unknown as JsonReply;
+}
+
+/** The body `result` ends as: its wire JSON, or `{"__error__": ...}` when it failed. Never rejects. */
+function settledJson(result: Promise<unknown>): Promise<string> {
+  return result.then(
+    (value) => {
+      try {
+        return JSON.stringify(toWireJson(value ?? null));
+      } catch (error) {
+        return JSON.stringify({ __error__: clientErrorPayload(error) });
+      }
+    },
+    (error: unknown) => JSON.stringify({ __error__: clientErrorPayload(error) }),
+  );
 }
 
 /**
@@ -70,8 +88,13 @@ export function waitResponse(
  */
 export async function endValues(end: RunEnd, threadOf: () => Promise<Thread | null>): Promise<unknown> {
   if (end.error) return { __error__: end.error };
+  // Settlement here tells how it left the thread; otherwise (another process, a cancel) it is read.
+  if (end.values !== null && end.thread) return withPendingInterrupts(end.values, end.thread);
   const thread = await threadOf();
-  const values = end.values ?? thread?.values ?? null;
+  return withPendingInterrupts(end.values ?? thread?.values ?? null, thread);
+}
+
+function withPendingInterrupts(values: unknown, thread: Pick<Thread, "status" | "interrupts"> | null): unknown {
   if (thread?.status !== "interrupted" || values === null || typeof values !== "object") return values;
   return { ...values, __interrupt__: Object.values(thread.interrupts ?? {}).flat() };
 }

@@ -13,8 +13,13 @@ import type { CompiledGraph, RunnableConfig } from "./types.js";
 export const GRAPH_ASSISTANT_NAMESPACE = "6ba7b821-9dad-11d1-80b4-00c04fd430c8";
 
 export function systemAssistantId(graphId: string): string {
-  return uuidv5(graphId, GRAPH_ASSISTANT_NAMESPACE);
+  let id = systemAssistantIds.get(graphId);
+  if (id === undefined) systemAssistantIds.set(graphId, (id = uuidv5(graphId, GRAPH_ASSISTANT_NAMESPACE)));
+  return id;
 }
+
+/** uuid5 hashes on every call, and every request naming an assistant by graph asks; graphs are few. */
+const systemAssistantIds = new Map<string, string>();
 
 /**
  * The graphs of one `langgraph.json`. Every graph is compiled against the driver's checkpointer and

@@ -56,8 +56,7 @@ export async function* executeGraph(
     const { checkpoint_id: _startedAt, ...rest } = configurable ?? {};
     configurable = rest;
   }
-  const events = graph.streamEvents(input, {
-    version: "v2",
+  const streamConfig = {
     configurable,
     tags: kwargs.config.tags,
     recursionLimit: kwargs.config.recursion_limit,
@@ -69,7 +68,15 @@ export async function* executeGraph(
     streamMode: [...libModes],
     runId: run.run_id,
     signal: options.signal,
-  } as never) as unknown as AsyncIterable<StreamEventV2>;
+  };
+  // streamEvents attaches an event callback to every runnable the graph invokes (each node, each channel
+  // write, each edge): it costs more than a small graph's own work. The `events` and `messages` modes need
+  // it, and subgraph streams (where it adds LangGraph's checkpoint envelopes, which the official server
+  // passes on); otherwise the graph's own stream yields the same chunks.
+  const events =
+    userModes.has("events") || userModes.has("messages") || kwargs.subgraphs
+      ? (graph.streamEvents(input, { ...streamConfig, version: "v2" } as never) as unknown as AsyncIterable<StreamEventV2>)
+      : graphChunks(run.run_id, await graph.stream(input, streamConfig as never));
 
   const partial = new Map<string, BaseMessageChunk>();
   const completed = new Set<string>();
@@ -110,6 +117,11 @@ export async function* executeGraph(
       yield { event: "messages/partial", data: [merged] };
     }
   }
+}
+
+/** The graph's own stream, shaped as the root graph's `on_chain_stream` events of `streamEvents`. */
+async function* graphChunks(runId: string, chunks: AsyncIterable<unknown>): AsyncGenerator<StreamEventV2> {
+  for await (const chunk of chunks) yield { event: "on_chain_stream", run_id: runId, data: { chunk } };
 }
 
 /** Checkpoints and tasks carry checkpoint coordinates on the wire, tool errors a message (see stream-payloads.ts). */

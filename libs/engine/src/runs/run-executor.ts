@@ -78,15 +78,15 @@ export class RunExecutor {
       let snapshot: ThreadSnapshot | undefined;
       let outcome: ExecutionOutcome;
       try {
-        const assistant = await this.storage.assistants.get(run.assistant_id);
-        if (!assistant) throw new NotFoundError(`Assistant "${run.assistant_id}" not found`);
-        graph = await this.registry.get(assistant.graph_id, kwargs.config);
+        const graphId = await this.graphIdOf(run);
+        graph = await this.registry.get(graphId, kwargs.config);
         // Each earlier attempt ended with its process (it never settled): the run stops here rather than
         // crash the server again and again.
         if (attempt > this.maxAttempts) throw new AttemptsExhausted(run.run_id, this.maxAttempts);
-        const resume = await wroteCheckpoint(this.storage, run);
+        // A first attempt cannot have written a checkpoint yet.
+        const resume = attempt > 1 && (await wroteCheckpoint(this.storage, run));
         const signal = execution.controller.signal;
-        const context = { run_id: run.run_id, thread_id: run.thread_id, graph_id: assistant.graph_id, assistant_id: run.assistant_id };
+        const context = { run_id: run.run_id, thread_id: run.thread_id, graph_id: graphId, assistant_id: run.assistant_id };
         await withRunContext(context, async () => {
           for await (const event of executeGraph(run, graph!, { attempt, signal, resume })) {
             await this.hub.publish(run.run_id, event.event, event.data, { resumable: kwargs.resumable });
@@ -110,6 +110,19 @@ export class RunExecutor {
       const status = final === "lost" ? "lost" : (final?.status ?? "erased");
       this.logger?.runEnded(run.run_id, run.thread_id, status, Date.now() - started);
     });
+  }
+
+  /**
+   * The graph the run was admitted for: admission fixes it in the run's config (as the official server
+   * does, which executes `configurable.graph_id`), so a run never reads its assistant again. Runs written
+   * without it (imported from elsewhere) name it through their assistant.
+   */
+  private async graphIdOf(run: Run): Promise<string> {
+    const admitted = (run.kwargs as EngineRunKwargs).config?.configurable?.graph_id;
+    if (typeof admitted === "string") return admitted;
+    const assistant = await this.storage.assistants.get(run.assistant_id);
+    if (!assistant) throw new NotFoundError(`Assistant "${run.assistant_id}" not found`);
+    return assistant.graph_id;
   }
 }
 

@@ -184,7 +184,8 @@ export class Settlement {
       this.finish(runId, { status: "interrupted", values: null, erased: true }, false);
       return null;
     }
-    await this.step(runId, "thread", () => this.updateThread(final, snapshot, error, outcome.kind === "success"));
+    let thread: RunEnd["thread"];
+    await this.step(runId, "thread", async () => (thread = await this.updateThread(final, snapshot, error, outcome.kind === "success")));
     if (won && kwargsOf(run).webhook) {
       await this.step(runId, "webhook", () =>
         this.outbox.enqueueRunWebhook(kwargsOf(run).webhook!, final, snapshot?.values ?? null, error),
@@ -198,7 +199,12 @@ export class Settlement {
     if (owner !== undefined) await this.step(runId, "lease", () => this.storage.runs.releaseLease(runId, owner));
     this.finish(
       runId,
-      { status: final.status, values: snapshot?.values ?? null, ...(error !== undefined ? { error: errorPayload(error) } : {}) },
+      {
+        status: final.status,
+        values: snapshot?.values ?? null,
+        ...(error !== undefined ? { error: errorPayload(error) } : {}),
+        ...(thread && !kwargsOf(run).temporary ? { thread } : {}),
+      },
       kwargsOf(run).temporary === true,
     );
     return final;
@@ -297,16 +303,22 @@ export class Settlement {
    * `interrupt()`), or when interrupts are pending; else `idle`. A cancelled execution leaves `next`
    * pointing at the step it was stopped in, which waits on nobody: that thread is `idle`.
    */
-  private async updateThread(run: Run, snapshot: ThreadSnapshot | undefined, error: unknown, executionCompleted: boolean): Promise<void> {
+  private async updateThread(
+    run: Run,
+    snapshot: ThreadSnapshot | undefined,
+    error: unknown,
+    executionCompleted: boolean,
+  ): Promise<RunEnd["thread"]> {
     const pending = snapshot !== undefined && Object.keys(snapshot.interrupts).length > 0;
     const stoppedEarly = executionCompleted && snapshot !== undefined && snapshot.next.length > 0;
     const status: ThreadStatus =
       run.status === "error" || run.status === "timeout" ? "error" : pending || stoppedEarly ? "interrupted" : "idle";
-    await this.storage.threads.update(run.thread_id, {
+    const updated = await this.storage.threads.update(run.thread_id, {
       status,
       ...(snapshot ? { values: snapshot.values, interrupts: snapshot.interrupts } : {}),
       error: error === undefined ? null : errorPayload(error),
     });
+    return updated ? { status: updated.status, interrupts: updated.interrupts } : undefined;
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { DefaultValues, RunStatus } from "@agent-server/core";
+import type { DefaultValues, RunStatus, Thread } from "@agent-server/core";
 
 export interface RunEnd {
   status: RunStatus;
@@ -6,6 +6,8 @@ export interface RunEnd {
   error?: { error: string; message: string };
   /** The run was rolled back: it no longer exists. */
   erased?: boolean;
+  /** The thread as settlement left it, when settlement updated it (a caller need not read it back). */
+  thread?: Pick<Thread, "status" | "interrupts">;
 }
 
 /**
@@ -26,6 +28,11 @@ export class RunWaiters {
       if (set!.size === 0 && this.waiting.get(runId) === set) this.waiting.delete(runId);
     };
     return { promise: promise.finally(cancel), cancel };
+  }
+
+  /** Whether anyone here still waits for the run (settlement here resolves them before its end signal arrives). */
+  has(runId: string): boolean {
+    return this.waiting.has(runId);
   }
 
   resolve(runId: string, end: RunEnd): void {

@@ -1,0 +1,10 @@
+import { ClientFactory } from "@a2a-js/sdk/client";
+import { SendMessageRequest } from "@a2a-js/sdk";
+import { randomUUID } from "node:crypto";
+const agent = await new ClientFactory().createFromUrl(`http://127.0.0.1:8124/a2a/echo/`);
+const send = () => agent.sendMessage(SendMessageRequest.fromJSON({ message: { role: "ROLE_USER", messageId: randomUUID(), parts: [{ text: "hi" }] } }));
+for (let i = 0; i < 3; i++) await send();
+await new Promise((r) => setTimeout(r, 1500));
+await fetch("http://127.0.0.1:8124/ok?mark=1");
+await send();
+await fetch("http://127.0.0.1:8124/ok?mark=2");
