@@ -22,10 +22,16 @@ export function describeQueue(h: Harness): void {
       const s = await h.open();
       const base = past(3_600_000);
       const [a, b] = await pendingRuns(s, base, 2);
+      const idleBefore = (await s.threads.get((await s.runs.get(a))!.thread_id))!;
+      expect(idleBefore.status).toBe("idle");
       const first = await s.runs.claimNext({ owner: "w1", leaseMs: 60_000 });
       expect(first).toMatchObject({ run: { run_id: a, status: "running" }, attempt: 1 });
       expect(Object.keys(first!.run).sort()).toEqual(RUN_KEYS);
       expect((await s.runs.get(a))!.status).toBe("running");
+      // The same write marks the run's thread busy (and nothing else of it changes).
+      const busy = (await s.threads.get(idleBefore.thread_id))!;
+      expect(busy).toEqual({ ...idleBefore, status: "busy", updated_at: busy.updated_at });
+      expect(busy.updated_at >= idleBefore.updated_at).toBe(true);
       expect((await s.runs.claimNext({ owner: "w1", leaseMs: 60_000 }))!.run.run_id).toBe(b);
       expect(await s.runs.claimNext({ owner: "w1", leaseMs: 60_000 })).toBeNull();
       // A run put back to pending is claimed again, as attempt 2.

@@ -97,9 +97,12 @@ export class MemoryRunRepo implements RunRepo {
         busyThreads.add(threadId);
         continue;
       }
-      this.state.setRunStatus(record, "running", nowIso());
+      const claimedAt = nowIso();
+      this.state.setRunStatus(record, "running", claimedAt);
       record.lease = { owner: options.owner, until: addMs(now, options.leaseMs) };
       record.attempts += 1;
+      const thread = this.state.threads.get(threadId);
+      if (thread) thread.thread = { ...thread.thread, status: "busy", updated_at: claimedAt };
       return { run: wireOut(record.run), attempt: record.attempts };
     }
     return null;

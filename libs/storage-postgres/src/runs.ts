@@ -212,6 +212,7 @@ export class PostgresRunRepo implements RunRepo {
   async claimNext(options: { owner: string; leaseMs: number; now?: string }): Promise<ClaimedRun | null> {
     const now = options.now ?? nowIso();
     const leaseUntil = addMs(now, options.leaseMs);
+    const claimedAt = nowIso();
     // Another run of the thread is running, or still held by its executor (cancelled, still unwinding).
     const threadHeld = (thread: string, self: string, at: string) =>
       `SELECT 1 FROM ${this.t.runs} x WHERE x.thread_id = ${thread} AND x.run_id <> ${self}
@@ -244,9 +245,13 @@ export class PostgresRunRepo implements RunRepo {
               AND r.status = 'pending'
               AND NOT EXISTS (${threadHeld("$1", "r.run_id", "$2")})
           RETURNING ${prefixed("r")}, r.attempt`,
-          [candidate.thread_id, now, nowIso(), options.owner, leaseUntil],
+          [candidate.thread_id, now, claimedAt, options.owner, leaseUntil],
         );
         if (!claimed) continue;
+        await query(client, `UPDATE ${this.t.threads} SET status = 'busy', updated_at = $2 WHERE thread_id = $1`, [
+          candidate.thread_id,
+          claimedAt,
+        ]);
         const { attempt, ...run } = claimed;
         return { run: run as Run, attempt };
       }

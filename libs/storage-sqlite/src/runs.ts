@@ -240,7 +240,10 @@ export class SqliteRunRepo implements RunRepo {
     const tx = this.db.transaction(() => {
       const next = this.nextPending.get(now, now) as { run_id: string } | undefined;
       if (!next) return null;
-      return this.claim.get(options.owner, addMs(now, options.leaseMs), nowIso(), next.run_id) as RunRow | undefined;
+      const claimedAt = nowIso();
+      const row = this.claim.get(options.owner, addMs(now, options.leaseMs), claimedAt, next.run_id) as RunRow | undefined;
+      if (row) this.s.get("UPDATE threads SET status = 'busy', updated_at = ? WHERE thread_id = ?").run(claimedAt, row.thread_id);
+      return row;
     });
     const row = tx.immediate();
     return row ? { run: toRun(row), attempt: row.attempt } : null;

@@ -83,8 +83,9 @@ export interface RunRepo {
   /**
    * Atomically takes the oldest eligible pending run (created_at <= now, and no other run of its thread
    * running or held under a live lease, whatever its status: a cancelled run still unwinding in its
-   * executor keeps its thread), marks it running under a lease held by `owner` until now + leaseMs, and
-   * counts the attempt. Two callers, in one process or several, never claim the same run.
+   * executor keeps its thread), marks it running under a lease held by `owner` until now + leaseMs,
+   * counts the attempt, and marks its thread `busy` (in the same write: an executor needs no second one).
+   * Two callers, in one process or several, never claim the same run.
    */
   claimNext(options: { owner: string; leaseMs: number; now?: string }): Promise<ClaimedRun | null>;
   /** Extends the leases `owner` holds on these running runs; returns how many were extended. */

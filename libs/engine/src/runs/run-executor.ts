@@ -72,8 +72,8 @@ export class RunExecutor {
       const started = Date.now();
       this.logger?.runStarted(run.run_id, run.thread_id, attempt);
       const kwargs = run.kwargs as EngineRunKwargs;
+      // The claim marked the thread busy.
       const internal = await this.storage.runs.getInternal(run.run_id);
-      await this.storage.threads.update(run.thread_id, { status: "busy" });
       let graph: CompiledGraph | undefined;
       let snapshot: ThreadSnapshot | undefined;
       let outcome: ExecutionOutcome;
