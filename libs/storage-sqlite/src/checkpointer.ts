@@ -9,6 +9,7 @@ import {
 import { checkpointMetadata, copiedCheckpointMetadata } from "@agent-server/core";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { Statements, type Db } from "./db.js";
+import { GroupCommit } from "./group-commit.js";
 import { CHECKPOINT_RUN_ID_EXPR } from "./migrations.js";
 
 /**
@@ -21,10 +22,13 @@ import { CHECKPOINT_RUN_ID_EXPR } from "./migrations.js";
 export class AgentSqliteSaver extends SqliteSaver {
   /** SqliteSaver prepares its insert statements on every call; a graph step makes several. */
   private readonly statements: Statements;
+  /** Checkpoints and pending writes commit together with those of the same turn (this run's and others'). */
+  readonly commits: GroupCommit;
 
   constructor(db: Db) {
     super(db);
     this.statements = new Statements(db);
+    this.commits = new GroupCommit(db);
   }
 
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): Promise<RunnableConfig> {
@@ -38,12 +42,13 @@ export class AgentSqliteSaver extends SqliteSaver {
       this.serde.dumpsTyped(checkpointMetadata(config, metadata)),
     ]);
     if (type !== metadataType) throw new Error("Failed to serialized checkpoint and metadata to the same type.");
-    this.statements
-      .get(
-        `INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(threadId, checkpointNs, checkpoint.id, configurable?.checkpoint_id, type, serializedCheckpoint, serializedMetadata);
+    const insert = this.statements.get(
+      `INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    await this.commits.write(() =>
+      insert.run(threadId, checkpointNs, checkpoint.id, configurable?.checkpoint_id, type, serializedCheckpoint, serializedMetadata),
+    );
     return { configurable: { thread_id: threadId, checkpoint_ns: checkpointNs, checkpoint_id: checkpoint.id } };
   }
 
@@ -73,9 +78,9 @@ export class AgentSqliteSaver extends SqliteSaver {
         ];
       }),
     );
-    this.db.transaction(() => {
+    await this.commits.write(() => {
       for (const row of rows) insert.run(...row);
-    })();
+    });
   }
 
   /**

@@ -86,6 +86,7 @@ export class SqliteStorage implements Storage {
     if (this.closed) return;
     this.closed = true;
     try {
+      this.checkpointer.commits.flush();
       this.db.pragma("optimize"); // refreshes planner statistics where they are stale; cheap
     } finally {
       this.db.close();
