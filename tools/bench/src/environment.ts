@@ -23,7 +23,9 @@ export function versions(repoRoot: string): Versions {
   const git = (...args: string[]) => execFileSync("git", ["-C", repoRoot, ...args], { encoding: "utf8" }).trim();
   let ours: string;
   try {
-    ours = git("rev-parse", "--short=12", "HEAD") + (git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs/benchmarks.md", ":!docs/benchmarks") ? " + changes" : "");
+    ours =
+      git("rev-parse", "--short=12", "HEAD") +
+      (git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs/benchmarks.md", ":!docs/benchmarks") ? " + changes" : "");
   } catch {
     ours = "unknown (not a git checkout)";
   }

@@ -47,7 +47,9 @@ async function main(argv: string[]): Promise<void> {
     return result;
   };
 
-  await phase("install peers (skipped when installed)", () => Promise.all([ensureInstalled(OFFICIAL_SERVER), ensureInstalled(A2A_REFERENCE)]));
+  await phase("install peers (skipped when installed)", () =>
+    Promise.all([ensureInstalled(OFFICIAL_SERVER), ensureInstalled(A2A_REFERENCE)]),
+  );
   const measured = versions(REPO_ROOT);
   const scenarios: ScenarioResult[] = [];
   scenarios.push(await phase("floor (in-process)", () => measureFloor(profile)));
@@ -58,7 +60,8 @@ async function main(argv: string[]): Promise<void> {
   const postgres = await phase("PostgreSQL", openBenchPostgres);
   for (const storage of ["memory", "sqlite", "postgres"] as OurStorage[]) {
     const start = () => {
-      if (storage === "postgres") return startOurServer({ storage, databaseUrl: postgres.url, databaseSchema: postgres.newSchema("bench") });
+      if (storage === "postgres")
+        return startOurServer({ storage, databaseUrl: postgres.url, databaseSchema: postgres.newSchema("bench") });
       return startOurServer({ storage, dataDir: storage === "sqlite" ? tempDir("bench-sqlite-") : undefined });
     };
     scenarios.push(...(await phase(`ours (${storage})`, () => withServer(start, (s) => measureServer(SCENARIOS, s, profile)))));

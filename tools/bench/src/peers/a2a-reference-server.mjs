@@ -33,7 +33,14 @@ class EchoExecutor {
       AgentEvent.artifactUpdate({
         taskId,
         contextId,
-        artifact: { artifactId: randomUUID(), name: "reply", description: "", parts: [textPart(`echo: ${text}`)], metadata: undefined, extensions: [] },
+        artifact: {
+          artifactId: randomUUID(),
+          name: "reply",
+          description: "",
+          parts: [textPart(`echo: ${text}`)],
+          metadata: undefined,
+          extensions: [],
+        },
         lastChunk: true,
         append: false,
         metadata: undefined,

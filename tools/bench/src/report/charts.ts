@@ -50,7 +50,9 @@ function scenarioSpec(title: string, rows: BenchResults["scenarios"]): TopLevelS
     { server: r.server, measure: "p50", ms: r.sequential.p50 },
     { server: r.server, measure: "p95", ms: r.sequential.p95 },
   ]);
-  const throughput = rows.flatMap((r) => r.throughput.map((t) => ({ server: r.server, measure: `${t.concurrency} concurrent`, ops: t.opsPerSec })));
+  const throughput = rows.flatMap((r) =>
+    r.throughput.map((t) => ({ server: r.server, measure: `${t.concurrency} concurrent`, ops: t.opsPerSec })),
+  );
   // Not stacked: a stack starts at zero, which a log scale cannot show (the bars would have no width).
   const bars = (field: string, axis: string, values: object[]) => ({
     data: { values },

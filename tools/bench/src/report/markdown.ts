@@ -59,7 +59,13 @@ function scenarioSection(results: BenchResults, scenario: Scenario, image: strin
   if (rows.length === 0) return [];
   const figures = table(
     ["server", "p50 ms", "p95 ms", "samples", ...rows[0]!.throughput.map((t) => `${t.concurrency} concurrent, ops/s`)],
-    rows.map((r) => [r.server, ms(r.sequential.p50), ms(r.sequential.p95), count(r.sequential.samples), ...r.throughput.map((t) => rate(t.opsPerSec))]),
+    rows.map((r) => [
+      r.server,
+      ms(r.sequential.p50),
+      ms(r.sequential.p95),
+      count(r.sequential.samples),
+      ...r.throughput.map((t) => rate(t.opsPerSec)),
+    ]),
   );
   return [`### ${scenario.title}`, scenario.description, figures, ratios(results, scenario, rows), image];
 }
@@ -116,7 +122,10 @@ function growthSection(results: BenchResults, image: string): string[] {
     "One `serve` process over a store seeded in place through its driver (threads of 50 finished runs, the first an A2A task with a recorded result, " +
       "and the state of one real echo run), grown to each size in turn; then GetTask and ListTasks (one context) with the `@a2a-js/sdk` client " +
       `and \`threads.getState\` with the LangGraph SDK, each read of one thread in the middle of the store. Seeding took ${seeding.join(", ")}.`,
-    table(["driver", "read", ...sizes.map((s) => `${size(s)} runs: p50 / p95 ms`), `p50 at ${size(sizes.at(-1)!)} ÷ at ${size(sizes[0]!)}`], rows),
+    table(
+      ["driver", "read", ...sizes.map((s) => `${size(s)} runs: p50 / p95 ms`), `p50 at ${size(sizes.at(-1)!)} ÷ at ${size(sizes[0]!)}`],
+      rows,
+    ),
     image,
   ];
 }

@@ -26,7 +26,8 @@ export const a2aSend: Scenario = {
   id: "a2a-send",
   title: "A2A SendMessage (new context)",
   protocol: "a2a",
-  description: "`client.sendMessage` with the official `@a2a-js/sdk` client (ClientFactory, protocol 1.0), a new context each time; the answer is the completed task.",
+  description:
+    "`client.sendMessage` with the official `@a2a-js/sdk` client (ClientFactory, protocol 1.0), a new context each time; the answer is the completed task.",
   async setup(server): Promise<Operation> {
     const client = await a2aClient(server);
     return async () => {

@@ -19,7 +19,8 @@ export const sdkNewThread: Scenario = {
   id: "sdk-new-thread",
   title: "SDK: new thread + runs.wait",
   protocol: "sdk",
-  description: "`threads.create()` then `runs.wait(thread, 'echo', { input })` with the official `@langchain/langgraph-sdk` Client, a fresh thread per operation.",
+  description:
+    "`threads.create()` then `runs.wait(thread, 'echo', { input })` with the official `@langchain/langgraph-sdk` Client, a fresh thread per operation.",
   async setup(server): Promise<Operation> {
     const sdk = client(server);
     return async () => {
