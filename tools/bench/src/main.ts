@@ -29,7 +29,7 @@ import { measureOperation, measureServer } from "./scenarios/run.js";
 import { startOfficialServer } from "./servers/official.js";
 import { startOurServer, type OurStorage } from "./servers/ours.js";
 import { startReferenceServer } from "./servers/reference.js";
-import type { RunningServer } from "./servers/running-server.js";
+import { explainFailures, type RunningServer } from "./servers/running-server.js";
 import { soak } from "./soak.js";
 
 async function main(argv: string[]): Promise<void> {
@@ -102,7 +102,7 @@ async function measureFloor(profile: Profile): Promise<ScenarioResult> {
 async function withServer<T>(start: () => Promise<RunningServer>, fn: (server: RunningServer) => Promise<T>): Promise<T> {
   const server = await start();
   try {
-    return await fn(server);
+    return await explainFailures(server, () => fn(server));
   } finally {
     await server.stop();
   }

@@ -10,7 +10,7 @@ import { createServer } from "node:net";
 export interface ServerProcess {
   child: ChildProcess;
   pid: number;
-  /** The last 64 KB of stdout and stderr, for error messages. */
+  /** The last 64 KB of stdout and stderr, then how it exited if it did: for error messages. */
   output(): string;
   /** Resolves once `pattern` appears in the output; rejects if the process exits first or after `timeoutMs`. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
@@ -74,7 +74,10 @@ export function startProcess(command: string, args: string[], options: { cwd: st
   return {
     child,
     pid,
-    output: () => output,
+    output: () => {
+      const status = child.exitCode ?? child.signalCode;
+      return status === null ? output : `${output}\n[exited: ${status}]`;
+    },
     stop,
     waitFor(pattern, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {

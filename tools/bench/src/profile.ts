@@ -23,9 +23,9 @@ export function fullProfile(soakSeconds = 600): Profile {
   return {
     name: "full",
     warmUp: 5,
-    sequential: { minOps: 20, maxOps: 500, maxSeconds: 1.5 },
+    sequential: { minOps: 15, maxOps: 500, maxSeconds: 1.2 },
     concurrencies: CONCURRENCIES,
-    concurrent: (c) => ({ minOps: 2 * c, maxOps: 50 * c, maxSeconds: 1.5 }),
+    concurrent: (c) => ({ minOps: 2 * c, maxOps: 50 * c, maxSeconds: 1.2 }),
     growth: { drivers: ["sqlite", "postgres"], sizes: [1_000, 10_000, 100_000], rounds: 50 },
     soak: soakOptions(soakSeconds, 4),
   };

@@ -8,11 +8,12 @@ import { openPostgresStorage } from "@agent-server/storage-postgres";
 import { openSqliteStorage } from "@agent-server/storage-sqlite";
 import { SQLITE_FILE } from "../../../../apps/server/src/storage.js";
 import { sequential, type LatencyStats } from "../measure.js";
+import { sleep } from "../processes.js";
 import type { BenchPostgres } from "../postgres.js";
 import { a2aClient, expectCompletedEcho } from "../scenarios/a2a.js";
 import { expectEcho } from "../scenarios/sdk.js";
 import { startOurServer } from "../servers/ours.js";
-import type { RunningServer } from "../servers/running-server.js";
+import { explainFailures, type RunningServer } from "../servers/running-server.js";
 import { Seeder, type Probe } from "./seed.js";
 
 export type GrowthDriver = "sqlite" | "postgres";
@@ -46,34 +47,41 @@ export async function measureGrowth(options: GrowthOptions): Promise<GrowthResul
   const opened = await openStore(options);
   let server: RunningServer | undefined;
   try {
-    server = await startOurServer(opened.serverOptions);
-    const sdk = new Client({ apiUrl: server.url });
-    const [assistant] = await sdk.assistants.search({ graphId: "echo", limit: 1 });
-    if (!assistant) throw new Error("the echo assistant is missing");
-    const a2a = await a2aClient(server);
-    const seeder = new Seeder(opened.storage, assistant.assistant_id, options.driver === "postgres" ? 8 : 1);
-    const results: GrowthResult[] = [];
-    for (const size of [...options.sizes].sort((a, b) => a - b)) {
-      const started = performance.now();
-      await seeder.growTo(size);
-      const seedSeconds = (performance.now() - started) / 1000;
-      const probe = seeder.probe();
-      const reads: Record<GrowthOperation, () => Promise<void>> = {
-        GetTask: async () => void expectCompletedEcho(await a2a.getTask({ tenant: "", id: probe.taskId })),
-        "ListTasks (one context)": async () => expectOneTask(await a2a.listTasks(listRequest(probe)), probe),
-        "thread state": async () => expectEcho((await sdk.threads.getState(probe.threadId)).values),
-      };
-      for (const operation of GROWTH_OPERATIONS) {
-        const budget = { minOps: options.rounds, maxOps: options.rounds, maxSeconds: 0 };
-        const latency = await sequential(reads[operation], budget, 10);
-        results.push({ driver: options.driver, operation, runs: seeder.seededRuns, latency, seedSeconds });
-      }
-    }
-    return results;
+    const running = (server = await startOurServer(opened.serverOptions));
+    return await explainFailures(running, () => measureReads(running, opened.storage, options));
   } finally {
     await server?.stop();
     await opened.dispose();
   }
+}
+
+async function measureReads(server: RunningServer, storage: Storage, options: GrowthOptions): Promise<GrowthResult[]> {
+  const sdk = new Client({ apiUrl: server.url });
+  const [assistant] = await sdk.assistants.search({ graphId: "echo", limit: 1 });
+  if (!assistant) throw new Error("the echo assistant is missing");
+  const a2a = await a2aClient(server);
+  const seeder = new Seeder(storage, assistant.assistant_id, options.driver === "postgres" ? 8 : 1);
+  const results: GrowthResult[] = [];
+  for (const size of [...options.sizes].sort((a, b) => a - b)) {
+    const started = performance.now();
+    await seeder.growTo(size);
+    const seedSeconds = (performance.now() - started) / 1000;
+    // Seeding SQLite keeps this process's event loop busy for seconds, past the server's keep-alive timeout:
+    // let the clients' sockets see their close before reusing them (else "other side closed").
+    await sleep(100);
+    const probe = seeder.probe();
+    const reads: Record<GrowthOperation, () => Promise<void>> = {
+      GetTask: async () => void expectCompletedEcho(await a2a.getTask({ tenant: "", id: probe.taskId })),
+      "ListTasks (one context)": async () => expectOneTask(await a2a.listTasks(listRequest(probe)), probe),
+      "thread state": async () => expectEcho((await sdk.threads.getState(probe.threadId)).values),
+    };
+    for (const operation of GROWTH_OPERATIONS) {
+      const budget = { minOps: options.rounds, maxOps: options.rounds, maxSeconds: 0 };
+      const latency = await sequential(reads[operation], budget, 10);
+      results.push({ driver: options.driver, operation, runs: seeder.seededRuns, latency, seedSeconds });
+    }
+  }
+  return results;
 }
 
 function listRequest(probe: Probe) {

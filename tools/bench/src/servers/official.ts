@@ -30,7 +30,7 @@ export async function startOfficialServer(): Promise<RunningServer> {
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitForHttp(`${url}/ok`, server);
-    return { name: "official", url, a2aUrl: `${url}/a2a/echo/`, pid: server.pid, stop: server.stop };
+    return { name: "official", url, a2aUrl: `${url}/a2a/echo/`, pid: server.pid, output: server.output, stop: server.stop };
   } catch (error) {
     await server.stop();
     throw error;

@@ -32,7 +32,14 @@ export async function startOurServer(options: OurServerOptions): Promise<Running
   try {
     const [, url] = await server.waitFor(/listening on (http:\/\/[^\s"]+)/);
     const base = url!.replace(/\/$/, "");
-    return { name: `ours (${options.storage})` as const, url: base, a2aUrl: `${base}/a2a/echo/`, pid: server.pid, stop: server.stop };
+    return {
+      name: `ours (${options.storage})` as const,
+      url: base,
+      a2aUrl: `${base}/a2a/echo/`,
+      pid: server.pid,
+      output: server.output,
+      stop: server.stop,
+    };
   } catch (error) {
     await server.stop();
     throw error;

@@ -15,7 +15,7 @@ export async function startReferenceServer(): Promise<RunningServer> {
   const server = startProcess(process.execPath, [script, "0"], { cwd: dir, env: { ...process.env, NODE_ENV: "production" } });
   try {
     const [, url] = await server.waitFor(/listening on (http:\/\/\S+)/);
-    return { name: "reference", url: url!, a2aUrl: `${url}/`, pid: server.pid, stop: server.stop };
+    return { name: "reference", url: url!, a2aUrl: `${url}/`, pid: server.pid, output: server.output, stop: server.stop };
   } catch (error) {
     await server.stop();
     throw error;

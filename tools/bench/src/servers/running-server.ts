@@ -10,5 +10,22 @@ export interface RunningServer {
   a2aUrl: string;
   /** The server process itself, whose RSS the soak samples. */
   pid: number;
+  /** The end of what the server printed, and how it exited if it did: for error messages. */
+  output(): string;
   stop(): Promise<void>;
+}
+
+/** Runs `fn` against `server`; a failure says what the server printed (it may have crashed). */
+export async function explainFailures<T>(server: RunningServer, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    throw new Error(
+      `${server.name} (pid ${server.pid}): ${String(error)}
+--- its output ends with:\n${server.output().slice(-3000)}`,
+      {
+        cause: error,
+      },
+    );
+  }
 }
