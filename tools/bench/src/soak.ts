@@ -25,7 +25,7 @@ export interface SoakResult {
   samples: { t: number; rssMb: number }[];
   rssAfterWarmUpMb: number;
   rssEndMb: number;
-  /** Least-squares slope of the samples after the warm-up. */
+  /** Trend of the samples after the warm-up (median of pairwise slopes, see medianSlope). */
   slopeMbPerMinute: number;
   /** The slope over the measured window, as a fraction of the RSS after warm-up: what "flat" is judged on. */
   growthFraction: number;
@@ -69,7 +69,7 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
 function summarize(options: SoakOptions, samples: SoakResult["samples"], ops: number): SoakResult {
   const after = samples.filter((s) => s.t >= options.warmUpSeconds);
   const window = after.length >= 2 ? after : samples.slice(-2);
-  const slopePerSecond = leastSquaresSlope(window.map((s) => [s.t, s.rssMb]));
+  const slopePerSecond = medianSlope(window.map((s) => [s.t, s.rssMb]));
   const rssAfterWarmUpMb = window[0]!.rssMb;
   const windowSeconds = window.at(-1)!.t - window[0]!.t;
   return {
@@ -86,13 +86,20 @@ function summarize(options: SoakOptions, samples: SoakResult["samples"], ops: nu
   };
 }
 
-function leastSquaresSlope(points: [number, number][]): number {
-  const n = points.length;
-  const meanX = points.reduce((sum, [x]) => sum + x, 0) / n;
-  const meanY = points.reduce((sum, [, y]) => sum + y, 0) / n;
-  const covariance = points.reduce((sum, [x, y]) => sum + (x - meanX) * (y - meanY), 0);
-  const variance = points.reduce((sum, [x]) => sum + (x - meanX) ** 2, 0);
-  return variance === 0 ? 0 : covariance / variance;
+/**
+ * Theil–Sen: the median of the slopes between every two points. A heap that shrinks once (a major GC) and
+ * grows back is a sawtooth, which tilts a least-squares line; the median slope follows the level.
+ */
+function medianSlope(points: [number, number][]): number {
+  const slopes: number[] = [];
+  for (let i = 0; i < points.length; i++) {
+    for (let j = i + 1; j < points.length; j++) {
+      const dx = points[j]![0] - points[i]![0];
+      if (dx > 0) slopes.push((points[j]![1] - points[i]![1]) / dx);
+    }
+  }
+  slopes.sort((a, b) => a - b);
+  return slopes.length === 0 ? 0 : slopes[slopes.length >> 1]!;
 }
 
 /** Resident set size of one process in MB: /proc on Linux, `ps` elsewhere. */

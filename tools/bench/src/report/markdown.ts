@@ -135,7 +135,8 @@ function soakSection(results: BenchResults, image: string): string[] {
   return [
     "### Memory under steady load",
     `Our server on SQLite for ${soak.seconds} s under ${soak.concurrency} lanes of load (half SDK new thread + runs.wait, half A2A SendMessage), ` +
-      `RSS of the server process sampled ${soak.samples.length} times; the first ${Math.round(soak.warmUpSeconds)} s are warm-up.`,
+      `RSS of the server process sampled ${soak.samples.length} times; the first ${Math.round(soak.warmUpSeconds)} s are warm-up. ` +
+      "The trend is the median of the slopes between every two samples after it (Theil–Sen): a major GC's dip does not tilt it.",
     table(
       ["operations", "ops/s", "RSS after warm-up", "RSS at the end", "peak", "trend after warm-up"],
       [
