@@ -9,16 +9,19 @@ export interface BenchPostgres {
 }
 
 /**
- * $POSTGRES_URL, else an embedded server started now (see postgresForScript). Schemas handed out are
- * dropped at clean-up, before an embedded server is stopped (clean-ups run latest first).
+ * $POSTGRES_URL, else an embedded server started now (see postgresForScript). On $POSTGRES_URL the schemas
+ * handed out are dropped at clean-up; an embedded server goes away whole.
  */
 export async function openBenchPostgres(): Promise<BenchPostgres> {
+  const external = Boolean(process.env.POSTGRES_URL);
   const { url, stop } = await postgresForScript();
   onCleanUp(stop);
   const schemas: string[] = [];
-  onCleanUp(async () => {
-    for (const schema of schemas) await dropSchema(url, schema);
-  });
+  if (external) {
+    onCleanUp(async () => {
+      for (const schema of schemas) await dropSchema(url, schema);
+    });
+  }
   return {
     url,
     newSchema(prefix) {

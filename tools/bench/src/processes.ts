@@ -28,16 +28,24 @@ export function onCleanUp(fn: () => Promise<void>): () => void {
   return () => cleanups.delete(fn);
 }
 
-/** Runs every registered cleanup, latest first; each failure is reported, none stops the others. */
-export async function cleanUp(): Promise<void> {
-  for (const fn of [...cleanups].reverse()) {
-    cleanups.delete(fn);
-    try {
-      await fn();
-    } catch (error) {
-      console.error(`cleanup failed: ${String(error)}`);
+let cleaning: Promise<void> | undefined;
+
+/**
+ * Runs every registered cleanup, latest first; each failure is reported, none stops the others. Callers
+ * that overlap (a signal handler and the entry point's `finally`) share one pass.
+ */
+export function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const fn of [...cleanups].reverse()) {
+      cleanups.delete(fn);
+      try {
+        await fn();
+      } catch (error) {
+        console.error(`cleanup failed: ${String(error)}`);
+      }
     }
-  }
+  })().finally(() => (cleaning = undefined));
+  return cleaning;
 }
 
 /** SIGKILLs every process group still running, synchronously: for signal handlers and `exit`. */
