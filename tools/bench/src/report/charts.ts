@@ -53,10 +53,11 @@ function scenarioSpec(title: string, rows: BenchResults["scenarios"]): TopLevelS
   const throughput = rows.flatMap((r) =>
     r.throughput.map((t) => ({ server: r.server, measure: `${t.concurrency} concurrent`, ops: t.opsPerSec })),
   );
-  // Not stacked: a stack starts at zero, which a log scale cannot show (the bars would have no width).
-  const bars = (field: string, axis: string, values: object[]) => ({
+  // Dots, not bars: on a log scale a bar's length starts at an arbitrary minimum and reads as a false ratio.
+  // Not stacked: a stack starts at zero, which a log scale cannot place.
+  const dots = (field: string, axis: string, values: object[]) => ({
     data: { values },
-    mark: { type: "bar" as const },
+    mark: { type: "point" as const, filled: true, size: 90 },
     width: WIDTH,
     height: 28 * rows.length,
     encoding: {
@@ -71,7 +72,7 @@ function scenarioSpec(title: string, rows: BenchResults["scenarios"]): TopLevelS
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
     title,
     background: "white",
-    vconcat: [bars("ms", "sequential latency, ms (log)", latency), bars("ops", "throughput, ops/s (log)", throughput)],
+    vconcat: [dots("ms", "sequential latency, ms (log)", latency), dots("ops", "throughput, ops/s (log)", throughput)],
     resolve: { scale: { color: "independent" } },
   };
 }
