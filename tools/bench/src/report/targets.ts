@@ -1,0 +1,114 @@
+import { GROWTH_OPERATIONS, type GrowthDriver, type GrowthOperation } from "../growth/growth.js";
+import type { BenchResults, ScenarioResult, ServerName } from "../results.js";
+import type { ScenarioId } from "../scenarios/index.js";
+import { mb, ms, percent, rate, size, times } from "./format.js";
+
+/** One target of the issue, judged on this run's figures (ours on SQLite unless said). */
+export interface TargetRow {
+  target: string;
+  measured: string;
+  met: boolean;
+  /** "met" with the margin, or "missed by" how much. */
+  verdict: string;
+}
+
+/** The soak's RSS counts as flat when the trend after warm-up adds at most this much of it over the window. */
+export const FLAT_RSS_FRACTION = 0.05;
+/** Growth: a read at the largest size may take at most this many times what it took at the smallest. */
+export const GROWTH_LIMIT = 1.5;
+
+export function find(results: BenchResults, scenario: ScenarioId, server: ServerName): ScenarioResult {
+  const found = results.scenarios.find((r) => r.scenario === scenario && r.server === server);
+  if (!found) throw new Error(`no result for ${scenario} on ${server}`);
+  return found;
+}
+
+export function throughputAt(result: ScenarioResult, concurrency: number): number {
+  const found = result.throughput.find((t) => t.concurrency === concurrency);
+  if (!found) throw new Error(`no ${concurrency}-concurrent result for ${result.scenario} on ${result.server}`);
+  return found.opsPerSec;
+}
+
+/** At most `limit` ms. */
+function atMostMs(target: string, value: number, limit: number, how: string): TargetRow {
+  const met = value <= limit;
+  const margin = met ? `met, ${ms(limit - value)} ms to spare` : `missed by ${ms(value - limit)} ms (${percent(value / limit - 1)})`;
+  return { target, measured: `${ms(value)} ms; limit ${ms(limit)} ms (${how})`, met, verdict: margin };
+}
+
+/** A ratio of at least `least`. */
+function atLeastRatio(target: string, ratio: number, least: number, how: string): TargetRow {
+  const met = ratio >= least;
+  const verdict = met ? `met (${times(ratio)})` : `missed: ${times(ratio)} of ${times(least)} (needs ${percent(least / ratio - 1)})`;
+  return { target, measured: `${times(ratio)} (${how})`, met, verdict };
+}
+
+export function targets(results: BenchResults): TargetRow[] {
+  const ours = "ours (sqlite)" as const;
+  const floor = find(results, "sdk-new-thread", "floor").sequential.p50;
+  const a2aOurs = find(results, "a2a-send", ours);
+  const a2aRef = find(results, "a2a-send", "reference");
+  const sdkOurs = find(results, "sdk-new-thread", ours);
+  const sdkOfficial = find(results, "sdk-new-thread", "official");
+  const rows: TargetRow[] = [
+    atMostMs(
+      "A2A SendMessage p50 ≤ reference p50 + floor p50",
+      a2aOurs.sequential.p50,
+      a2aRef.sequential.p50 + floor,
+      `reference ${ms(a2aRef.sequential.p50)} + floor ${ms(floor)}`,
+    ),
+    atLeastRatio(
+      "16-concurrent A2A SendMessage throughput ≥ 0.5× the reference's",
+      throughputAt(a2aOurs, 16) / throughputAt(a2aRef, 16),
+      0.5,
+      `${rate(throughputAt(a2aOurs, 16))} vs ${rate(throughputAt(a2aRef, 16))} ops/s`,
+    ),
+    atMostMs("SDK op (new thread + runs.wait) p50 ≤ floor p50 + 3 ms", sdkOurs.sequential.p50, floor + 3, `floor ${ms(floor)} + 3`),
+    atLeastRatio(
+      "SDK op p50 ≥ 100× lower than the official server's",
+      sdkOfficial.sequential.p50 / sdkOurs.sequential.p50,
+      100,
+      `official ${ms(sdkOfficial.sequential.p50)} ms ÷ ours ${ms(sdkOurs.sequential.p50)} ms`,
+    ),
+    atLeastRatio(
+      "16-concurrent SDK op throughput ≥ 8× the official server's",
+      throughputAt(sdkOurs, 16) / throughputAt(sdkOfficial, 16),
+      8,
+      `${rate(throughputAt(sdkOurs, 16))} vs ${rate(throughputAt(sdkOfficial, 16))} ops/s`,
+    ),
+  ];
+  const drivers = [...new Set(results.growth.map((g) => g.driver))];
+  for (const driver of drivers) for (const operation of GROWTH_OPERATIONS) rows.push(growthRow(results, driver, operation));
+  rows.push(rssRow(results));
+  return rows;
+}
+
+function growthRow(results: BenchResults, driver: GrowthDriver, operation: GrowthOperation): TargetRow {
+  const points = results.growth.filter((g) => g.driver === driver && g.operation === operation).sort((a, b) => a.runs - b.runs);
+  const first = points[0]!;
+  const last = points.at(-1)!;
+  const ratio = last.latency.p50 / first.latency.p50;
+  const met = ratio <= GROWTH_LIMIT;
+  return {
+    target: `${operation} at ${size(last.runs)} runs within ${GROWTH_LIMIT}× of ${size(first.runs)} (${driverName(driver)})`,
+    measured: `p50 ${ms(first.latency.p50)} → ${ms(last.latency.p50)} ms = ${times(ratio)}`,
+    met,
+    verdict: met ? "met" : `missed by ${percent(ratio / GROWTH_LIMIT - 1)} (${times(ratio)} of ${times(GROWTH_LIMIT)})`,
+  };
+}
+
+function rssRow(results: BenchResults): TargetRow {
+  const { soak } = results;
+  const met = soak.growthFraction <= FLAT_RSS_FRACTION;
+  const window = Math.round(soak.seconds - soak.warmUpSeconds);
+  return {
+    target: `RSS flat after warm-up (trend ≤ ${percent(FLAT_RSS_FRACTION)} over the soak)`,
+    measured: `${mb(soak.rssAfterWarmUpMb)} after warm-up → ${mb(soak.rssEndMb)} at the end; trend ${soak.slopeMbPerMinute.toFixed(2)} MB/min = ${percent(soak.growthFraction)} over ${window} s`,
+    met,
+    verdict: met ? "met" : `missed: ${percent(soak.growthFraction)} against at most ${percent(FLAT_RSS_FRACTION)}`,
+  };
+}
+
+export function driverName(driver: GrowthDriver | "memory"): string {
+  return driver === "sqlite" ? "SQLite" : driver === "postgres" ? "PostgreSQL" : "memory";
+}
