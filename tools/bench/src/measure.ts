@@ -38,9 +38,14 @@ export interface Budget {
   maxSeconds: number;
 }
 
-/** Operations one after the other, after `warmUp` unmeasured ones. */
-export async function sequential(op: Operation, budget: Budget, warmUp: number): Promise<LatencyStats> {
-  for (let i = 0; i < warmUp; i++) await op(0);
+/** Operations one after the other, after the `warmUp` budget's unmeasured ones. */
+export async function sequential(op: Operation, budget: Budget, warmUp: Budget): Promise<LatencyStats> {
+  await oneAfterAnother(op, warmUp);
+  return latencyStats(await oneAfterAnother(op, budget));
+}
+
+/** Each operation's latency sample, one after the other until the budget is spent. */
+async function oneAfterAnother(op: Operation, budget: Budget): Promise<number[]> {
   const samples: number[] = [];
   const deadline = performance.now() + budget.maxSeconds * 1000;
   while (samples.length < budget.maxOps && (samples.length < budget.minOps || performance.now() < deadline)) {
@@ -48,7 +53,7 @@ export async function sequential(op: Operation, budget: Budget, warmUp: number):
     const own = await op(0);
     samples.push(typeof own === "number" ? own : performance.now() - started);
   }
-  return latencyStats(samples);
+  return samples;
 }
 
 /**

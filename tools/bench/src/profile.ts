@@ -7,8 +7,12 @@ import type { SoakOptions } from "./soak.js";
 /** How much of everything one run measures. */
 export interface Profile {
   name: "full" | "quick";
-  /** Unmeasured operations before each sequential measurement (the server's JIT and caches). */
-  warmUp: number;
+  /**
+   * Unmeasured operations before each sequential measurement, time-boxed like a measurement: V8 optimizes
+   * a server's hot paths only after some thousands of calls, so a handful of warm-up calls measures its
+   * interpreter and first-call costs (lazy imports, schema compiles) instead.
+   */
+  warmUp: Budget;
   sequential: Budget;
   concurrencies: number[];
   /** At concurrency `c`: every lane does at least two operations. */
@@ -22,8 +26,8 @@ const CONCURRENCIES = [16, 64];
 export function fullProfile(soakSeconds = 600): Profile {
   return {
     name: "full",
-    warmUp: 5,
-    sequential: { minOps: 15, maxOps: 500, maxSeconds: 1.2 },
+    warmUp: { minOps: 5, maxOps: 1_000, maxSeconds: 1.5 },
+    sequential: { minOps: 15, maxOps: 500, maxSeconds: 2 },
     concurrencies: CONCURRENCIES,
     concurrent: (c) => ({ minOps: 2 * c, maxOps: 50 * c, maxSeconds: 1.2 }),
     growth: { drivers: ["sqlite", "postgres"], sizes: [1_000, 10_000, 100_000], rounds: 50 },
@@ -35,7 +39,7 @@ export function fullProfile(soakSeconds = 600): Profile {
 export function quickProfile(soakSeconds = 10): Profile {
   return {
     name: "quick",
-    warmUp: 2,
+    warmUp: { minOps: 2, maxOps: 20, maxSeconds: 0.1 },
     sequential: { minOps: 5, maxOps: 100, maxSeconds: 0.2 },
     concurrencies: CONCURRENCIES,
     concurrent: (c) => ({ minOps: c, maxOps: 4 * c, maxSeconds: 0.2 }),
