@@ -38,10 +38,11 @@ export async function waitResponse(
   let grace: NodeJS.Timeout | undefined;
   const early = await Promise.race([json, new Promise<undefined>((resolve) => (grace = setTimeout(resolve, KEEP_ALIVE_MS, undefined)))]);
   clearTimeout(grace);
-  if (early !== undefined && !finished) {
+  // (A client that left meanwhile gets an empty body nobody reads: no keep-alive timer for it.)
+  if (early !== undefined || finished) {
     finished = true;
     c.req.raw.signal.removeEventListener("abort", disconnected);
-    return c.body(early, 200, { "Content-Type": "application/json", ...options.headers }) as unknown as JsonReply;
+    return c.body(early ?? "", 200, { "Content-Type": "application/json", ...options.headers }) as unknown as JsonReply;
   }
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
