@@ -26,8 +26,8 @@ const CONCURRENCIES = [16, 64];
 export function fullProfile(soakSeconds = 600): Profile {
   return {
     name: "full",
-    warmUp: { minOps: 5, maxOps: 1_000, maxSeconds: 1.5 },
-    sequential: { minOps: 15, maxOps: 500, maxSeconds: 2 },
+    warmUp: { minOps: 5, maxOps: 1_000, maxSeconds: 1 },
+    sequential: { minOps: 15, maxOps: 500, maxSeconds: 1.2 },
     concurrencies: CONCURRENCIES,
     concurrent: (c) => ({ minOps: 2 * c, maxOps: 50 * c, maxSeconds: 1.2 }),
     growth: { drivers: ["sqlite", "postgres"], sizes: [1_000, 10_000, 100_000], rounds: 50 },

@@ -77,7 +77,7 @@ async function measureReads(server: RunningServer, storage: Storage, options: Gr
     };
     for (const operation of GROWTH_OPERATIONS) {
       const budget = { minOps: options.rounds, maxOps: options.rounds, maxSeconds: 0 };
-      const latency = await sequential(reads[operation], budget, { minOps: 10, maxOps: 200, maxSeconds: 0.5 });
+      const latency = await sequential(reads[operation], budget, { minOps: 10, maxOps: 200, maxSeconds: 0.3 });
       results.push({ driver: options.driver, operation, runs: seeder.seededRuns, latency, seedSeconds });
     }
   }
