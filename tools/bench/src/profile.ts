@@ -67,7 +67,8 @@ export interface BenchArgs {
 export const USAGE = `Usage: npm run bench -- [--quick] [--out <file>] [--soak-seconds <n>] [--growth-sizes <n,n,...>]
 
   --quick              few iterations, growth at 100 and 1,000 runs, a 10 s soak: a check, not figures
-  --out <file>         write the report there (default: docs/benchmarks.md); charts go beside it
+  --out <file>         write the report there (default: docs/benchmarks.md; quick: tools/bench/.peers/quick.md,
+                       so a check never replaces the figures); charts go beside it
   --soak-seconds <n>   how long the RSS soak lasts (default: 600; quick: 10)
   --growth-sizes <l>   stored runs at which growth is measured (default: 1000,10000,100000)
 `;
@@ -90,7 +91,8 @@ export function parseBenchArgs(argv: string[], repoRoot: string): BenchArgs | "h
   if (values["growth-sizes"] !== undefined) {
     profile.growth.sizes = values["growth-sizes"].split(",").map((size) => positive("--growth-sizes", size));
   }
-  return { profile, out: resolve(values.out ?? resolve(repoRoot, "docs/benchmarks.md")) };
+  const defaultOut = values.quick ? "tools/bench/.peers/quick.md" : "docs/benchmarks.md";
+  return { profile, out: resolve(values.out ?? resolve(repoRoot, defaultOut)) };
 }
 
 function positive(flag: string, text: string): number {
