@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
+import { waitForOutput } from "../../../apps/server/src/testing/cli-process.js";
 
 /**
  * Every server the bench starts runs as the leader of its own process group (`detached`), so stopping it
@@ -87,26 +88,15 @@ export function startProcess(command: string, args: string[], options: { cwd: st
       return status === null ? output : `${output}\n[exited: ${status}]`;
     },
     stop,
-    waitFor(pattern, timeoutMs = 60_000) {
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => done(new Error(`timed out waiting for ${pattern}; output:\n${output.slice(-4000)}`)), timeoutMs);
-        const check = () => {
-          const match = output.match(pattern);
-          if (match) done(undefined, match);
-          else if (child.exitCode !== null || child.signalCode !== null) {
-            done(new Error(`${command} exited (${child.exitCode ?? child.signalCode}) before ${pattern}; output:\n${output.slice(-4000)}`));
-          }
-        };
-        const done = (error?: Error, match?: RegExpMatchArray) => {
-          clearTimeout(timer);
-          listeners.delete(check);
-          if (error) reject(error);
-          else resolve(match!);
-        };
-        listeners.add(check);
-        check();
-      });
-    },
+    waitFor: (pattern, timeoutMs = 60_000) =>
+      waitForOutput({
+        child,
+        listeners,
+        output: () => output,
+        pattern,
+        timeoutMs,
+        context: () => ` (${command}); output:\n${output.slice(-4000)}`,
+      }),
   };
 }
 

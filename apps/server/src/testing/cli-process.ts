@@ -58,27 +58,43 @@ export function runCli(args: string[], options: { env?: Record<string, string>; 
     stdout: () => out,
     stderr: () => err,
     exited,
-    waitFor(pattern, timeoutMs = 45_000) {
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => done(new Error(`timed out waiting for ${pattern}\nstdout:\n${out}\nstderr:\n${err}`)), timeoutMs);
-        const check = () => {
-          const match = out.match(pattern);
-          if (match) done(undefined, match);
-          else if (child.exitCode !== null || child.signalCode !== null) {
-            done(new Error(`exited (${child.exitCode ?? child.signalCode}) before ${pattern}\nstdout:\n${out}\nstderr:\n${err}`));
-          }
-        };
-        const done = (error?: Error, match?: RegExpMatchArray) => {
-          clearTimeout(timer);
-          listeners.delete(check);
-          if (error) reject(error);
-          else resolve(match!);
-        };
-        listeners.add(check);
-        check();
-      });
-    },
+    waitFor: (pattern, timeoutMs = 45_000) =>
+      waitForOutput({ child, listeners, output: () => out, pattern, timeoutMs, context: () => `\nstdout:\n${out}\nstderr:\n${err}` }),
   };
+}
+
+/**
+ * Resolves once `pattern` appears in `output()`, which `listeners` are called to check again whenever it
+ * grows (and when the child exits); rejects if the child exits first or after `timeoutMs`, with `context()`
+ * (what it wrote) in the error.
+ */
+export function waitForOutput(options: {
+  child: ChildProcess;
+  listeners: Set<() => void>;
+  output: () => string;
+  pattern: RegExp;
+  timeoutMs: number;
+  context: () => string;
+}): Promise<RegExpMatchArray> {
+  const { child, listeners, output, pattern, context } = options;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => done(new Error(`timed out waiting for ${pattern}${context()}`)), options.timeoutMs);
+    const check = () => {
+      const match = output().match(pattern);
+      if (match) done(undefined, match);
+      else if (child.exitCode !== null || child.signalCode !== null) {
+        done(new Error(`exited (${child.exitCode ?? child.signalCode}) before ${pattern}${context()}`));
+      }
+    };
+    const done = (error?: Error, match?: RegExpMatchArray) => {
+      clearTimeout(timer);
+      listeners.delete(check);
+      if (error) reject(error);
+      else resolve(match!);
+    };
+    listeners.add(check);
+    check();
+  });
 }
 
 /** Starts a server command and resolves with its URL, read from the "listening on" line. */
