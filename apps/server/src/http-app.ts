@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { UserHttpApp } from "@agent-server/agent-protocol";
+import { importProjectFile } from "./project-module.js";
 
 /**
  * Loads langgraph.json's `http.app` ("./src/app.ts:app", export "default" when omitted), as the official
@@ -16,9 +16,7 @@ export async function loadHttpApp(spec: string, cwd: string): Promise<UserHttpAp
     await stat(path).catch(() => {
       throw new Error(`http.app: file not found: ${path}`);
     });
-    module = /\.(m|c)?tsx?$/.test(path)
-      ? ((await (await import("tsx/esm/api")).tsImport(pathToFileURL(path).href, import.meta.url)) as Record<string, unknown>)
-      : ((await import(pathToFileURL(path).href)) as Record<string, unknown>);
+    module = await importProjectFile(path);
   } else {
     module = (await import(file)) as Record<string, unknown>;
   }

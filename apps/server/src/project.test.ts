@@ -84,7 +84,8 @@ describe("agent-server dev with a project's langgraph.json (memory storage)", ()
         expect(card.skills[0]?.description, path).toBe(description);
       }
       const plain = (await (await fetch(`${server.url}/a2a/plain/.well-known/agent-card.json`)).json()) as { description: string };
-      expect(plain.description).toMatch(/graph plain/);
+      // No description anywhere: a sentence naming the graph, not the assistant's uuid.
+      expect(plain.description).toBe('Runs the LangGraph graph "plain".');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

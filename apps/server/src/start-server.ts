@@ -12,6 +12,7 @@ import {
   type LoadedConfig,
 } from "@agent-server/engine";
 import { a2aRoutes } from "@agent-server/interop";
+import { a2aRouteOptions } from "./a2a-card.js";
 import { UsageError, type CliOptions } from "./args.js";
 import { loadHttpApp } from "./http-app.js";
 import { bindSdkLoopback } from "./loopback.js";
@@ -118,7 +119,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       logger.info({ ui: Object.keys(config.ui) }, `Generative UI bundled for: ${Object.keys(config.ui).join(", ")}`);
     }
     // A2A (cards, JSON-RPC v1.0 + v0.3, HTTP+JSON) behind the same auth middleware as the API.
-    const defaultAssistant = config.a2a?.default_assistant;
+    const a2aOptions = await a2aRouteOptions(config, cwd, auth, logger);
     api = createApp({
       engine,
       storage,
@@ -129,7 +130,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       cors: config.http?.cors,
       maxBodyBytes: options.maxBodyBytes ?? config.http?.max_body_size,
       ui,
-      extraRoutes: [(deps) => a2aRoutes(deps, { defaultAssistant, logger: logger.child({ source: "a2a" }) })],
+      extraRoutes: [(deps) => a2aRoutes(deps, a2aOptions)],
     });
 
     await engine.start();

@@ -11,6 +11,15 @@ export {
   type LoadedConfig,
 } from "./config/langgraph-config.js";
 export type { HttpCorsConfig } from "./config/http-cors.js";
+export {
+  A2AConfigSchema,
+  A2AAgentCardSchema,
+  type A2AConfig,
+  type A2ACardDefaults,
+  type A2AAgentCardConfig,
+  type A2ASkillConfig,
+  type A2ASecuritySchemeConfig,
+} from "./config/a2a.js";
 export { unsupportedConfigKeys } from "./config/unsupported-keys.js";
 export { systemAssistantDefaultsFromEnv, type SystemAssistantDefaults } from "./config/system-assistant-defaults.js";
 export { REJECT_MESSAGE, type AdmissionOptions } from "./runs/admission.js";

@@ -1,6 +1,8 @@
 export { a2aRoutes, type A2ARoutesOptions } from "./a2a/routes.js";
 export type { A2ALogger } from "./a2a/request-errors.js";
 export { agentCardFor, agentCardJson, A2A_PROTOCOL_VERSION, A2A_LEGACY_PROTOCOL_VERSION } from "./a2a/agent-card.js";
+export type { A2ACardConfig, AgentCardOptions, ExtendedCardContext, ExtendedCardHook } from "./a2a/card/options.js";
+export { extendedCardFromJson } from "./a2a/card/extended.js";
 export { TaskRequestHandler, type A2AHandlerDeps } from "./a2a/request-handler.js";
 export { projectTask, taskState, type TaskSource } from "./a2a/task-projection.js";
 export {

@@ -80,6 +80,14 @@ export function readAuthHandlers(auth: unknown, label = "auth"): AuthHandlers {
 }
 
 /**
+ * Whether requests are authenticated with `auth` (an Auth with an `authenticate` handler). An absent
+ * Auth, or one without handlers, leaves the server open (authMiddleware), as the official server does.
+ */
+export function authenticatesRequests(auth: unknown): boolean {
+  return auth !== undefined && auth !== null && readAuthHandlers(auth).authenticate !== undefined;
+}
+
+/**
  * The handler for `resource:action`, most specific first, as the official server looks it up:
  * "resource:action", then "resource", then "*:action", then "*". The first one registered wins.
  */

@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import { parseEnv } from "node:util";
 import { z } from "zod";
 import { InvalidInputError } from "@agent-server/core";
+import { A2AConfigSchema } from "./a2a.js";
 import { GraphEntrySchema } from "./graph-entry.js";
 import { HttpCorsSchema } from "./http-cors.js";
 import { WebhooksConfigSchema } from "./webhooks.js";
@@ -28,8 +29,8 @@ export const LangGraphConfigSchema = z.looseObject({
   ui: z.record(z.string(), z.string()).optional(),
   /** `shared`: packages the page provides to UI bundles besides react, react-dom and the SDK. */
   ui_config: z.looseObject({ shared: z.array(z.string()).optional() }).optional(),
-  /** Which assistant the domain-root A2A agent card describes (defaults to the only graph). */
-  a2a: z.looseObject({ default_assistant: z.string().optional() }).optional(),
+  /** A2A: the default assistant, agent card fields, security scheme and extended card (config/a2a.ts). */
+  a2a: A2AConfigSchema.optional(),
   /** A custom storage driver module, `"./driver.ts:export"` (the CLI's `--storage` overrides it). */
   storage: z.looseObject({ path: z.string().optional() }).optional(),
   /** Outbound webhooks: `url` is the policy user-given webhook and A2A push URLs are checked against. */

@@ -35,10 +35,19 @@ describe("unsupportedConfigKeys", () => {
       http: { app: "./app.ts:app" },
       ui: { agent: "./ui.tsx" },
       ui_config: { shared: ["x"] },
-      a2a: { default_assistant: "agent" },
+      a2a: {
+        default_assistant: "agent",
+        card: { version: "1.0.0" },
+        agents: { agent: { name: "Agent" } },
+        security: { scheme: "bearer" },
+        extended_card: "./extended-card.json",
+      },
       storage: { path: "./driver.ts:createStorage" },
     });
     expect(unsupportedConfigKeys(config)).toEqual([]);
     expect(unsupportedConfigKeys(parse({ graphs: {}, storage: { path: "./d.ts", pool: 3 } }))).toEqual(["storage.pool"]);
+    expect(unsupportedConfigKeys(parse({ graphs: {}, a2a: { default_assistant: "agent", signing_key: "./k.pem" } }))).toEqual([
+      "a2a.signing_key",
+    ]);
   });
 });

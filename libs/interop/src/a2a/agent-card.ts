@@ -1,5 +1,8 @@
 import { AgentCard } from "@a2a-js/sdk";
 import type { Assistant } from "@agent-server/core";
+import { cardFields } from "./card/fields.js";
+import type { AgentCardOptions } from "./card/options.js";
+import { cardSecurity, legacySecurity, legacySecurityScheme } from "./card/security.js";
 
 /** The protocol version this adapter speaks, as `@a2a-js/sdk` 1.3.0 names it. */
 export const A2A_PROTOCOL_VERSION = "1.0";
@@ -14,57 +17,71 @@ export const A2A_LEGACY_PROTOCOL_VERSION = "0.3";
  * - legacy JSON-RPC v0.3 at `endpoint` (requests without `A2A-Version: 1.0`); the SDK's server-side
  *   `validateVersion` needs that interface declared to accept "0.3".
  *
- * `pushNotifications` is true when the storage driver keeps push notification configs
- * (`Storage.pushConfigs`); the routes pass it.
+ * Name, description, version, provider, URLs, modes and skills: card/fields.ts (langgraph.json `a2a`
+ * and the assistant). Security schemes: card/security.ts. `pushNotifications` is true when the storage
+ * driver keeps push notification configs (`Storage.pushConfigs`); `extendedAgentCard` when
+ * `a2a.extended_card` is loaded.
  */
-export function agentCardFor(assistant: Assistant, endpoint: string, options: { pushNotifications?: boolean } = {}): AgentCard {
-  const name = assistant.name || assistant.graph_id;
+export function agentCardFor(assistant: Assistant, endpoint: string, options: AgentCardOptions = {}): AgentCard {
+  const fields = cardFields(assistant, options);
+  const security = cardSecurity(options.config?.security, options.authConfigured ?? false);
   return {
-    name,
-    description: assistant.description ?? `Assistant ${assistant.assistant_id} (graph ${assistant.graph_id})`,
+    name: fields.name,
+    description: fields.description,
     supportedInterfaces: [
       { url: endpoint, protocolBinding: "JSONRPC", tenant: "", protocolVersion: A2A_PROTOCOL_VERSION },
       { url: endpoint, protocolBinding: "HTTP+JSON", tenant: "", protocolVersion: A2A_PROTOCOL_VERSION },
       { url: endpoint, protocolBinding: "JSONRPC", tenant: "", protocolVersion: A2A_LEGACY_PROTOCOL_VERSION },
     ],
-    provider: undefined,
-    version: String(assistant.version ?? 1),
-    capabilities: { streaming: true, pushNotifications: options.pushNotifications ?? false, extensions: [], extendedAgentCard: false },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ["text/plain"],
-    defaultOutputModes: ["text/plain", "application/json"],
-    skills: [
-      {
-        id: assistant.graph_id,
-        name,
-        description: assistant.description ?? `Runs graph "${assistant.graph_id}"`,
-        tags: ["langgraph", assistant.graph_id],
-        examples: [],
-        inputModes: ["text/plain"],
-        outputModes: ["text/plain", "application/json"],
-        securityRequirements: [],
-      },
-    ],
+    provider: fields.provider,
+    version: fields.version,
+    // Only set when configured: an empty URL is not "no URL" to every reader.
+    ...(fields.documentationUrl !== undefined ? { documentationUrl: fields.documentationUrl } : {}),
+    ...(fields.iconUrl !== undefined ? { iconUrl: fields.iconUrl } : {}),
+    capabilities: {
+      streaming: true,
+      pushNotifications: options.pushNotifications ?? false,
+      extensions: [],
+      extendedAgentCard: options.extendedCard !== undefined,
+    },
+    securitySchemes: security.securitySchemes,
+    securityRequirements: security.securityRequirements,
+    defaultInputModes: fields.defaultInputModes,
+    defaultOutputModes: fields.defaultOutputModes,
+    skills: fields.skills,
     signatures: [],
   };
 }
 
 /**
  * The card as served: the v1.0 proto JSON, plus the v0.3 top-level fields beside it (`url`,
- * `preferredTransport`, `protocolVersion: "0.3.0"`, `additionalInterfaces`) so v0.3 clients find the
- * JSON-RPC endpoint. v1.0 clients ignore them: a card with a non-empty `supportedInterfaces` is read
- * as v1.0 (the SDK's `isLegacyAgentCard`).
+ * `preferredTransport`, `protocolVersion: "0.3.0"`, `additionalInterfaces`,
+ * `supportsAuthenticatedExtendedCard`, `security`) so v0.3 clients find the JSON-RPC endpoint and what
+ * it needs. v1.0 clients ignore them: a card with a non-empty `supportedInterfaces` is read as v1.0 (the
+ * SDK's `isLegacyAgentCard`). Fields both versions name alike (name, description, version, provider,
+ * documentationUrl, iconUrl, capabilities, modes, skills) are shared; v0.3 requires the mode and tag
+ * lists that v1.0 JSON leaves out when empty, so they are always written. Each security scheme carries
+ * both shapes (v1.0 `httpAuthSecurityScheme: {...}` and v0.3 `type: "http", scheme: "bearer"`).
  */
 export function agentCardJson(card: AgentCard): Record<string, unknown> {
   const json = AgentCard.toJSON(card) as Record<string, unknown>;
   const jsonRpc = card.supportedInterfaces.find((i) => i.protocolBinding === "JSONRPC");
   if (!jsonRpc) return json;
+  const v1Schemes = (json.securitySchemes ?? {}) as Record<string, Record<string, unknown>>;
+  const skills = (json.skills ?? []) as Array<Record<string, unknown>>;
   return {
     ...json,
+    defaultInputModes: card.defaultInputModes,
+    defaultOutputModes: card.defaultOutputModes,
+    skills: skills.map((skill) => ({ tags: [], ...skill })),
+    securitySchemes: Object.fromEntries(
+      Object.entries(card.securitySchemes).map(([name, scheme]) => [name, { ...legacySecurityScheme(scheme), ...v1Schemes[name] }]),
+    ),
     url: jsonRpc.url,
     preferredTransport: "JSONRPC",
     protocolVersion: "0.3.0",
     additionalInterfaces: [{ url: jsonRpc.url, transport: "JSONRPC" }],
+    supportsAuthenticatedExtendedCard: card.capabilities?.extendedAgentCard === true,
+    security: legacySecurity(card.securityRequirements),
   };
 }

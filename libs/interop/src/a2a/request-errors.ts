@@ -7,10 +7,13 @@ import { A2AError, RequestMalformedError } from "@a2a-js/sdk/errors";
  */
 export interface A2ALogger {
   error(fields: Record<string, unknown>, message: string): void;
+  /** Problems in the project's own data (an assistant's `metadata.a2a`); `error` when absent. */
+  warn?(fields: Record<string, unknown>, message: string): void;
 }
 
 export const consoleA2ALogger: A2ALogger = {
   error: (fields, message) => console.error(message, fields),
+  warn: (fields, message) => console.warn(message, fields),
 };
 
 /** What clients see of an error that is not theirs: no exception text, no stack. */

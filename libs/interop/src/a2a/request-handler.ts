@@ -21,6 +21,8 @@ import { TaskNotCancelableError, UnsupportedOperationError } from "@a2a-js/sdk/e
 import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
 import type { Assistant, Run, Storage } from "@agent-server/core";
 import { ThreadStateService, type Engine, type RunAuthContext } from "@agent-server/engine";
+import { extendedCard, extendedCardCaller } from "./card/extended.js";
+import type { AgentCardOptions } from "./card/options.js";
 import { openScope, requestScopeOf, type A2ARequestScope } from "./request-scope.js";
 import { TaskPushConfigs, type TaskLookup } from "./push/push-configs.js";
 import { TERMINAL_TASK_STATES } from "./task-projection.js";
@@ -71,6 +73,8 @@ export class TaskRequestHandler implements A2ARequestHandler {
     private readonly assistant: Assistant,
     private readonly card: AgentCard,
     private readonly auth: RunAuthContext | undefined,
+    /** The app's card options (routes.ts builds them once): the extended card and whether auth is configured. */
+    private readonly cardOptions: AgentCardOptions = {},
   ) {
     this.threadState = new ThreadStateService(deps.storage, deps.engine.registry);
     this.push = new TaskPushConfigs(deps);
@@ -200,8 +204,18 @@ export class TaskRequestHandler implements A2ARequestHandler {
     return this.renderer.render(first, current, options);
   }
 
-  async getAuthenticatedExtendedAgentCard(_params: GetExtendedAgentCardRequest): Promise<AgentCard> {
-    throw unsupported("GetExtendedAgentCard");
+  /**
+   * GetExtendedAgentCard (v0.3 `agent/getAuthenticatedExtendedCard`, HTTP+JSON `GET /extendedAgentCard`,
+   * and any other binding that calls this): langgraph.json `a2a.extended_card` applied to this card for
+   * the caller of `context` — under custom auth an authenticated one only (card/extended.ts). Without
+   * the setting the card says `extendedAgentCard: false` and this is UnsupportedOperation, as the SDK's
+   * own handler answers for such a card.
+   */
+  async getAuthenticatedExtendedAgentCard(_params: GetExtendedAgentCardRequest, context?: ServerCallContext): Promise<AgentCard> {
+    const hook = this.cardOptions.extendedCard;
+    if (!hook) throw new UnsupportedOperationError("this agent has no extended card (a2a.extended_card in langgraph.json)");
+    const user = extendedCardCaller(this.scope(context), this.cardOptions.authConfigured ?? false);
+    return extendedCard(this.card, hook, { user, assistant: this.assistant });
   }
 
   /** Push notification configs (push/push-configs.ts): read needs `read` on the task, create/delete `update`. */
@@ -241,8 +255,4 @@ export class TaskRequestHandler implements A2ARequestHandler {
     const scope = this.scope(context);
     return (taskId, action) => this.access.requireTask(taskId, scope, action);
   }
-}
-
-function unsupported(method: string): Error {
-  return new UnsupportedOperationError(`${method} is not supported by this server yet`);
 }

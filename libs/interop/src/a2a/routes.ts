@@ -3,6 +3,7 @@ import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import { Hono, type Context } from "hono";
 import type { Assistant } from "@agent-server/core";
 import { agentCardFor, agentCardJson } from "./agent-card.js";
+import type { A2ACardConfig, AgentCardOptions, ExtendedCardHook } from "./card/options.js";
 import { registerPushDelivery } from "./push/push-delivery.js";
 import { consoleA2ALogger, type A2ALogger } from "./request-errors.js";
 import { TaskRequestHandler, type A2AHandlerDeps } from "./request-handler.js";
@@ -21,6 +22,16 @@ export interface A2ARoutesOptions {
    * pino logger fits); console.error when unset.
    */
   logger?: A2ALogger | undefined;
+  /** langgraph.json `a2a.card`, `a2a.agents` and `a2a.security`: what the cards say (docs/a2a.md, "Card configuration"). */
+  cardConfig?: A2ACardConfig | undefined;
+  /**
+   * The server authenticates requests (langgraph.json `auth.path`): cards declare the security scheme,
+   * and the extended card is only given to authenticated callers. Default false: the routes cannot tell
+   * an `Auth` that authenticates from one that does not (agent-server passes `authenticatesRequests(auth)`).
+   */
+  authConfigured?: boolean | undefined;
+  /** langgraph.json `a2a.extended_card`, loaded (the server loads the file or module at start-up). */
+  extendedCard?: ExtendedCardHook | undefined;
 }
 
 /**
@@ -43,6 +54,7 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
   const app = new Hono();
   const logger = options.logger ?? consoleA2ALogger;
   registerPushDelivery(deps);
+  const cardOptions = agentCardOptions(deps, options, logger);
 
   app.get("/.well-known/agent-card.json", async (c) => {
     const requested = c.req.query("assistant_id") || options.defaultAssistant || onlyGraph(deps);
@@ -57,18 +69,18 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
     }
     const assistant = await findAssistant(deps, requested);
     if (!assistant) return c.json({ detail: `Assistant "${requested}" not found` }, 404);
-    return c.json(agentCardJson(cardFor(deps, assistant, endpoint(c, requested))));
+    return c.json(agentCardJson(agentCardFor(assistant, endpoint(c, requested), cardOptions)));
   });
 
   app.get("/a2a/:assistant_id/.well-known/agent-card.json", async (c) => {
     const id = c.req.param("assistant_id");
     const assistant = await findAssistant(deps, id);
     if (!assistant) return c.json({ detail: `Assistant "${id}" not found` }, 404);
-    return c.json(agentCardJson(cardFor(deps, assistant, endpoint(c, id))));
+    return c.json(agentCardJson(agentCardFor(assistant, endpoint(c, id), cardOptions)));
   });
 
   app.post("/a2a/:assistant_id", async (c) => {
-    const resolved = await resolve(deps, c);
+    const resolved = await resolve(deps, c, cardOptions);
     if (resolved instanceof Response) return resolved;
     return handleJsonRpc(c, resolved.handler, resolved.card, resolved.scope, logger);
   });
@@ -78,7 +90,7 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
     const prefix = `/a2a/${encodeURIComponent(id)}`;
     const path = c.req.path;
     const subpath = path.startsWith(prefix) ? path.slice(prefix.length) : path.slice(path.indexOf("/", "/a2a/".length));
-    const resolved = await resolve(deps, c);
+    const resolved = await resolve(deps, c, cardOptions);
     if (resolved instanceof Response) return resolved;
     return handleHttpJson(c, subpath, resolved.handler, resolved.card, resolved.scope, logger);
   });
@@ -90,19 +102,36 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
 async function resolve(
   deps: A2AHandlerDeps,
   c: Context,
+  cardOptions: AgentCardOptions,
 ): Promise<Response | { handler: A2ARequestHandler; card: AgentCard; scope: A2ARequestScope }> {
   const id = c.req.param("assistant_id") ?? "";
   const assistant = await findAssistant(deps, id);
   if (!assistant) return c.json({ detail: `Assistant "${id}" not found` }, 404);
-  const card = cardFor(deps, assistant, endpoint(c, id));
+  const card = agentCardFor(assistant, endpoint(c, id), cardOptions);
   const scope = requestScope((c.var as Record<string, unknown>).auth as StructuralRequestAuth | undefined);
   // The scope also travels in every call's ServerCallContext.state (requestScopeOf(context)).
-  const handler = new TaskRequestHandler(deps, assistant, card, scope.auth);
+  const handler = new TaskRequestHandler(deps, assistant, card, scope.auth, cardOptions);
   return { handler, card, scope };
 }
 
-function cardFor(deps: A2AHandlerDeps, assistant: Assistant, url: string): AgentCard {
-  return agentCardFor(assistant, url, { pushNotifications: deps.storage.pushConfigs !== undefined });
+/** The card options of this app, built once from the routes' options, the driver and the graph registry. */
+function agentCardOptions(deps: A2AHandlerDeps, options: A2ARoutesOptions, logger: A2ALogger): AgentCardOptions {
+  // Cards are built on every A2A request: a bad `metadata.a2a` field is reported once per assistant version.
+  const reported = new Set<string>();
+  return {
+    pushNotifications: deps.storage.pushConfigs !== undefined,
+    config: options.cardConfig,
+    authConfigured: options.authConfigured ?? false,
+    graphDescription: (graphId) => deps.engine.registry.description(graphId),
+    extendedCard: options.extendedCard,
+    warn: (fields, message) => {
+      const key = `${String(fields.assistant_id)}@${String(fields.assistant_version)} ${message}`;
+      if (reported.has(key)) return;
+      if (reported.size >= 1000) reported.clear();
+      reported.add(key);
+      (logger.warn ?? logger.error).call(logger, fields, message);
+    },
+  };
 }
 
 async function findAssistant(deps: A2AHandlerDeps, idOrGraph: string): Promise<Assistant | null> {
