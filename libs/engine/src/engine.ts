@@ -13,7 +13,7 @@ import { ThreadLock } from "./runs/thread-lock.js";
 import { RunWaiters, type RunEnd } from "./runs/waiters.js";
 import { WorkerPool } from "./runs/worker-pool.js";
 import { EngineSignals } from "./signals/engine-signals.js";
-import { StreamHub, type StreamEvent } from "./streaming/stream-hub.js";
+import { StreamHub, type RunEventStream, type StreamEvent } from "./streaming/stream-hub.js";
 import { DEFAULT_OUTBOX_OPTIONS, WebhookOutbox, type LoopbackFetch, type OutboxOptions } from "./webhooks/outbox.js";
 
 export interface EngineOptions {
@@ -292,18 +292,29 @@ export class Engine {
    * Creates a run and hands back, once it is admitted, a promise of its end. Admission errors reject
    * the call itself, so an HTTP handler can answer them with a status code before it starts a
    * long-lived response; the waiter exists before the run can start, as in `createRunAndWait`.
+   * With `watch.stream`, also the run's live events, subscribed before it can start as in `streamRun`
+   * (for a caller that needs both, such as A2A's SendStreamingMessage); `events.close()` ends the
+   * subscription early, and the run's end ends it in any case.
    */
-  async createRunWatched(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<{ run: Run; end: Promise<RunEnd> }> {
+  async createRunWatched(
+    request: RunCreateRequest,
+    options: AdmissionOptions = {},
+    watch: { stream?: boolean } = {},
+  ): Promise<{ run: Run; end: Promise<RunEnd>; events?: RunEventStream }> {
     const runId = options.runId ?? uuidv4();
     const waiter = this.waiters.wait(runId);
-    // Before the run can start: it may execute in another process.
-    const unfollow = await this.followEnd(runId, options.threadId);
+    const events = watch.stream ? this.hub.subscribe(runId) : undefined;
+    let unfollow = () => {};
     let run: Run;
     try {
+      // Before the run can start: it may execute in another process.
+      unfollow = await this.followEnd(runId, options.threadId);
+      if (events) await this.hub.ready(runId);
       run = await this.createRun(request, { ...options, runId });
     } catch (error) {
       unfollow();
       waiter.cancel();
+      events?.close();
       throw error;
     }
     // Just admitted, so pending: its status is read only if neither settlement here nor an end signal
@@ -312,7 +323,7 @@ export class Engine {
       unfollow();
       waiter.cancel();
     });
-    return { run, end };
+    return { run, end, ...(events ? { events } : {}) };
   }
 
   private backgroundFailed(task: BackgroundTask, error: unknown): void {

@@ -30,7 +30,7 @@ export type { BackgroundTask, RunLogger } from "./runs/run-executor.js";
 export { currentRunContext, type RunContext } from "./runs/run-context.js";
 export { defaultReply } from "./runs/outcome.js";
 export { nextRunDate } from "./crons/scheduler.js";
-export type { StreamEvent } from "./streaming/stream-hub.js";
+export type { RunEventStream, StreamEvent } from "./streaming/stream-hub.js";
 export * from "./threads/index.js";
 export { isRelativeWebhook } from "@agent-server/core";
 export type { LoopbackFetch, OutboxDelivery } from "./webhooks/outbox.js";

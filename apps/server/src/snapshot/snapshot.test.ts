@@ -70,7 +70,7 @@ describe("snapshot export", () => {
     expect(firstIndex("assistant")).toBeLessThan(firstIndex("thread"));
     expect(types.lastIndexOf("cron")).toBe(types.length - 1);
     const count = (type: string) => types.filter((t) => t === type).length;
-    expect(count("assistant")).toBe(8); // seven system assistants + the custom one
+    expect(count("assistant")).toBe(9); // eight system assistants (the test graphs) + the custom one
     expect(count("thread")).toBe(3);
     expect(count("result")).toBe(2);
     expect(count("store_item")).toBe(2);

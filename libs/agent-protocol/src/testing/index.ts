@@ -16,7 +16,7 @@ export interface TestServer {
 
 /**
  * The real HTTP server on a loopback port over `storage`, with the engine's test graphs
- * (echo, approval, slow, failing, parent, whoami, tool-caller), and an official SDK client pointed at it.
+ * (echo, approval, slow, failing, parent, whoami, tool-caller, chat), and an official SDK client pointed at it.
  */
 export async function startTestServer(
   storage: Storage,

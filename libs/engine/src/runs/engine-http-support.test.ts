@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NotFoundError, type Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
+import type { StreamEvent } from "../streaming/stream-hub.js";
 import { collect, eventually, newThread, startEngine } from "../testing/harness.js";
 
 /**
@@ -34,6 +35,48 @@ describe.each(drivers)("engine support for the HTTP layer on $name", (driver) =>
     const { run, end } = await engine.createRunWatched({ assistant_id: "echo", input: { messages: [] } });
     expect(run.status).toBe("pending");
     // A stateless run: its temporary thread (and the run) are gone at the end, yet the end is seen.
+    expect((await end).status).toBe("success");
+  });
+
+  it("createRunWatched with stream: the run's events from its first one, and its end; an admission error subscribes nothing", async () => {
+    const threadId = await newThread(storage);
+    const { run, end, events } = await engine.createRunWatched(
+      { assistant_id: "chat", input: { messages: [{ role: "user", content: "hi" }] }, stream_mode: ["messages-tuple"] },
+      { threadId },
+      { stream: true },
+    );
+    const received = await collect(events!);
+    // Subscribed before the run could start: nothing is missed, from `metadata` on; the stream ends with the run.
+    expect(received[0]).toMatchObject({ event: "metadata", data: { run_id: run.run_id } });
+    const tokens = received.filter((e) => e.event === "messages").map((e) => (e.data as [{ content: string }])[0].content);
+    expect(tokens.length).toBeGreaterThan(5);
+    expect(tokens.join("")).toBe("You said: hi.");
+    expect((await end).status).toBe("success");
+    // Without `stream`, no events are handed back.
+    const plain = await engine.createRunWatched({ assistant_id: "echo", input: { messages: [] } }, { threadId });
+    expect(plain.events).toBeUndefined();
+    expect((await plain.end).status).toBe("success");
+    await expect(
+      engine.createRunWatched({ assistant_id: "nope" }, { threadId, runId: crypto.randomUUID() }, { stream: true }),
+    ).rejects.toBeInstanceOf(NotFoundError);
+    const hub = engine.hub as unknown as { subscribers: Map<string, unknown> };
+    expect(hub.subscribers.size).toBe(0);
+  });
+
+  it("createRunWatched with stream: closing the events ends them early, the run goes on", async () => {
+    const threadId = await newThread(storage);
+    const { run, end, events } = await engine.createRunWatched(
+      { assistant_id: "chat", input: { messages: [{ role: "user", content: "a long enough question" }], delayMs: 20 } },
+      { threadId },
+      { stream: true },
+    );
+    const received: StreamEvent[] = [];
+    for await (const event of events!) {
+      received.push(event);
+      if (received.length === 1) events!.close();
+    }
+    expect(received).toHaveLength(1);
+    expect((await storage.runs.get(run.run_id))?.status).toBe("running");
     expect((await end).status).toBe("success");
   });
 

@@ -13,6 +13,11 @@ export interface StreamEvent {
   data: unknown;
 }
 
+/** A run's live events for one consumer; `close()` ends them early (the run's end ends them anyway). */
+export interface RunEventStream extends AsyncIterable<StreamEvent> {
+  close(): void;
+}
+
 /** Subscribers that fall this far behind are dropped rather than buffering without bound. */
 const MAX_QUEUED_EVENTS = 10_000;
 
@@ -156,7 +161,7 @@ export class StreamHub {
 }
 
 /** One consumer's view of a run's live events, as an async iterator. */
-export class Subscription implements AsyncIterable<StreamEvent> {
+export class Subscription implements RunEventStream {
   private readonly queue: StreamEvent[] = [];
   private waiter: (() => void) | undefined;
   private done = false;

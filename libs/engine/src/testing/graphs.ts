@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
+import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { Annotation, interrupt, MessagesAnnotation, StateGraph, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
 
@@ -94,4 +95,24 @@ export const toolCallerGraph = new StateGraph(ToolCallerState)
     return { report: String(message.content) };
   })
   .addEdge("__start__", "call")
+  .compile();
+
+const ChatState = Annotation.Root({ ...MessagesAnnotation.spec, delayMs: Annotation<number>() });
+
+/**
+ * Answers through a chat model that streams its reply one character at a time (LangChain's own
+ * FakeListChatModel), for token streaming: "You said: <last message>." A message starting with "ask"
+ * first stops at interrupt() and answers about the value it is resumed with, so a continuation streams
+ * too. `delayMs` in the input sets the pause before each character (default 5 ms).
+ */
+export const chatGraph = new StateGraph(ChatState)
+  .addNode("reply", async (state, config: LangGraphRunnableConfig) => {
+    const last = String(state.messages.at(-1)?.content ?? "");
+    const topic = last.startsWith("ask") ? String(interrupt({ question: "what about?" })) : last;
+    // A model per call: FakeListChatModel cycles through its responses, which would tie one run's
+    // answer to the runs before it.
+    const model = new FakeListChatModel({ responses: [`You said: ${topic}.`], sleep: state.delayMs ?? 5 });
+    return { messages: [await model.invoke(state.messages, config)] };
+  })
+  .addEdge("__start__", "reply")
   .compile();

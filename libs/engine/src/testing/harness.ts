@@ -2,7 +2,7 @@ import type { Storage } from "@agent-server/core";
 import { outboundUrlPolicy } from "../config/webhooks.js";
 import { Engine, type EngineOptions } from "../engine.js";
 import type { CompiledGraph } from "../graphs/types.js";
-import { approvalGraph, echoGraph, failingGraph, parentGraph, slowGraph, toolCallerGraph, whoamiGraph } from "./graphs.js";
+import { approvalGraph, chatGraph, echoGraph, failingGraph, parentGraph, slowGraph, toolCallerGraph, whoamiGraph } from "./graphs.js";
 
 /**
  * An engine over `storage` with the test graphs (and `graphs`) registered, tuned for quick tests. Its URL
@@ -30,6 +30,7 @@ export async function startEngine(
   engine.registry.register("parent", parentGraph);
   engine.registry.register("whoami", whoamiGraph);
   engine.registry.register("tool-caller", toolCallerGraph);
+  engine.registry.register("chat", chatGraph);
   for (const [graphId, graph] of Object.entries(graphs)) engine.registry.register(graphId, graph);
   await engine.start();
   return engine;

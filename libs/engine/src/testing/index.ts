@@ -3,4 +3,4 @@
  * and an engine harness. The storage drivers they run on come from the private `@agent-server/testing`.
  */
 export { startEngine, newThread, eventually, collect } from "./harness.js";
-export { echoGraph, approvalGraph, slowGraph, failingGraph, parentGraph, whoamiGraph } from "./graphs.js";
+export { echoGraph, chatGraph, approvalGraph, slowGraph, failingGraph, parentGraph, whoamiGraph } from "./graphs.js";

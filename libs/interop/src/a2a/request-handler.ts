@@ -33,7 +33,7 @@ import { TaskAccess } from "./tasks/task-access.js";
 import { admitting, TaskAdmission } from "./tasks/task-admission.js";
 import { currentRun, taskRuns } from "./tasks/task-lineage.js";
 import { TaskRenderer, type RenderOptions } from "./tasks/task-renderer.js";
-import { followTask } from "./tasks/task-stream.js";
+import { followTask, joinTokenStream } from "./tasks/task-stream.js";
 
 export interface A2AHandlerDeps {
   engine: Engine;
@@ -95,11 +95,14 @@ export class TaskRequestHandler implements A2ARequestHandler {
     return this.render(admitted.taskId, openScope, { historyLength: length });
   }
 
-  /** The task at once, WORKING, then (after the run's end) its artifact and the final status. */
+  /**
+   * The task at once, WORKING, the LLM's tokens as they come (artifact updates), then (after the run's
+   * end) its recorded artifact and the final status: tasks/task-stream.ts.
+   */
   async *sendMessageStream(params: SendMessageRequest, context?: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     checkSendMessage(params);
-    const admitted = await this.admission.admit(params, this.scope(context));
-    yield* followTask(this.deps.storage, this.renderer, admitted.taskId, admitted.run, admitted.end);
+    const admitted = await this.admission.admit(params, this.scope(context), { stream: true });
+    yield* followTask(this.deps.storage, this.renderer, admitted.taskId, admitted.run, admitted.end, admitted.events);
   }
 
   async getTask(params: GetTaskRequest, context?: ServerCallContext): Promise<Task> {
@@ -173,7 +176,10 @@ export class TaskRequestHandler implements A2ARequestHandler {
     return { tasks: page, nextPageToken: next, pageSize, totalSize: total };
   }
 
-  /** The task now, then — while its current run is active — WORKING, its artifact and the final status. */
+  /**
+   * The task now, then — while its current run is active — WORKING, the LLM's tokens from now on (a run
+   * a streaming message admitted), its artifact and the final status.
+   */
   async *resubscribe(params: SubscribeToTaskRequest, context?: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     const first = await this.access.requireTask(checkTaskId(params.id), this.scope(context), "read");
     const current = await currentRun(this.deps.storage, first);
@@ -186,7 +192,9 @@ export class TaskRequestHandler implements A2ARequestHandler {
       yield { payload: { $case: "task", value: task } };
       return;
     }
-    yield* followTask(this.deps.storage, this.renderer, first.run_id, current, this.deps.engine.waitRun(current.run_id, current.thread_id));
+    const end = this.deps.engine.waitRun(current.run_id, current.thread_id);
+    const events = joinTokenStream(this.deps.engine, current);
+    yield* followTask(this.deps.storage, this.renderer, first.run_id, current, end, events);
   }
 
   /** The caller's scope the routes put into the call context (everything allowed outside the routes). */

@@ -55,6 +55,11 @@ export function dataPart(value: unknown): Part {
   return { content: { $case: "data", value }, metadata: undefined, filename: "", mediaType: "application/json" };
 }
 
+/** The id of a run's result artifact (one per run: a continuation's result is a new artifact). */
+export function resultArtifactId(run: Run): string {
+  return `${run.run_id}:result`;
+}
+
 /**
  * A task as the A2A client sees it. State follows the run's effective terminal status, so a run whose
  * cancel won the race renders CANCELED without artifacts even if settlement had recorded a result; the
@@ -70,7 +75,7 @@ export function projectTask(source: TaskSource): Task {
     const parts: Part[] = [];
     if (result.reply !== undefined) parts.push(textPart(typeof result.reply === "string" ? result.reply : JSON.stringify(result.reply)));
     parts.push(dataPart(toWireObject(result.values)));
-    artifacts.push({ artifactId: `${run.run_id}:result`, name: "result", description: "", parts, metadata: undefined, extensions: [] });
+    artifacts.push({ artifactId: resultArtifactId(run), name: "result", description: "", parts, metadata: undefined, extensions: [] });
   }
   return {
     id: taskId,

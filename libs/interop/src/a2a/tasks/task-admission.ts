@@ -2,7 +2,7 @@ import { Message as A2AMessage, type SendMessageRequest } from "@a2a-js/sdk";
 import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { v4 as uuidv4 } from "uuid";
 import { ConflictError, type Assistant, type Run } from "@agent-server/core";
-import type { RunAuthContext, RunEnd, ThreadStateService } from "@agent-server/engine";
+import type { RunAuthContext, RunCreateRequest, RunEnd, RunEventStream, ThreadStateService } from "@agent-server/engine";
 import type { TaskPushConfigs, RequestedPushConfig } from "../push/push-configs.js";
 import type { A2AHandlerDeps } from "../request-handler.js";
 import type { A2ARequestScope } from "../request-scope.js";
@@ -10,12 +10,27 @@ import { messageContent, resumeValue, runInput, type MessageContent } from "./me
 import { requireWaitingForInput } from "./resume-check.js";
 import type { TaskAccess } from "./task-access.js";
 
-/** A run just admitted for a task, and the promise of its end. */
+/** A run just admitted for a task, the promise of its end and, for a streaming message, its live events. */
 export interface AdmittedTask {
   taskId: string;
   run: Run;
   end: Promise<RunEnd>;
+  /** Subscribed before the run could start (SendStreamingMessage only); the consumer closes it. */
+  events?: RunEventStream;
 }
+
+/** How a message is answered: `stream` (SendStreamingMessage) also follows the run's LLM tokens. */
+export interface AdmitOptions {
+  stream?: boolean;
+}
+
+/**
+ * A streaming message's run also streams LangGraph's `messages` mode (the engine's `messages-tuple`:
+ * LLM chunks through `graph.stream`, cheap; the engine's `messages` mode would switch the run to
+ * streamEvents). Nothing else is asked for: A2A reads the outcome from the records, never from `values`
+ * events. A non-streaming message keeps the default mode, so it pays nothing for this.
+ */
+const TOKEN_STREAM: Pick<RunCreateRequest, "stream_mode"> = { stream_mode: ["messages-tuple"] };
 
 /**
  * Turns a SendMessage into a run of one agent: a new task (its first run), or a continuation of a task
@@ -39,7 +54,7 @@ export class TaskAdmission {
    * a thread made for a message without contextId is removed again when admission fails, and a
    * continuation is validated and admitted in one step under the thread's execution lock.
    */
-  async admit(params: SendMessageRequest, scope: A2ARequestScope): Promise<AdmittedTask> {
+  async admit(params: SendMessageRequest, scope: A2ARequestScope, options: AdmitOptions = {}): Promise<AdmittedTask> {
     const message = params.message;
     if (!message) throw new RequestMalformedError("params.message is required");
     // Checked before anything is created: without both result methods a task could not be read back.
@@ -51,7 +66,9 @@ export class TaskAdmission {
     // A push config is checked before anything is created too (-32003 without support, -32602 invalid).
     const push = this.push.requested(params);
     if (message.taskId)
-      return admitting(() => this.continueTask(message.taskId, message.contextId, content, A2AMessage.toJSON(message), scope, push));
+      return admitting(() =>
+        this.continueTask(message.taskId, message.contextId, content, A2AMessage.toJSON(message), scope, options, push),
+      );
     const auth = scope.auth ?? this.auth;
 
     let threadId: string;
@@ -78,16 +95,26 @@ export class TaskAdmission {
         throw new TaskNotFoundError("not allowed to register push notifications on the new task");
       }
     }
+    let events: RunEventStream | undefined;
     try {
       // A new task in a context where another task is at work waits its turn (enqueue), as a chat does.
-      const { run, end } = await this.deps.engine.createRunWatched(
-        { assistant_id: this.assistant.assistant_id, input: runInput(content), multitask_strategy: "enqueue" },
+      const admitted = await this.deps.engine.createRunWatched(
+        {
+          assistant_id: this.assistant.assistant_id,
+          input: runInput(content),
+          multitask_strategy: "enqueue",
+          ...(options.stream ? TOKEN_STREAM : {}),
+        },
         { threadId, internal: { captureResult: true, message: A2AMessage.toJSON(message) }, ...(auth ? { auth } : {}) },
+        { stream: options.stream === true },
       );
+      const { run, end } = admitted;
+      events = admitted.events;
       // Registered once the task (its first run) exists; see TaskPushConfigs.register for a fast run.
       if (push) await this.push.register(run.run_id, push, run);
-      return { taskId: run.run_id, run, end: quiet(end) };
+      return { taskId: run.run_id, run, end: quiet(end), ...(events ? { events } : {}) };
     } catch (error) {
+      events?.close();
       if (created) await this.deps.storage.threads.delete(threadId).catch(() => undefined);
       throw error;
     }
@@ -107,6 +134,7 @@ export class TaskAdmission {
     content: MessageContent,
     asked: unknown,
     scope: A2ARequestScope,
+    options: AdmitOptions,
     push?: RequestedPushConfig,
   ): Promise<AdmittedTask> {
     const first = await this.access.requireTask(taskId, scope, "create_run");
@@ -120,17 +148,23 @@ export class TaskAdmission {
     await requireWaitingForInput(this.deps.storage, this.threadState, first);
     return this.deps.engine.withThreadExecution(first.thread_id, async () => {
       await requireWaitingForInput(this.deps.storage, this.threadState, first);
-      const { run, end } = await this.deps.engine.createRunWatched(
-        { assistant_id: this.assistant.assistant_id, command: { resume: resumeValue(content) } },
+      const { run, end, events } = await this.deps.engine.createRunWatched(
+        { assistant_id: this.assistant.assistant_id, command: { resume: resumeValue(content) }, ...(options.stream ? TOKEN_STREAM : {}) },
         {
           threadId: first.thread_id,
           internal: { captureResult: true, taskId: first.run_id, message: asked },
           ...(auth ? { auth } : {}),
         },
+        { stream: options.stream === true },
       );
-      // Stored under the lock, so the continuation cannot execute here before its task has the config.
-      if (push) await this.push.register(first.run_id, push, run);
-      return { taskId: first.run_id, run, end: quiet(end) };
+      try {
+        // Stored under the lock, so the continuation cannot execute here before its task has the config.
+        if (push) await this.push.register(first.run_id, push, run);
+      } catch (error) {
+        events?.close();
+        throw error;
+      }
+      return { taskId: first.run_id, run, end: quiet(end), ...(events ? { events } : {}) };
     });
   }
 }
