@@ -28,6 +28,7 @@ import { historyLength, listTasksQuery } from "./tasks/list-tasks-query.js";
 import { checkConfigId, checkPushConfigShape, checkSendMessage, checkTaskId } from "./tasks/request-checks.js";
 import { requireWaitingForInput } from "./tasks/resume-check.js";
 import { TaskAccess } from "./tasks/task-access.js";
+import { declaredInputModes } from "./tasks/message-input.js";
 import { admitting, TaskAdmission } from "./tasks/task-admission.js";
 import { currentRun, taskRuns } from "./tasks/task-lineage.js";
 import { TaskRenderer, type RenderOptions } from "./tasks/task-renderer.js";
@@ -51,7 +52,8 @@ export interface A2AHandlerDeps {
  * - Errors (JSON-RPC codes): unknown task -32001 (TaskNotFound); message to a COMPLETED/FAILED/CANCELED
  *   task -32004 (UnsupportedOperation), also to a task still SUBMITTED/WORKING (it does not await input);
  *   contextId/taskId mismatch, malformed parts and a stale resume -32602 (RequestMalformedError is the
- *   SDK's InvalidParams); file parts -32005 (ContentTypeNotSupported); cancel of a task that is not
+ *   SDK's InvalidParams); file parts of a media type the card does not declare -32005
+ *   (ContentTypeNotSupported, tasks/message-input.ts); cancel of a task that is not
  *   SUBMITTED/WORKING -32002 (TaskNotCancelable).
  * - Push notification configs (CRUD and SendMessage's `taskPushNotificationConfig`): push/push-configs.ts.
  * - Admission of messages (new tasks and continuations): tasks/task-admission.ts; who may act on which
@@ -76,7 +78,7 @@ export class TaskRequestHandler implements A2ARequestHandler {
     this.push = new TaskPushConfigs(deps);
     this.renderer = new TaskRenderer(deps.storage);
     this.access = new TaskAccess(deps.storage, assistant.assistant_id);
-    this.admission = new TaskAdmission(deps, assistant, this.access, this.push, this.threadState, auth);
+    this.admission = new TaskAdmission(deps, assistant, this.access, this.push, this.threadState, auth, declaredInputModes(card));
   }
 
   async getAgentCard(): Promise<AgentCard> {

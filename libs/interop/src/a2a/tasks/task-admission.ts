@@ -32,6 +32,8 @@ export class TaskAdmission {
     private readonly threadState: ThreadStateService,
     /** The routes' caller, used when a call context carries no scoped auth of its own. */
     private readonly auth: RunAuthContext | undefined,
+    /** The media types the agent's card declares (message-input.ts `declaredInputModes`): file parts of others are refused. */
+    private readonly inputModes: readonly string[] = [],
   ) {}
 
   /**
@@ -47,7 +49,7 @@ export class TaskAdmission {
     if (!recordResult || !getResult) {
       throw new UnsupportedOperationError("this server's storage driver cannot record run results, which A2A tasks need");
     }
-    const content = messageContent(message);
+    const content = messageContent(message, this.inputModes);
     // A push config is checked before anything is created too (-32003 without support, -32602 invalid).
     const push = this.push.requested(params);
     if (message.taskId)
