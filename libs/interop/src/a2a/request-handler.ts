@@ -22,7 +22,7 @@ import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
 import type { Assistant, Run, Storage } from "@agent-server/core";
 import { ThreadStateService, type Engine, type RunAuthContext } from "@agent-server/engine";
 import { openScope, requestScopeOf, type A2ARequestScope } from "./request-scope.js";
-import { TaskPushConfigs, type TaskLookup } from "./push/push-configs.js";
+import { pushIdRules, TaskPushConfigs, type TaskLookup } from "./push/push-configs.js";
 import { TERMINAL_TASK_STATES } from "./task-projection.js";
 import { historyLength, listTasksQuery } from "./tasks/list-tasks-query.js";
 import { checkConfigId, checkPushConfigShape, checkSendMessage, checkTaskId } from "./tasks/request-checks.js";
@@ -88,7 +88,7 @@ export class TaskRequestHandler implements A2ARequestHandler {
   async sendMessage(params: SendMessageRequest, context?: ServerCallContext): Promise<Message | Task> {
     checkSendMessage(params);
     const length = historyLength(params.configuration?.historyLength);
-    const admitted = await this.admission.admit(params, this.scope(context));
+    const admitted = await this.admission.admit(params, this.scope(context), context);
     if (!params.configuration?.returnImmediately) await admitted.end;
     return this.render(admitted.taskId, openScope, { historyLength: length });
   }
@@ -96,7 +96,7 @@ export class TaskRequestHandler implements A2ARequestHandler {
   /** The task at once, WORKING, then (after the run's end) its artifact and the final status. */
   async *sendMessageStream(params: SendMessageRequest, context?: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     checkSendMessage(params);
-    const admitted = await this.admission.admit(params, this.scope(context));
+    const admitted = await this.admission.admit(params, this.scope(context), context);
     yield* followTask(this.deps.storage, this.renderer, admitted.taskId, admitted.run, admitted.end);
   }
 
@@ -206,14 +206,17 @@ export class TaskRequestHandler implements A2ARequestHandler {
     throw unsupported("GetExtendedAgentCard");
   }
 
-  /** Push notification configs (push/push-configs.ts): read needs `read` on the task, create/delete `update`. */
+  /**
+   * Push notification configs (push/push-configs.ts): read needs `read` on the task, create/delete `update`.
+   * Config ids default by the call's protocol version (`pushIdRules`: v0.3 uses the task id).
+   */
   async createTaskPushNotificationConfig(
     params: TaskPushNotificationConfig,
     context?: ServerCallContext,
   ): Promise<TaskPushNotificationConfig> {
     checkPushConfigShape(params);
     checkTaskId(params.taskId, "taskId");
-    return this.push.create(params, this.taskLookup(context));
+    return this.push.create(params, this.taskLookup(context), pushIdRules(context));
   }
 
   async getTaskPushNotificationConfig(
@@ -222,7 +225,7 @@ export class TaskRequestHandler implements A2ARequestHandler {
   ): Promise<TaskPushNotificationConfig> {
     checkTaskId(params.taskId, "taskId");
     checkConfigId(params.id);
-    return this.push.get(params, this.taskLookup(context));
+    return this.push.get(params, this.taskLookup(context), pushIdRules(context));
   }
 
   async listTaskPushNotificationConfigs(
@@ -236,7 +239,7 @@ export class TaskRequestHandler implements A2ARequestHandler {
   async deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context?: ServerCallContext): Promise<void> {
     checkTaskId(params.taskId, "taskId");
     checkConfigId(params.id);
-    return this.push.delete(params, this.taskLookup(context));
+    return this.push.delete(params, this.taskLookup(context), pushIdRules(context));
   }
 
   private taskLookup(context: ServerCallContext | undefined): TaskLookup {

@@ -3,7 +3,8 @@ import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } f
 import { v4 as uuidv4 } from "uuid";
 import { ConflictError, type Assistant, type Run } from "@agent-server/core";
 import type { RunAuthContext, RunEnd, ThreadStateService } from "@agent-server/engine";
-import type { TaskPushConfigs, RequestedPushConfig } from "../push/push-configs.js";
+import type { ServerCallContext } from "@a2a-js/sdk/server";
+import { pushIdRules, type TaskPushConfigs, type RequestedPushConfig } from "../push/push-configs.js";
 import type { A2AHandlerDeps } from "../request-handler.js";
 import type { A2ARequestScope } from "../request-scope.js";
 import { messageContent, resumeValue, runInput, type MessageContent } from "./message-input.js";
@@ -41,7 +42,7 @@ export class TaskAdmission {
    * a thread made for a message without contextId is removed again when admission fails, and a
    * continuation is validated and admitted in one step under the thread's execution lock.
    */
-  async admit(params: SendMessageRequest, scope: A2ARequestScope): Promise<AdmittedTask> {
+  async admit(params: SendMessageRequest, scope: A2ARequestScope, context?: ServerCallContext): Promise<AdmittedTask> {
     const message = params.message;
     if (!message) throw new RequestMalformedError("params.message is required");
     // Checked before anything is created: without both result methods a task could not be read back.
@@ -51,7 +52,7 @@ export class TaskAdmission {
     }
     const content = messageContent(message, this.inputModes);
     // A push config is checked before anything is created too (-32003 without support, -32602 invalid).
-    const push = this.push.requested(params);
+    const push = this.push.requested(params, pushIdRules(context));
     if (message.taskId)
       return admitting(() => this.continueTask(message.taskId, message.contextId, content, A2AMessage.toJSON(message), scope, push));
     const auth = scope.auth ?? this.auth;
