@@ -24,12 +24,13 @@ import { ThreadStateService, type Engine, type RunAuthContext } from "@agent-ser
 import { extendedCard, extendedCardCaller } from "./card/extended.js";
 import type { AgentCardOptions } from "./card/options.js";
 import { openScope, requestScopeOf, type A2ARequestScope } from "./request-scope.js";
-import { TaskPushConfigs, type TaskLookup } from "./push/push-configs.js";
+import { pushIdRules, TaskPushConfigs, type TaskLookup } from "./push/push-configs.js";
 import { TERMINAL_TASK_STATES } from "./task-projection.js";
 import { historyLength, listTasksQuery } from "./tasks/list-tasks-query.js";
 import { checkConfigId, checkPushConfigShape, checkSendMessage, checkTaskId } from "./tasks/request-checks.js";
 import { requireWaitingForInput } from "./tasks/resume-check.js";
 import { TaskAccess } from "./tasks/task-access.js";
+import { declaredInputModes } from "./tasks/message-input.js";
 import { admitting, TaskAdmission } from "./tasks/task-admission.js";
 import { currentRun, taskRuns } from "./tasks/task-lineage.js";
 import { TaskRenderer, type RenderOptions } from "./tasks/task-renderer.js";
@@ -53,7 +54,8 @@ export interface A2AHandlerDeps {
  * - Errors (JSON-RPC codes): unknown task -32001 (TaskNotFound); message to a COMPLETED/FAILED/CANCELED
  *   task -32004 (UnsupportedOperation), also to a task still SUBMITTED/WORKING (it does not await input);
  *   contextId/taskId mismatch, malformed parts and a stale resume -32602 (RequestMalformedError is the
- *   SDK's InvalidParams); file parts -32005 (ContentTypeNotSupported); cancel of a task that is not
+ *   SDK's InvalidParams); file parts of a media type the card does not declare -32005
+ *   (ContentTypeNotSupported, tasks/message-input.ts); cancel of a task that is not
  *   SUBMITTED/WORKING -32002 (TaskNotCancelable).
  * - Push notification configs (CRUD and SendMessage's `taskPushNotificationConfig`): push/push-configs.ts.
  * - Admission of messages (new tasks and continuations): tasks/task-admission.ts; who may act on which
@@ -80,7 +82,7 @@ export class TaskRequestHandler implements A2ARequestHandler {
     this.push = new TaskPushConfigs(deps);
     this.renderer = new TaskRenderer(deps.storage);
     this.access = new TaskAccess(deps.storage, assistant.assistant_id);
-    this.admission = new TaskAdmission(deps, assistant, this.access, this.push, this.threadState, auth);
+    this.admission = new TaskAdmission(deps, assistant, this.access, this.push, this.threadState, auth, declaredInputModes(card));
   }
 
   async getAgentCard(): Promise<AgentCard> {
@@ -90,7 +92,7 @@ export class TaskRequestHandler implements A2ARequestHandler {
   async sendMessage(params: SendMessageRequest, context?: ServerCallContext): Promise<Message | Task> {
     checkSendMessage(params);
     const length = historyLength(params.configuration?.historyLength);
-    const admitted = await this.admission.admit(params, this.scope(context));
+    const admitted = await this.admission.admit(params, this.scope(context), { context });
     if (!params.configuration?.returnImmediately) await admitted.end;
     return this.render(admitted.taskId, openScope, { historyLength: length });
   }
@@ -101,7 +103,7 @@ export class TaskRequestHandler implements A2ARequestHandler {
    */
   async *sendMessageStream(params: SendMessageRequest, context?: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     checkSendMessage(params);
-    const admitted = await this.admission.admit(params, this.scope(context), { stream: true });
+    const admitted = await this.admission.admit(params, this.scope(context), { stream: true, context });
     yield* followTask(this.deps.storage, this.renderer, admitted.taskId, admitted.run, admitted.end, admitted.events);
   }
 
@@ -226,14 +228,17 @@ export class TaskRequestHandler implements A2ARequestHandler {
     return extendedCard(this.card, hook, { user, assistant: this.assistant });
   }
 
-  /** Push notification configs (push/push-configs.ts): read needs `read` on the task, create/delete `update`. */
+  /**
+   * Push notification configs (push/push-configs.ts): read needs `read` on the task, create/delete `update`.
+   * Config ids default by the call's protocol version (`pushIdRules`: v0.3 uses the task id).
+   */
   async createTaskPushNotificationConfig(
     params: TaskPushNotificationConfig,
     context?: ServerCallContext,
   ): Promise<TaskPushNotificationConfig> {
     checkPushConfigShape(params);
     checkTaskId(params.taskId, "taskId");
-    return this.push.create(params, this.taskLookup(context));
+    return this.push.create(params, this.taskLookup(context), pushIdRules(context));
   }
 
   async getTaskPushNotificationConfig(
@@ -242,7 +247,7 @@ export class TaskRequestHandler implements A2ARequestHandler {
   ): Promise<TaskPushNotificationConfig> {
     checkTaskId(params.taskId, "taskId");
     checkConfigId(params.id);
-    return this.push.get(params, this.taskLookup(context));
+    return this.push.get(params, this.taskLookup(context), pushIdRules(context));
   }
 
   async listTaskPushNotificationConfigs(
@@ -256,7 +261,7 @@ export class TaskRequestHandler implements A2ARequestHandler {
   async deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context?: ServerCallContext): Promise<void> {
     checkTaskId(params.taskId, "taskId");
     checkConfigId(params.id);
-    return this.push.delete(params, this.taskLookup(context));
+    return this.push.delete(params, this.taskLookup(context), pushIdRules(context));
   }
 
   private taskLookup(context: ServerCallContext | undefined): TaskLookup {

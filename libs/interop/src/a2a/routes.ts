@@ -1,9 +1,11 @@
 import type { AgentCard } from "@a2a-js/sdk";
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
-import { Hono, type Context } from "hono";
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import type { Assistant } from "@agent-server/core";
 import { agentCardFor, agentCardJson } from "./agent-card.js";
 import type { A2ACardConfig, AgentCardOptions, ExtendedCardHook } from "./card/options.js";
+import { registerA2APaths } from "./openapi.js";
 import { registerPushDelivery } from "./push/push-delivery.js";
 import { consoleA2ALogger, type A2ALogger } from "./request-errors.js";
 import { TaskRequestHandler, type A2AHandlerDeps } from "./request-handler.js";
@@ -49,9 +51,14 @@ export interface A2ARoutesOptions {
  *
  * With a driver that keeps push notification configs, building the routes also registers push delivery
  * on the engine (once per engine): settled runs of A2A tasks enqueue their notifications.
+ *
+ * The app is an OpenAPIHono so the routes' documentation (openapi.ts) travels with them: mounted with
+ * `app.route` on agent-protocol's app, its registry is merged into /openapi.json. The routes themselves
+ * are plain Hono routes (no zod validation: A2A errors keep the protocol's shapes).
  */
-export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}): Hono {
-  const app = new Hono();
+export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}): OpenAPIHono {
+  const app = new OpenAPIHono();
+  registerA2APaths(app.openAPIRegistry);
   const logger = options.logger ?? consoleA2ALogger;
   registerPushDelivery(deps);
   const cardOptions = agentCardOptions(deps, options, logger);

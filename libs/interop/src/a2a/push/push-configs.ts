@@ -7,13 +7,31 @@ import type {
   TaskPushNotificationConfig,
 } from "@a2a-js/sdk";
 import { PushNotificationNotSupportedError, RequestMalformedError, TaskNotFoundError } from "@a2a-js/sdk/errors";
+import type { ServerCallContext } from "@a2a-js/sdk/server";
 import { v4 as uuidv4 } from "uuid";
 import type { PushConfig, PushConfigRepo, Run } from "@agent-server/core";
+import { A2A_LEGACY_PROTOCOL_VERSION } from "../agent-card.js";
 import type { A2AHandlerDeps } from "../request-handler.js";
 import { enqueueTaskNotifications } from "./push-delivery.js";
 
-/** A validated config without its task: what `PushConfigRepo.put` stores besides `run_id`. */
+/**
+ * A validated config without its task: what `PushConfigRepo.put` stores besides `run_id`. An empty
+ * `config_id` stands for the task's id (a v0.3 config sent without one, whose task may not exist yet).
+ */
 export type RequestedPushConfig = Omit<PushConfig, "run_id" | "created_at">;
+
+/**
+ * Which protocol version's config-id rules a call follows. v0.3 (a request without `A2A-Version: 1.0`;
+ * the SDK's ServerCallContext says "0.3" then): a config set without an id gets the task's id, and
+ * Get/Delete without a config id mean the config whose id is the task's id — what the v0.3 a2a-js
+ * `DefaultRequestHandler` did. v1.0: a config without an id gets a generated one, and Get/Delete need
+ * the config id (REQUIRED in the v1.0 proto). A call without a context (in-process) is v1.0.
+ */
+export type PushIdRules = "v0.3" | "v1.0";
+
+export function pushIdRules(context: ServerCallContext | undefined): PushIdRules {
+  return context?.requestedVersion === A2A_LEGACY_PROTOCOL_VERSION ? "v0.3" : "v1.0";
+}
 
 /**
  * The task (its first run) the caller may `action`, or TaskNotFoundError (-32001) — the request
@@ -32,25 +50,31 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
  * run id, config id). Without that repo every method answers PushNotificationNotSupported (-32003) and
  * the card says `pushNotifications: false`. Reading configs needs `read` on the task, creating and
  * deleting `update`; an unknown or invisible task is TaskNotFound (-32001), as is an unknown config id
- * on Get (as the SDK's DefaultRequestHandler does). Delete of an unknown config id succeeds.
+ * on Get (as the SDK's DefaultRequestHandler does). Delete of an unknown config id succeeds. Config ids
+ * default as `PushIdRules` says for the call's protocol version.
  */
 export class TaskPushConfigs {
   constructor(private readonly deps: A2AHandlerDeps) {}
 
-  async create(params: TaskPushNotificationConfig, task: TaskLookup): Promise<TaskPushNotificationConfig> {
+  async create(params: TaskPushNotificationConfig, task: TaskLookup, rules: PushIdRules = "v1.0"): Promise<TaskPushNotificationConfig> {
     const repo = this.repo();
-    const config = this.parse(params);
+    const config = this.parse(params, rules);
     const first = await task(params.taskId, "update");
-    const stored = await repo.put({ run_id: first.run_id, ...config });
+    const stored = await repo.put({ run_id: first.run_id, ...config, config_id: config.config_id || first.run_id });
     if (!stored) throw new TaskNotFoundError(`task "${params.taskId}" not found`);
     return toTaskPushNotificationConfig(stored);
   }
 
-  async get(params: GetTaskPushNotificationConfigRequest, task: TaskLookup): Promise<TaskPushNotificationConfig> {
+  async get(
+    params: GetTaskPushNotificationConfigRequest,
+    task: TaskLookup,
+    rules: PushIdRules = "v1.0",
+  ): Promise<TaskPushNotificationConfig> {
     const repo = this.repo();
+    const configId = requiredConfigId(params.id, params.taskId, rules);
     const first = await task(params.taskId, "read");
-    const stored = params.id ? await repo.get(first.run_id, params.id) : null;
-    if (!stored) throw new TaskNotFoundError(`push notification config "${params.id}" not found for task "${params.taskId}"`);
+    const stored = await repo.get(first.run_id, configId);
+    if (!stored) throw new TaskNotFoundError(`push notification config "${configId}" not found for task "${params.taskId}"`);
     return toTaskPushNotificationConfig(stored);
   }
 
@@ -70,22 +94,23 @@ export class TaskPushConfigs {
     };
   }
 
-  async delete(params: DeleteTaskPushNotificationConfigRequest, task: TaskLookup): Promise<void> {
+  async delete(params: DeleteTaskPushNotificationConfigRequest, task: TaskLookup, rules: PushIdRules = "v1.0"): Promise<void> {
     const repo = this.repo();
+    const configId = requiredConfigId(params.id, params.taskId, rules);
     const first = await task(params.taskId, "update");
-    if (params.id) await repo.delete(first.run_id, params.id);
+    await repo.delete(first.run_id, configId);
   }
 
   /**
    * The config a SendMessage carries (`configuration.taskPushNotificationConfig`), validated before
    * anything is created; undefined when it carries none. Its `taskId` is ignored: the config belongs
-   * to the task the message creates or continues.
+   * to the task the message creates or continues (whose id a v0.3 config without an id gets).
    */
-  requested(params: SendMessageRequest): RequestedPushConfig | undefined {
+  requested(params: SendMessageRequest, rules: PushIdRules = "v1.0"): RequestedPushConfig | undefined {
     const config = params.configuration?.taskPushNotificationConfig;
     if (!config) return undefined;
     this.repo();
-    return this.parse(config);
+    return this.parse(config, rules);
   }
 
   /**
@@ -93,8 +118,8 @@ export class TaskPushConfigs {
    * server mode, as for run webhooks): a refused URL is InvalidParams (-32602) before anything is
    * written. Host names are resolved when the notification is sent, where every address is checked.
    */
-  private parse(config: TaskPushNotificationConfig): RequestedPushConfig {
-    const parsed = parsePushConfig(config);
+  private parse(config: TaskPushNotificationConfig, rules: PushIdRules): RequestedPushConfig {
+    const parsed = parsePushConfig(config, rules);
     const refusal = this.deps.engine.outbox.urlRefusal(parsed.url);
     if (refusal) throw new RequestMalformedError(`push notification url refused: ${refusal}`);
     return parsed;
@@ -108,7 +133,7 @@ export class TaskPushConfigs {
    * never enqueue one notification twice.
    */
   async register(taskId: string, config: RequestedPushConfig, run: Run): Promise<void> {
-    const stored = await this.repo().put({ run_id: taskId, ...config });
+    const stored = await this.repo().put({ run_id: taskId, ...config, config_id: config.config_id || taskId });
     if (!stored) return; // the task is gone again (rolled back): nothing to notify about
     const now = await this.deps.storage.runs.get(run.run_id);
     if (now && now.status !== "pending" && now.status !== "running") {
@@ -126,10 +151,10 @@ export class TaskPushConfigs {
 /**
  * A client's config, checked: the URL must be an absolute http(s) URL; a token and credentials are
  * header values (no control characters); an authentication scheme is an HTTP auth-scheme token and is
- * required when credentials are given. Invalid -> InvalidParams (-32602). An id is generated when
- * none is given.
+ * required when credentials are given. Invalid -> InvalidParams (-32602). Without an id, v1.0 rules
+ * generate one; v0.3 rules leave it empty, for the task's id.
  */
-export function parsePushConfig(config: TaskPushNotificationConfig): RequestedPushConfig {
+export function parsePushConfig(config: TaskPushNotificationConfig, rules: PushIdRules = "v1.0"): RequestedPushConfig {
   let url: URL;
   try {
     url = new URL(config.url);
@@ -147,11 +172,21 @@ export function parsePushConfig(config: TaskPushNotificationConfig): RequestedPu
   if (credentials && !scheme) throw new RequestMalformedError("authentication.scheme is required with credentials");
   if (CONTROL.test(credentials)) throw new RequestMalformedError("authentication credentials must not contain control characters");
   return {
-    config_id: config.id || uuidv4(),
+    config_id: config.id || (rules === "v1.0" ? uuidv4() : ""),
     url: config.url,
     token: config.token || null,
     authentication: scheme ? { scheme, credentials } : null,
   };
+}
+
+/**
+ * The config id a Get or Delete names. v0.3: none (absent or empty) means the task's id. v1.0: the id is
+ * required, so none is InvalidParams (-32602) rather than a lookup that cannot succeed.
+ */
+function requiredConfigId(id: string | undefined, taskId: string, rules: PushIdRules): string {
+  if (id) return id;
+  if (rules === "v0.3") return taskId;
+  throw new RequestMalformedError("id is required: the id of the task's push notification config");
 }
 
 export function toTaskPushNotificationConfig(config: PushConfig): TaskPushNotificationConfig {

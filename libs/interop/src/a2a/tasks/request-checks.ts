@@ -48,8 +48,12 @@ export function checkTaskId(value: unknown, field = "id"): string {
   return value;
 }
 
-/** A push notification config id (Get, Delete): a string; empty means none. */
+/**
+ * A push notification config id (Get, Delete): a string; empty or absent (the v0.3 translator leaves a
+ * missing `pushNotificationConfigId` undefined) means none, which push/push-configs.ts resolves.
+ */
 export function checkConfigId(value: unknown): void {
+  if (value === undefined) return;
   checkIdField("id", value, true);
 }
 

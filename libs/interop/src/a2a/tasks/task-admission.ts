@@ -2,8 +2,9 @@ import { Message as A2AMessage, type SendMessageRequest } from "@a2a-js/sdk";
 import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { v4 as uuidv4 } from "uuid";
 import { ConflictError, type Assistant, type Run } from "@agent-server/core";
+import type { ServerCallContext } from "@a2a-js/sdk/server";
 import type { RunAuthContext, RunCreateRequest, RunEnd, RunEventStream, ThreadStateService } from "@agent-server/engine";
-import type { TaskPushConfigs, RequestedPushConfig } from "../push/push-configs.js";
+import { pushIdRules, type TaskPushConfigs, type RequestedPushConfig } from "../push/push-configs.js";
 import type { A2AHandlerDeps } from "../request-handler.js";
 import type { A2ARequestScope } from "../request-scope.js";
 import { messageContent, resumeValue, runInput, type MessageContent } from "./message-input.js";
@@ -22,6 +23,8 @@ export interface AdmittedTask {
 /** How a message is answered: `stream` (SendStreamingMessage) also follows the run's LLM tokens. */
 export interface AdmitOptions {
   stream?: boolean;
+  /** The call's context: its protocol version decides push config id defaults (`pushIdRules`). */
+  context?: ServerCallContext | undefined;
 }
 
 /**
@@ -47,6 +50,8 @@ export class TaskAdmission {
     private readonly threadState: ThreadStateService,
     /** The routes' caller, used when a call context carries no scoped auth of its own. */
     private readonly auth: RunAuthContext | undefined,
+    /** The media types the agent's card declares (message-input.ts `declaredInputModes`): file parts of others are refused. */
+    private readonly inputModes: readonly string[] = [],
   ) {}
 
   /**
@@ -62,9 +67,9 @@ export class TaskAdmission {
     if (!recordResult || !getResult) {
       throw new UnsupportedOperationError("this server's storage driver cannot record run results, which A2A tasks need");
     }
-    const content = messageContent(message);
+    const content = messageContent(message, this.inputModes);
     // A push config is checked before anything is created too (-32003 without support, -32602 invalid).
-    const push = this.push.requested(params);
+    const push = this.push.requested(params, pushIdRules(options.context));
     if (message.taskId)
       return admitting(() =>
         this.continueTask(message.taskId, message.contextId, content, A2AMessage.toJSON(message), scope, options, push),
