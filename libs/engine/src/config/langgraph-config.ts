@@ -28,8 +28,17 @@ export const LangGraphConfigSchema = z.looseObject({
   ui: z.record(z.string(), z.string()).optional(),
   /** `shared`: packages the page provides to UI bundles besides react, react-dom and the SDK. */
   ui_config: z.looseObject({ shared: z.array(z.string()).optional() }).optional(),
-  /** Which assistant the domain-root A2A agent card describes (defaults to the only graph). */
-  a2a: z.looseObject({ default_assistant: z.string().optional() }).optional(),
+  /**
+   * A2A: which assistant the domain-root agent card (and a gRPC call without tenant) is for (defaults to
+   * the only graph); `grpc_port`: serve the A2A gRPC binding on this port (0 picks a free one; off when
+   * unset; the CLI's `--grpc-port` overrides it).
+   */
+  a2a: z
+    .looseObject({
+      default_assistant: z.string().optional(),
+      grpc_port: z.number().int().min(0).max(65535).optional(),
+    })
+    .optional(),
   /** A custom storage driver module, `"./driver.ts:export"` (the CLI's `--storage` overrides it). */
   storage: z.looseObject({ path: z.string().optional() }).optional(),
   /** Outbound webhooks: `url` is the policy user-given webhook and A2A push URLs are checked against. */

@@ -35,7 +35,7 @@ describe("unsupportedConfigKeys", () => {
       http: { app: "./app.ts:app" },
       ui: { agent: "./ui.tsx" },
       ui_config: { shared: ["x"] },
-      a2a: { default_assistant: "agent" },
+      a2a: { default_assistant: "agent", grpc_port: 50051 },
       storage: { path: "./driver.ts:createStorage" },
     });
     expect(unsupportedConfigKeys(config)).toEqual([]);
