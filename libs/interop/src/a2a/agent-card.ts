@@ -6,6 +6,11 @@ export const A2A_PROTOCOL_VERSION = "1.0";
 /** The legacy protocol version accepted on the JSON-RPC URL (requests without `A2A-Version: 1.0`). */
 export const A2A_LEGACY_PROTOCOL_VERSION = "0.3";
 
+export interface AgentCardOptions {
+  pushNotifications?: boolean;
+  grpc?: { url: string; tenant: string } | undefined;
+}
+
 /**
  * The agent card of one assistant. `endpoint` is `<origin>/a2a/<assistant_id>`, absolute because clients
  * call the interface URLs as given. It serves:
@@ -15,9 +20,11 @@ export const A2A_LEGACY_PROTOCOL_VERSION = "0.3";
  *   `validateVersion` needs that interface declared to accept "0.3".
  *
  * `pushNotifications` is true when the storage driver keeps push notification configs
- * (`Storage.pushConfigs`); the routes pass it.
+ * (`Storage.pushConfigs`); the routes pass it. `grpc`, when the A2A gRPC server runs: its address as
+ * clients reach it (`host:port`) and the tenant naming this assistant there (one gRPC port serves every
+ * assistant), declared as a further `GRPC` interface.
  */
-export function agentCardFor(assistant: Assistant, endpoint: string, options: { pushNotifications?: boolean } = {}): AgentCard {
+export function agentCardFor(assistant: Assistant, endpoint: string, options: AgentCardOptions = {}): AgentCard {
   const name = assistant.name || assistant.graph_id;
   return {
     name,
@@ -26,6 +33,9 @@ export function agentCardFor(assistant: Assistant, endpoint: string, options: { 
       { url: endpoint, protocolBinding: "JSONRPC", tenant: "", protocolVersion: A2A_PROTOCOL_VERSION },
       { url: endpoint, protocolBinding: "HTTP+JSON", tenant: "", protocolVersion: A2A_PROTOCOL_VERSION },
       { url: endpoint, protocolBinding: "JSONRPC", tenant: "", protocolVersion: A2A_LEGACY_PROTOCOL_VERSION },
+      ...(options.grpc
+        ? [{ url: options.grpc.url, protocolBinding: "GRPC", tenant: options.grpc.tenant, protocolVersion: A2A_PROTOCOL_VERSION }]
+        : []),
     ],
     provider: undefined,
     version: String(assistant.version ?? 1),

@@ -3,11 +3,13 @@ import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import { Hono, type Context } from "hono";
 import type { Assistant } from "@agent-server/core";
 import { agentCardFor, agentCardJson } from "./agent-card.js";
+import { defaultAssistantOf, findAssistant } from "./assistants.js";
 import { registerPushDelivery } from "./push/push-delivery.js";
 import { consoleA2ALogger, type A2ALogger } from "./request-errors.js";
 import { TaskRequestHandler, type A2AHandlerDeps } from "./request-handler.js";
 import { requestScope, type A2ARequestScope, type StructuralRequestAuth } from "./request-scope.js";
 import { handleHttpJson } from "./transports/http-json.js";
+import { grpcTarget, type A2AGrpcAddress } from "./transports/grpc.js";
 import { handleJsonRpc } from "./transports/json-rpc.js";
 
 export interface A2ARoutesOptions {
@@ -21,6 +23,12 @@ export interface A2ARoutesOptions {
    * pino logger fits); console.error when unset.
    */
   logger?: A2ALogger | undefined;
+  /**
+   * Where the A2A gRPC server (startA2AGrpcServer) is bound, when it runs: every card then also lists a
+   * `GRPC` interface at that port, with the assistant as its tenant. A function, because the server
+   * starts after the HTTP server (cards are built per request, so it may answer undefined until then).
+   */
+  grpc?: A2AGrpcAddress | (() => A2AGrpcAddress | undefined) | undefined;
 }
 
 /**
@@ -45,7 +53,7 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
   registerPushDelivery(deps);
 
   app.get("/.well-known/agent-card.json", async (c) => {
-    const requested = c.req.query("assistant_id") || options.defaultAssistant || onlyGraph(deps);
+    const requested = c.req.query("assistant_id") || defaultAssistantOf(deps, options.defaultAssistant);
     if (!requested) {
       return c.json(
         {
@@ -57,18 +65,18 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
     }
     const assistant = await findAssistant(deps, requested);
     if (!assistant) return c.json({ detail: `Assistant "${requested}" not found` }, 404);
-    return c.json(agentCardJson(cardFor(deps, assistant, endpoint(c, requested))));
+    return c.json(agentCardJson(cardFor(deps, assistant, c, requested, options)));
   });
 
   app.get("/a2a/:assistant_id/.well-known/agent-card.json", async (c) => {
     const id = c.req.param("assistant_id");
     const assistant = await findAssistant(deps, id);
     if (!assistant) return c.json({ detail: `Assistant "${id}" not found` }, 404);
-    return c.json(agentCardJson(cardFor(deps, assistant, endpoint(c, id))));
+    return c.json(agentCardJson(cardFor(deps, assistant, c, id, options)));
   });
 
   app.post("/a2a/:assistant_id", async (c) => {
-    const resolved = await resolve(deps, c);
+    const resolved = await resolve(deps, c, options);
     if (resolved instanceof Response) return resolved;
     return handleJsonRpc(c, resolved.handler, resolved.card, resolved.scope, logger);
   });
@@ -78,7 +86,7 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
     const prefix = `/a2a/${encodeURIComponent(id)}`;
     const path = c.req.path;
     const subpath = path.startsWith(prefix) ? path.slice(prefix.length) : path.slice(path.indexOf("/", "/a2a/".length));
-    const resolved = await resolve(deps, c);
+    const resolved = await resolve(deps, c, options);
     if (resolved instanceof Response) return resolved;
     return handleHttpJson(c, subpath, resolved.handler, resolved.card, resolved.scope, logger);
   });
@@ -90,32 +98,40 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
 async function resolve(
   deps: A2AHandlerDeps,
   c: Context,
+  options: A2ARoutesOptions,
 ): Promise<Response | { handler: A2ARequestHandler; card: AgentCard; scope: A2ARequestScope }> {
   const id = c.req.param("assistant_id") ?? "";
   const assistant = await findAssistant(deps, id);
   if (!assistant) return c.json({ detail: `Assistant "${id}" not found` }, 404);
-  const card = cardFor(deps, assistant, endpoint(c, id));
+  const card = cardFor(deps, assistant, c, id, options);
   const scope = requestScope((c.var as Record<string, unknown>).auth as StructuralRequestAuth | undefined);
   // The scope also travels in every call's ServerCallContext.state (requestScopeOf(context)).
   const handler = new TaskRequestHandler(deps, assistant, card, scope.auth);
   return { handler, card, scope };
 }
 
-function cardFor(deps: A2AHandlerDeps, assistant: Assistant, url: string): AgentCard {
-  return agentCardFor(assistant, url, { pushNotifications: deps.storage.pushConfigs !== undefined });
-}
-
-async function findAssistant(deps: A2AHandlerDeps, idOrGraph: string): Promise<Assistant | null> {
-  return deps.storage.assistants.get(deps.engine.registry.resolveAssistantId(idOrGraph));
-}
-
-function onlyGraph(deps: A2AHandlerDeps): string | undefined {
-  const ids = deps.engine.registry.ids();
-  return ids.length === 1 ? ids[0] : undefined;
+/** The card of `assistant` as the client named it (`id`: assistant id or graph name) in this request. */
+function cardFor(deps: A2AHandlerDeps, assistant: Assistant, c: Context, id: string, options: A2ARoutesOptions): AgentCard {
+  const grpc = typeof options.grpc === "function" ? options.grpc() : options.grpc;
+  return agentCardFor(assistant, endpoint(c, id), {
+    pushNotifications: deps.storage.pushConfigs !== undefined,
+    grpc: grpc ? { url: grpcUrl(grpc, c), tenant: id } : undefined,
+  });
 }
 
 /** The agent's URL as this request reached us (keeping the id the client used: a graph name works too). */
 function endpoint(c: Context, id: string): string {
   const url = new URL(c.req.url);
   return `${url.origin}/a2a/${encodeURIComponent(id)}`;
+}
+
+/**
+ * The gRPC target clients should dial (`host:port`): the host the server was bound to, unless that is
+ * every interface (0.0.0.0, ::), which no client can dial: then the host this card was fetched from,
+ * which the client demonstrably reaches.
+ */
+function grpcUrl(bound: A2AGrpcAddress, c: Context): string {
+  const unspecified = bound.host === "" || bound.host === "0.0.0.0" || bound.host === "::" || bound.host === "[::]";
+  // URL.hostname keeps IPv6 brackets ("[::1]"), as a gRPC target needs them.
+  return grpcTarget(unspecified ? new URL(c.req.url).hostname : bound.host, bound.port);
 }
