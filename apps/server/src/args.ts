@@ -50,6 +50,8 @@ export interface CliOptions {
   snapshotSave: boolean;
   /** --max-body-size: largest request body in bytes (over langgraph.json `http.max_body_size`). */
   maxBodyBytes?: number;
+  /** --grpc-port: serve the A2A gRPC binding on this port of `host` (over langgraph.json `a2a.grpc_port`; 0 picks one). */
+  grpcPort?: number;
 }
 
 export type Parsed = { kind: "help" } | { kind: "version" } | { kind: "run"; options: CliOptions };
@@ -75,6 +77,8 @@ Options:
   -c, --config <path>      langgraph.json of the project, or its folder (default: ./langgraph.json)
   -h, --host <host>        Address to bind (dev: 127.0.0.1, serve: 0.0.0.0)
   -p, --port <port>        Port to bind, 0 picks a free one (dev: 2024, serve: 8123)
+  --grpc-port <port>       Also serve A2A over gRPC on this port of --host, 0 picks a free one
+                           (default: langgraph.json a2a.grpc_port, else off)
   --storage <kind>         sqlite | memory | postgres (default: sqlite), or a driver module of your own:
                            ./path/driver.ts:export (a Storage, or a function returning one)
   --database-url <url>     PostgreSQL URL (default: $POSTGRES_URL, then $POSTGRES_URI)
@@ -106,6 +110,7 @@ const OPTIONS = {
   config: { type: "string", short: "c" },
   host: { type: "string", short: "h" },
   port: { type: "string", short: "p" },
+  "grpc-port": { type: "string" },
   storage: { type: "string" },
   "database-url": { type: "string" },
   "database-schema": { type: "string" },
@@ -186,9 +191,12 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
       values["max-body-size"] === undefined
         ? undefined
         : integer("--max-body-size", values["max-body-size"], 0, 1, Number.MAX_SAFE_INTEGER),
+    grpcPort: values["grpc-port"] === undefined ? undefined : integer("--grpc-port", values["grpc-port"], 0, 0, 65535),
   };
   snapshotOptions(options, positionals, values);
   if (command !== "dev" && values["no-reload"]) throw new UsageError("--no-reload is for dev (serve and migrate never reload)");
+  if (command !== "dev" && command !== "serve" && values["grpc-port"] !== undefined)
+    throw new UsageError("--grpc-port is for dev and serve");
   if (storage !== "postgres" && (values["database-url"] !== undefined || values["database-schema"] !== undefined)) {
     throw new UsageError("--database-url and --database-schema need --storage postgres");
   }

@@ -1,6 +1,15 @@
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { bundleUi, createApp, listen, loadAuth, type RunningServer, type UiBundles, type UserHttpApp } from "@agent-server/agent-protocol";
+import {
+  bundleUi,
+  createApp,
+  listen,
+  loadAuth,
+  requestAuthenticator,
+  type RunningServer,
+  type UiBundles,
+  type UserHttpApp,
+} from "@agent-server/agent-protocol";
 import { InvalidInputError, type Storage } from "@agent-server/core";
 import {
   applyEnv,
@@ -11,7 +20,7 @@ import {
   unsupportedConfigKeys,
   type LoadedConfig,
 } from "@agent-server/engine";
-import { a2aRoutes } from "@agent-server/interop";
+import { a2aRoutes, startA2AGrpcServer, type A2AGrpcServerOptions, type RunningA2AGrpcServer } from "@agent-server/interop";
 import { a2aRouteOptions } from "./a2a-card.js";
 import { UsageError, type CliOptions } from "./args.js";
 import { loadHttpApp } from "./http-app.js";
@@ -23,6 +32,8 @@ import { VERSION } from "./version.js";
 
 export interface StartedServer {
   url: string;
+  /** The A2A gRPC binding's `host:port` when it runs (--grpc-port, langgraph.json a2a.grpc_port). */
+  grpcUrl?: string;
   engine: Engine;
   storage: Storage;
   /**
@@ -58,6 +69,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
   const { storage } = opened;
   let engine: Engine | undefined;
   let server: RunningServer | undefined;
+  let grpc: RunningA2AGrpcServer | undefined;
   // The API app, in-process: relative webhooks and the SDK's `new Client()` (in custom routes and graphs)
   // are sent through it. Bound before graphs and routes load, which may make a Client at import time.
   let api: ReturnType<typeof createApp> | undefined;
@@ -118,7 +130,8 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       ui = await bundleUi(config.ui, { cwd, shared: config.ui_config?.shared });
       logger.info({ ui: Object.keys(config.ui) }, `Generative UI bundled for: ${Object.keys(config.ui).join(", ")}`);
     }
-    // A2A (cards, JSON-RPC v1.0 + v0.3, HTTP+JSON) behind the same auth middleware as the API.
+    // A2A (cards, JSON-RPC v1.0 + v0.3, HTTP+JSON) behind the same auth middleware as the API; gRPC
+    // (when asked for) on its own port with the same auth. The cards list the gRPC port once it is bound.
     const a2aOptions = await a2aRouteOptions(config, cwd, auth, logger);
     api = createApp({
       engine,
@@ -130,17 +143,29 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       cors: config.http?.cors,
       maxBodyBytes: options.maxBodyBytes ?? config.http?.max_body_size,
       ui,
-      extraRoutes: [(deps) => a2aRoutes(deps, a2aOptions)],
+      extraRoutes: [(deps) => a2aRoutes(deps, { ...a2aOptions, grpc: () => grpc })],
     });
 
     await engine.start();
     server = await listenOrExplain(loopback, options.host, options.port);
+    // gRPC after HTTP (its port goes on the cards, which HTTP serves), and both bound before either is
+    // announced: a start that fails on the gRPC port never said it was listening.
+    const grpcPort = options.grpcPort ?? config.a2a?.grpc_port;
+    if (grpcPort !== undefined) {
+      grpc = await startGrpcOrExplain(
+        { engine, storage },
+        { ...a2aOptions, host: options.host, port: grpcPort, authenticate: requestAuthenticator(auth) },
+        options.grpcPort !== undefined ? "--grpc-port" : "a2a.grpc_port in langgraph.json",
+      );
+    }
     logger.info(
       { url: server.url, storage: storage.kind, graphs, mode: options.command, workers: options.workers },
       `agent-server ${VERSION} (${options.command}) listening on ${server.url}`,
     );
     logger.info({ docs: `${server.url}/docs` }, `API reference: ${server.url}/docs`);
+    if (grpc) logger.info({ grpc: grpc.url }, `A2A gRPC listening on ${grpc.url}`);
   } catch (error) {
+    await grpc?.close().catch(() => undefined);
     await server?.close().catch(() => undefined);
     await engine?.stop(0).catch(() => undefined);
     await storage.close().catch(() => undefined);
@@ -149,12 +174,16 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
   }
 
   const running = server;
+  const runningGrpc = grpc;
   const startedEngine = engine;
   return {
     url: running.url,
+    ...(runningGrpc ? { grpcUrl: runningGrpc.url } : {}),
     engine: startedEngine,
     storage,
     async stop(graceMs) {
+      // Both listeners first: no new A2A call reaches an engine that is stopping.
+      await runningGrpc?.close();
       await running.close();
       await startedEngine.stop(graceMs);
       try {
@@ -187,6 +216,31 @@ async function listenOrExplain(
     if (code === "EACCES") throw new InvalidInputError(`no permission to listen on port ${port} of ${host}: ${choose}`);
     if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") {
       throw new InvalidInputError(`cannot listen on ${host}: it is not an address of this machine (choose one with --host)`);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Binds the A2A gRPC server; a port it cannot have is explained in one line, as for the HTTP port,
+ * naming where the port came from (`source`: the flag or langgraph.json).
+ */
+async function startGrpcOrExplain(
+  deps: Parameters<typeof startA2AGrpcServer>[0],
+  options: A2AGrpcServerOptions,
+  source: string,
+): Promise<RunningA2AGrpcServer> {
+  const { host, port } = options;
+  try {
+    return await startA2AGrpcServer(deps, options);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const choose = `choose another port with --grpc-port <n> (--grpc-port 0 picks a free one); this one is from ${source}`;
+    if (code === "EADDRINUSE")
+      throw new InvalidInputError(`gRPC port ${port} on ${host} is already in use: stop what is using it, or ${choose}`);
+    if (code === "EACCES") throw new InvalidInputError(`no permission to listen on gRPC port ${port} of ${host}: ${choose}`);
+    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") {
+      throw new InvalidInputError(`cannot listen for gRPC on ${host}: it is not an address of this machine (choose one with --host)`);
     }
     throw error;
   }

@@ -16,3 +16,10 @@ export {
   type A2AThreadRef,
   type StructuralRequestAuth,
 } from "./a2a/request-scope.js";
+export {
+  startA2AGrpcServer,
+  grpcTarget,
+  type A2AGrpcAddress,
+  type A2AGrpcServerOptions,
+  type RunningA2AGrpcServer,
+} from "./a2a/transports/grpc.js";

@@ -6,6 +6,7 @@ import { startEngine } from "@agent-server/engine/testing";
 import { drivers } from "@agent-server/testing";
 import { createApp } from "../app.js";
 import type { RunningServer } from "../server.js";
+import { requestAuthenticator } from "./middleware.js";
 import { probe, startProbeServer } from "./probe-server.js";
 
 const sqlite = drivers.find((d) => d.name === "sqlite")!;
@@ -157,5 +158,38 @@ describe("authentication (custom Auth through the real HTTP server, SQLite)", ()
     const typo = new Auth().authenticate(() => "x");
     typo.on("thread:create" as "threads:create", () => false);
     expect(build(typo)).toThrow(/unknown authorization event "thread:create"/);
+  });
+});
+
+describe("requestAuthenticator (the middleware's Request -> RequestAuth, for servers outside the app)", () => {
+  const request = (token?: string) =>
+    new Request("http://grpc.local/lf.a2a.v1.A2AService/GetTask", token ? { headers: { authorization: `Bearer ${token}` } } : {});
+
+  it("authenticates as the middleware does: the normalized user, its authorization, the handler's own failure", async () => {
+    const authenticate = requestAuthenticator(
+      bearerAuth().on("threads:read", ({ user }) => {
+        if (user.identity === "mallory") throw new HTTPException(403, { message: "not you" });
+        return { owner: user.identity };
+      }),
+    );
+    const alice = await authenticate(request("alice"));
+    expect(alice.user).toMatchObject({ identity: "alice", permissions: ["threads:write"], is_authenticated: true, display_name: "alice" });
+    expect(await alice.authorize("threads", "read", { thread_id: "t" })).toEqual({ owner: "alice" });
+    await expect((await authenticate(request("mallory"))).authorize("threads", "read", { thread_id: "t" })).rejects.toMatchObject({
+      status: 403,
+      message: "not you",
+    });
+    await expect(authenticate(request())).rejects.toMatchObject({ status: 401, message: "Missing token" });
+    await expect(authenticate(request("banned"))).rejects.toMatchObject({ status: 403, message: "You are banned" });
+    await expect(authenticate(request("boom"))).rejects.toMatchObject({ status: 401, message: "Unauthorized" });
+  });
+
+  it("gives open access without custom auth, and refuses a broken Auth when built", async () => {
+    for (const auth of [undefined, new Auth()]) {
+      const open = await requestAuthenticator(auth)(request());
+      expect(open.user).toBeUndefined();
+      expect(await open.authorize("threads", "delete", { thread_id: "t" })).toBeUndefined();
+    }
+    expect(() => requestAuthenticator({ authenticate: () => "x" })).toThrow(/not an instance of Auth/);
   });
 });

@@ -25,31 +25,43 @@ export function isAuthExempt(method: string, path: string): boolean {
  * A broken `Auth` object fails here, when the app is built, not on the first request.
  */
 export function authMiddleware(auth: unknown): MiddlewareHandler<AppEnv> {
-  if (auth === undefined || auth === null) {
+  const authenticate = authenticatorOf(auth);
+  if (!authenticate) {
     return async (c, next) => {
       c.set("auth", openAccess);
       await next();
     };
   }
-  const handlers = readAuthHandlers(auth);
-  if (!handlers.authenticate) {
-    // An Auth with no handlers at all: nothing to check, as in the official server.
-    return async (c, next) => {
-      c.set("auth", openAccess);
-      await next();
-    };
-  }
-  const authenticate = handlers.authenticate;
   return async (c, next) => {
     if (isAuthExempt(c.req.method, c.req.path)) {
       c.set("auth", unauthenticated);
       return next();
     }
     // A clone: a handler that reads the body must not consume the one the route reads next.
-    const user = await authenticateRequest(authenticate, c.req.raw.clone());
-    c.set("auth", authenticatedAs(handlers, user));
+    c.set("auth", await authenticate(c.req.raw.clone()));
     return next();
   };
+}
+
+/**
+ * The "Request -> RequestAuth" step of `authMiddleware`, for servers outside this Hono app (the A2A gRPC
+ * server turns each call into a fetch `Request`): the same project auth, the same user normalization.
+ * Without custom auth (or an `Auth` with no handlers) every request gets open access. A failed
+ * authentication rejects with the `HTTPException` (401, or the handler's own status) the middleware
+ * would answer with; a denial by an authorization handler later is its `HTTPException` 403.
+ * A broken `Auth` object fails here, not on the first request.
+ */
+export function requestAuthenticator(auth: unknown): (request: Request) => Promise<RequestAuth> {
+  return authenticatorOf(auth) ?? (async () => openAccess);
+}
+
+/** undefined: nothing to check (no custom auth, or an Auth with no handlers at all, as in the official server). */
+function authenticatorOf(auth: unknown): ((request: Request) => Promise<RequestAuth>) | undefined {
+  if (auth === undefined || auth === null) return undefined;
+  const handlers = readAuthHandlers(auth);
+  const authenticate = handlers.authenticate;
+  if (!authenticate) return undefined;
+  return async (request) => authenticatedAs(handlers, await authenticateRequest(authenticate, request));
 }
 
 function authenticatedAs(handlers: AuthHandlers, user: AuthUser): RequestAuth {

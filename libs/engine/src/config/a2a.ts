@@ -157,6 +157,8 @@ const ExtendedCard = Text.refine((spec) => !/\.json:/.test(spec), "a .json file 
 export const A2AConfigSchema = z.looseObject({
   /** Which assistant the domain-root A2A agent card describes (defaults to the only graph). */
   default_assistant: z.string().optional(),
+  /** Serve the A2A gRPC binding on this port (0 picks a free one; off when unset; `--grpc-port` overrides it). */
+  grpc_port: z.number().int().min(0).max(65535).optional(),
   card: A2ACardDefaultsSchema.optional(),
   agents: z.record(z.string(), A2AAgentCardSchema).optional(),
   security: Security.optional(),

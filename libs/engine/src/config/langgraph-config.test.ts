@@ -95,6 +95,16 @@ describe("loadLangGraphConfig", () => {
     }
   });
 
+  it("reads a2a.grpc_port as a port number (0 picks a free one)", async () => {
+    for (const port of [0, 50051, 65535]) {
+      const loaded = await loadLangGraphConfig(write(JSON.stringify({ graphs: {}, a2a: { grpc_port: port } })));
+      expect(loaded.config.a2a?.grpc_port).toBe(port);
+    }
+    for (const bad of [-1, 65536, 1.5, "50051"]) {
+      await expect(loadLangGraphConfig(write(JSON.stringify({ graphs: {}, a2a: { grpc_port: bad } })))).rejects.toThrow(/a2a\.grpc_port/);
+    }
+  });
+
   it("reads ui and ui_config.shared, and refuses them with the key named when they are not strings", async () => {
     const loaded = await loadLangGraphConfig(
       write(JSON.stringify({ graphs: {}, ui: { agent: "./ui.tsx" }, ui_config: { shared: ["@acme/ds"] } })),

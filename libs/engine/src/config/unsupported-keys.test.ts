@@ -37,6 +37,7 @@ describe("unsupportedConfigKeys", () => {
       ui_config: { shared: ["x"] },
       a2a: {
         default_assistant: "agent",
+        grpc_port: 50051,
         card: { version: "1.0.0" },
         agents: { agent: { name: "Agent" } },
         security: { scheme: "bearer" },

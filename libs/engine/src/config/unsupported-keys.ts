@@ -26,7 +26,7 @@ const HONOURED: Record<string, true | Set<string>> = {
   http: new Set(["app", "cors", "max_body_size"]),
   ui: true,
   ui_config: new Set(["shared"]),
-  a2a: new Set(["default_assistant", "card", "agents", "security", "extended_card"]),
+  a2a: new Set(["default_assistant", "grpc_port", "card", "agents", "security", "extended_card"]),
   storage: new Set(["path"]),
   webhooks: new Set(["url"]),
 };

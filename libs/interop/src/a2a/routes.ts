@@ -4,16 +4,19 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Assistant } from "@agent-server/core";
 import { agentCardFor, agentCardJson } from "./agent-card.js";
-import type { A2ACardConfig, AgentCardOptions, ExtendedCardHook } from "./card/options.js";
+import { agentCardOptions, type A2ACardSettings } from "./card/app-options.js";
+import type { AgentCardOptions } from "./card/options.js";
+import { defaultAssistantOf, findAssistant } from "./assistants.js";
 import { registerA2APaths } from "./openapi.js";
 import { registerPushDelivery } from "./push/push-delivery.js";
 import { consoleA2ALogger, type A2ALogger } from "./request-errors.js";
 import { TaskRequestHandler, type A2AHandlerDeps } from "./request-handler.js";
 import { requestScope, type A2ARequestScope, type StructuralRequestAuth } from "./request-scope.js";
 import { handleHttpJson } from "./transports/http-json.js";
+import { grpcTarget, type A2AGrpcAddress } from "./transports/grpc.js";
 import { handleJsonRpc } from "./transports/json-rpc.js";
 
-export interface A2ARoutesOptions {
+export interface A2ARoutesOptions extends A2ACardSettings {
   /**
    * langgraph.json `a2a.default_assistant` (assistant id or graph name): the agent the domain-root card
    * `/.well-known/agent-card.json` describes. Without it, the only graph when there is exactly one.
@@ -24,16 +27,12 @@ export interface A2ARoutesOptions {
    * pino logger fits); console.error when unset.
    */
   logger?: A2ALogger | undefined;
-  /** langgraph.json `a2a.card`, `a2a.agents` and `a2a.security`: what the cards say (docs/a2a.md, "Card configuration"). */
-  cardConfig?: A2ACardConfig | undefined;
   /**
-   * The server authenticates requests (langgraph.json `auth.path`): cards declare the security scheme,
-   * and the extended card is only given to authenticated callers. Default false: the routes cannot tell
-   * an `Auth` that authenticates from one that does not (agent-server passes `authenticatesRequests(auth)`).
+   * Where the A2A gRPC server (startA2AGrpcServer) is bound, when it runs: every card then also lists a
+   * `GRPC` interface at that port, with the assistant as its tenant. A function, because the server
+   * starts after the HTTP server (cards are built per request, so it may answer undefined until then).
    */
-  authConfigured?: boolean | undefined;
-  /** langgraph.json `a2a.extended_card`, loaded (the server loads the file or module at start-up). */
-  extendedCard?: ExtendedCardHook | undefined;
+  grpc?: A2AGrpcAddress | (() => A2AGrpcAddress | undefined) | undefined;
 }
 
 /**
@@ -64,7 +63,7 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
   const cardOptions = agentCardOptions(deps, options, logger);
 
   app.get("/.well-known/agent-card.json", async (c) => {
-    const requested = c.req.query("assistant_id") || options.defaultAssistant || onlyGraph(deps);
+    const requested = c.req.query("assistant_id") || defaultAssistantOf(deps, options.defaultAssistant);
     if (!requested) {
       return c.json(
         {
@@ -76,18 +75,18 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
     }
     const assistant = await findAssistant(deps, requested);
     if (!assistant) return c.json({ detail: `Assistant "${requested}" not found` }, 404);
-    return c.json(agentCardJson(agentCardFor(assistant, endpoint(c, requested), cardOptions)));
+    return c.json(agentCardJson(cardFor(assistant, c, requested, cardOptions, options)));
   });
 
   app.get("/a2a/:assistant_id/.well-known/agent-card.json", async (c) => {
     const id = c.req.param("assistant_id");
     const assistant = await findAssistant(deps, id);
     if (!assistant) return c.json({ detail: `Assistant "${id}" not found` }, 404);
-    return c.json(agentCardJson(agentCardFor(assistant, endpoint(c, id), cardOptions)));
+    return c.json(agentCardJson(cardFor(assistant, c, id, cardOptions, options)));
   });
 
   app.post("/a2a/:assistant_id", async (c) => {
-    const resolved = await resolve(deps, c, cardOptions);
+    const resolved = await resolve(deps, c, cardOptions, options);
     if (resolved instanceof Response) return resolved;
     return handleJsonRpc(c, resolved.handler, resolved.card, resolved.scope, logger);
   });
@@ -97,7 +96,7 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
     const prefix = `/a2a/${encodeURIComponent(id)}`;
     const path = c.req.path;
     const subpath = path.startsWith(prefix) ? path.slice(prefix.length) : path.slice(path.indexOf("/", "/a2a/".length));
-    const resolved = await resolve(deps, c, cardOptions);
+    const resolved = await resolve(deps, c, cardOptions, options);
     if (resolved instanceof Response) return resolved;
     return handleHttpJson(c, subpath, resolved.handler, resolved.card, resolved.scope, logger);
   });
@@ -110,48 +109,37 @@ async function resolve(
   deps: A2AHandlerDeps,
   c: Context,
   cardOptions: AgentCardOptions,
+  options: A2ARoutesOptions,
 ): Promise<Response | { handler: A2ARequestHandler; card: AgentCard; scope: A2ARequestScope }> {
   const id = c.req.param("assistant_id") ?? "";
   const assistant = await findAssistant(deps, id);
   if (!assistant) return c.json({ detail: `Assistant "${id}" not found` }, 404);
-  const card = agentCardFor(assistant, endpoint(c, id), cardOptions);
+  const card = cardFor(assistant, c, id, cardOptions, options);
   const scope = requestScope((c.var as Record<string, unknown>).auth as StructuralRequestAuth | undefined);
   // The scope also travels in every call's ServerCallContext.state (requestScopeOf(context)).
   const handler = new TaskRequestHandler(deps, assistant, card, scope.auth, cardOptions);
   return { handler, card, scope };
 }
 
-/** The card options of this app, built once from the routes' options, the driver and the graph registry. */
-function agentCardOptions(deps: A2AHandlerDeps, options: A2ARoutesOptions, logger: A2ALogger): AgentCardOptions {
-  // Cards are built on every A2A request: a bad `metadata.a2a` field is reported once per assistant version.
-  const reported = new Set<string>();
-  return {
-    pushNotifications: deps.storage.pushConfigs !== undefined,
-    config: options.cardConfig,
-    authConfigured: options.authConfigured ?? false,
-    graphDescription: (graphId) => deps.engine.registry.description(graphId),
-    extendedCard: options.extendedCard,
-    warn: (fields, message) => {
-      const key = `${String(fields.assistant_id)}@${String(fields.assistant_version)} ${message}`;
-      if (reported.has(key)) return;
-      if (reported.size >= 1000) reported.clear();
-      reported.add(key);
-      (logger.warn ?? logger.error).call(logger, fields, message);
-    },
-  };
-}
-
-async function findAssistant(deps: A2AHandlerDeps, idOrGraph: string): Promise<Assistant | null> {
-  return deps.storage.assistants.get(deps.engine.registry.resolveAssistantId(idOrGraph));
-}
-
-function onlyGraph(deps: A2AHandlerDeps): string | undefined {
-  const ids = deps.engine.registry.ids();
-  return ids.length === 1 ? ids[0] : undefined;
+/** The card of `assistant` as the client named it (`id`: assistant id or graph name) in this request. */
+function cardFor(assistant: Assistant, c: Context, id: string, cardOptions: AgentCardOptions, options: A2ARoutesOptions): AgentCard {
+  const grpc = typeof options.grpc === "function" ? options.grpc() : options.grpc;
+  return agentCardFor(assistant, endpoint(c, id), { ...cardOptions, grpc: grpc ? { url: grpcUrl(grpc, c), tenant: id } : undefined });
 }
 
 /** The agent's URL as this request reached us (keeping the id the client used: a graph name works too). */
 function endpoint(c: Context, id: string): string {
   const url = new URL(c.req.url);
   return `${url.origin}/a2a/${encodeURIComponent(id)}`;
+}
+
+/**
+ * The gRPC target clients should dial (`host:port`): the host the server was bound to, unless that is
+ * every interface (0.0.0.0, ::), which no client can dial: then the host this card was fetched from,
+ * which the client demonstrably reaches.
+ */
+function grpcUrl(bound: A2AGrpcAddress, c: Context): string {
+  const unspecified = bound.host === "" || bound.host === "0.0.0.0" || bound.host === "::" || bound.host === "[::]";
+  // URL.hostname keeps IPv6 brackets ("[::1]"), as a gRPC target needs them.
+  return grpcTarget(unspecified ? new URL(c.req.url).hostname : bound.host, bound.port);
 }

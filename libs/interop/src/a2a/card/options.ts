@@ -43,4 +43,9 @@ export interface AgentCardOptions {
    * the card): the assistants API takes any metadata, so they are only found when a card is built.
    */
   warn?: ((fields: Record<string, unknown>, message: string) => void) | undefined;
+  /**
+   * Set per request when the A2A gRPC server runs: its address as this client reaches it (`host:port`) and
+   * the tenant naming this assistant there; the card then lists a `GRPC` interface.
+   */
+  grpc?: { url: string; tenant: string } | undefined;
 }

@@ -1,6 +1,12 @@
 import { A2A_VERSION_HEADER, type AgentCard } from "@a2a-js/sdk";
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
-import { JsonRpcTransportHandler, ServerCallContext, validateVersion, type A2ARequestHandler } from "@a2a-js/sdk/server";
+import {
+  JsonRpcTransportHandler,
+  ServerCallContext,
+  validateVersion,
+  type A2ARequestHandler,
+  type ServerCallContextOptions,
+} from "@a2a-js/sdk/server";
 import type { Context } from "hono";
 import { A2A_LEGACY_PROTOCOL_VERSION } from "../agent-card.js";
 import { RequestErrorGuard, type A2ALogger } from "../request-errors.js";
@@ -105,12 +111,19 @@ export async function handleJsonRpc(
   );
 }
 
-/** The call context of one A2A request: requested version, and the caller's scope in `state`. */
-export function callContext(header: string | undefined, scope: A2ARequestScope): ServerCallContext {
+/**
+ * The call context of one A2A request, for every binding: requested version, and the caller's scope in
+ * `state`; gRPC adds what its SDK service parsed from the call (tenant, requested extensions).
+ */
+export function callContext(
+  header: string | undefined,
+  scope: A2ARequestScope,
+  extra: Pick<ServerCallContextOptions, "tenant" | "requestedExtensions"> = {},
+): ServerCallContext {
   const state = new Map<string, unknown>([[A2A_REQUEST_SCOPE_KEY, scope]]);
   const identity = scope.auth?.user.identity;
   const user = identity ? { isAuthenticated: true, userName: identity } : undefined;
-  return new ServerCallContext({ requestedVersion: header, state, ...(user ? { user } : {}) });
+  return new ServerCallContext({ ...extra, requestedVersion: header, state, ...(user ? { user } : {}) });
 }
 
 function requestId(body: unknown): JsonRpcId {

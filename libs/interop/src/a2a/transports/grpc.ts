@@ -1,0 +1,57 @@
+import type { A2ACardSettings } from "../card/app-options.js";
+import type { A2ALogger } from "../request-errors.js";
+import type { A2AHandlerDeps } from "../request-handler.js";
+import type { StructuralRequestAuth } from "../request-scope.js";
+
+/** The address a gRPC server was bound to: the host as given to it, the port it actually got. */
+export interface A2AGrpcAddress {
+  host: string;
+  port: number;
+}
+
+/** Card settings as for the HTTP routes: the extended card and security apply over gRPC as well. */
+export interface A2AGrpcServerOptions extends A2ACardSettings {
+  /** Address to bind (`127.0.0.1`, `localhost`, `0.0.0.0`, `::`, ...). */
+  host: string;
+  /** Port to bind; 0 picks a free one (the running server reports the one it got). */
+  port: number;
+  /**
+   * The project's auth, as the HTTP API applies it (agent-protocol's `requestAuthenticator(auth)`): each
+   * call is turned into a fetch `Request` (POST `http://<host:port>/lf.a2a.v1.A2AService/<Method>`, the
+   * call's text metadata as headers, e.g. `authorization`), so an auth handler that reads headers works
+   * unchanged. Its `HTTPException` 401/403 answers UNAUTHENTICATED / PERMISSION_DENIED with its message.
+   * Unset: every caller may do everything (no custom auth).
+   */
+  authenticate?: ((request: Request) => Promise<StructuralRequestAuth>) | undefined;
+  /** Where errors that clients only see as INTERNAL "Internal error" are reported; console.error when unset. */
+  logger?: A2ALogger | undefined;
+  /** langgraph.json `a2a.default_assistant`: the agent of calls with an empty tenant (else the only graph). */
+  defaultAssistant?: string | undefined;
+}
+
+export interface RunningA2AGrpcServer extends A2AGrpcAddress {
+  /** `host:port` as bound (a gRPC target: no scheme, IPv6 in brackets). */
+  url: string;
+  /** Stops the server; calls still open (streams) are cancelled, as the HTTP server drops its SSE streams. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the A2A v1.0 gRPC binding (service `lf.a2a.v1.A2AService`, through `@a2a-js/sdk/server/grpc`)
+ * on one port for every assistant: the request's `tenant` names the assistant (assistant id or graph
+ * name; empty: the default assistant), as the `GRPC` interface of each agent card declares it. Calls run
+ * through the same `TaskRequestHandler`, auth scoping and durable results as JSON-RPC and HTTP+JSON.
+ * A port that cannot be bound rejects with an Error whose `code` is the socket error's
+ * (EADDRINUSE, EACCES, EADDRNOTAVAIL, ENOTFOUND) when there is one.
+ *
+ * gRPC is loaded only here, on first use: a server without it does not pay for loading it.
+ */
+export async function startA2AGrpcServer(deps: A2AHandlerDeps, options: A2AGrpcServerOptions): Promise<RunningA2AGrpcServer> {
+  const { bindA2AGrpcServer } = await import("./grpc-server.js");
+  return bindA2AGrpcServer(deps, options);
+}
+
+/** `host:port` as a gRPC target: an IPv6 address in brackets. */
+export function grpcTarget(host: string, port: number): string {
+  return `${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`;
+}
