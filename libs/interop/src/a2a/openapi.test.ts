@@ -53,6 +53,7 @@ describe("/openapi.json with A2A", () => {
         "GET /.well-known/agent-card.json",
         "GET /a2a/{assistant_id}/.well-known/agent-card.json",
         "POST /a2a/{assistant_id}",
+        "GET /a2a/{assistant_id}/extendedAgentCard",
         "POST /a2a/{assistant_id}/message:send",
         "POST /a2a/{assistant_id}/message:stream",
         "GET /a2a/{assistant_id}/tasks",

@@ -91,6 +91,13 @@ const routes: RouteConfig[] = [
       ...common,
     },
   },
+  rest("get", "/extendedAgentCard", "GetExtendedAgentCard", {
+    request: { params: assistantParam },
+    responses: {
+      200: json(s.AgentCard, "The card for this caller (langgraph.json `a2a.extended_card`); unsupported without that setting"),
+      ...restErrors,
+    },
+  }),
   rest("post", "/message:send", "SendMessage", {
     request: { params: assistantParam, body: body(s.SendMessageRequest) },
     responses: { 200: json(s.SendMessageResponse, "The task (or a message)"), ...restErrors },
