@@ -33,12 +33,13 @@ interface Running {
 }
 
 async function start(storage: Storage): Promise<Running> {
-  let grpc: RunningA2AGrpcServer | undefined;
+  // The cards list the gRPC port, which is bound after the HTTP server (as agent-server does it).
+  const bound: { grpc?: RunningA2AGrpcServer } = {};
   const server = await startTestServer(storage, {
-    app: { extraRoutes: [(deps) => a2aRoutes(deps, { ...settings, defaultAssistant: "echo", grpc: () => grpc })] },
+    app: { extraRoutes: [(deps) => a2aRoutes(deps, { ...settings, defaultAssistant: "echo", grpc: () => bound.grpc })] },
   });
-  grpc = await startA2AGrpcServer({ engine: server.engine, storage }, { ...settings, host: "127.0.0.1", port: 0 });
-  const running = grpc;
+  const running = await startA2AGrpcServer({ engine: server.engine, storage }, { ...settings, host: "127.0.0.1", port: 0 });
+  bound.grpc = running;
   return {
     server,
     grpc: running,
