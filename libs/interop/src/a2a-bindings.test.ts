@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgentCard, SendMessageRequest, TaskState, type Artifact, type Part, type StreamResponse, type Task } from "@a2a-js/sdk";
+import { AgentCard, TaskState, type Artifact, type StreamResponse } from "@a2a-js/sdk";
 import { Client, ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from "@a2a-js/sdk/client";
 import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc";
+import { ContentTypeNotSupportedError } from "@a2a-js/sdk/errors";
 import { LegacyJsonRpcTransport } from "@a2a-js/sdk/compat/v0_3/client";
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
 import type { Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import { a2aRoutes, startA2AGrpcServer, type A2ACardSettings, type RunningA2AGrpcServer } from "./index.js";
+import { messageRequest, sendTask, textsOf } from "./testing/a2a-clients.js";
 
 /**
  * Issue 13's acceptance matrix: every binding a client can use — JSON-RPC v1.0, HTTP+JSON, gRPC and
@@ -19,6 +21,8 @@ type BindingName = "JSONRPC" | "HTTP+JSON" | "GRPC" | "JSONRPC v0.3";
 const BINDINGS: BindingName[] = ["JSONRPC", "HTTP+JSON", "GRPC", "JSONRPC v0.3"];
 
 const settings: A2ACardSettings = {
+  // Images are declared (so accepted as content blocks); PDFs are not.
+  cardConfig: { card: { default_input_modes: ["text/plain", "image/*"] } },
   extendedCard: (card) => ({
     ...card,
     skills: [...((card.skills as unknown[]) ?? []), { id: "extended", name: "Extended", description: "for callers who asked", tags: [] }],
@@ -66,23 +70,6 @@ async function clientOver(binding: BindingName, base: string, assistant: string)
   return client;
 }
 
-function request(parts: unknown[], options: { taskId?: string; contextId?: string; returnImmediately?: boolean } = {}) {
-  return SendMessageRequest.fromJSON({
-    message: { messageId: crypto.randomUUID(), role: "ROLE_USER", taskId: options.taskId ?? "", contextId: options.contextId ?? "", parts },
-    ...(options.returnImmediately ? { configuration: { returnImmediately: true } } : {}),
-  });
-}
-
-async function send(client: Client, parts: unknown[], options: Parameters<typeof request>[1] = {}): Promise<Task> {
-  const result = await client.sendMessage(request(parts, options));
-  if (!("status" in result)) throw new Error(`expected a task, got ${JSON.stringify(result)}`);
-  return result;
-}
-
-function texts(parts: Part[]): string[] {
-  return parts.flatMap((p) => (p.content?.$case === "text" ? [p.content.value] : []));
-}
-
 /** What a streaming client shows: the token chunks' text, the last artifact as sent, and the final state. */
 async function follow(
   stream: AsyncGenerator<StreamResponse>,
@@ -97,7 +84,7 @@ async function follow(
       const update = payload.value;
       if (update.lastChunk) last = update.artifact;
       else {
-        chunks.push(...texts(update.artifact?.parts ?? []));
+        chunks.push(...textsOf(update.artifact?.parts ?? []));
         appends.push(update.append);
       }
     }
@@ -125,9 +112,9 @@ describe.each(drivers)("A2A over every binding ($name)", (driver) => {
   describe.each(BINDINGS)("%s", (binding) => {
     it("sends a message: COMPLETED with the echo artifact, and GetTask renders the same task", async () => {
       const client = await clientOver(binding, running.base, "echo");
-      const task = await send(client, [{ text: "hello" }]);
+      const task = await sendTask(client, [{ text: "hello" }]);
       expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-      expect(texts(task.artifacts[0]!.parts)).toEqual(["echo: hello"]);
+      expect(textsOf(task.artifacts[0]!.parts)).toEqual(["echo: hello"]);
       const got = await client.getTask({ tenant: "", id: task.id, historyLength: undefined });
       expect(got.artifacts).toEqual(task.artifacts);
     });
@@ -135,7 +122,7 @@ describe.each(drivers)("A2A over every binding ($name)", (driver) => {
     it("streams the model's tokens, then the recorded artifact GetTask returns later", async () => {
       const client = await clientOver(binding, running.base, "chat");
       let taskId = "";
-      const stream = client.sendMessageStream(request([{ text: "tokens please" }]));
+      const stream = client.sendMessageStream(messageRequest([{ text: "tokens please" }]));
       const seen = await follow(
         (async function* () {
           for await (const event of stream) {
@@ -151,22 +138,38 @@ describe.each(drivers)("A2A over every binding ($name)", (driver) => {
       expect(seen.final).toBe(TaskState.TASK_STATE_COMPLETED);
       const got = await client.getTask({ tenant: "", id: taskId, historyLength: undefined });
       expect(seen.last).toEqual(got.artifacts[0]);
-      expect(texts(got.artifacts[0]!.parts)).toEqual(["You said: tokens please."]);
+      expect(textsOf(got.artifacts[0]!.parts)).toEqual(["You said: tokens please."]);
     });
 
     it("asks for input, then resumes the same task with the answer", async () => {
       const client = await clientOver(binding, running.base, "chat");
-      const asked = await send(client, [{ text: "ask me" }]);
+      const asked = await sendTask(client, [{ text: "ask me" }]);
       expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-      const answered = await send(client, [{ text: "the weather" }], { taskId: asked.id, contextId: asked.contextId });
+      const answered = await sendTask(client, [{ text: "the weather" }], { taskId: asked.id, contextId: asked.contextId });
       expect(answered.id).toBe(asked.id);
       expect(answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-      expect(texts(answered.artifacts[0]!.parts)).toEqual(["You said: the weather."]);
+      expect(textsOf(answered.artifacts[0]!.parts)).toEqual(["You said: the weather."]);
+    });
+
+    it("takes a declared file part as a content block of the user message, and refuses an undeclared one", async () => {
+      const client = await clientOver(binding, running.base, "echo");
+      const png = Buffer.from("not really a png").toString("base64");
+      const task = await sendTask(client, [{ text: "look" }, { raw: png, mediaType: "image/png", filename: "dot.png" }]);
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      const values = task.artifacts[0]!.parts.find((p) => p.content?.$case === "data")!.content!.value as {
+        messages: Array<{ type: string; content: unknown }>;
+      };
+      expect(values.messages[0]!.content).toEqual([
+        { type: "text", text: "look" },
+        expect.objectContaining({ type: "image", mimeType: "image/png", data: png }),
+      ]);
+      const pdf = [{ text: "read" }, { url: "https://example.com/a.pdf", mediaType: "application/pdf" }];
+      await expect(sendTask(client, pdf)).rejects.toBeInstanceOf(ContentTypeNotSupportedError);
     });
 
     it("cancels a task at work", async () => {
       const client = await clientOver(binding, running.base, "slow");
-      const working = await send(client, [{ data: { delayMs: 5_000 } }], { returnImmediately: true });
+      const working = await sendTask(client, [{ data: { delayMs: 5_000 } }], { returnImmediately: true });
       expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(working.status?.state);
       const cancelled = await client.cancelTask({ tenant: "", id: working.id, metadata: undefined });
       expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
@@ -177,7 +180,7 @@ describe.each(drivers)("A2A over every binding ($name)", (driver) => {
 
     it("keeps push notification configs of a task: create, get, list, delete", async () => {
       const client = await clientOver(binding, running.base, "echo");
-      const task = await send(client, [{ text: "notify me" }]);
+      const task = await sendTask(client, [{ text: "notify me" }]);
       // v0.3 semantics: a config set without an id takes the task id; v1.0 ones name theirs here.
       const id = binding === "JSONRPC v0.3" ? "" : "hook-1";
       const url = "http://127.0.0.1:9/a2a-hook";
@@ -214,13 +217,13 @@ describe.each(drivers)("A2A over every binding ($name)", (driver) => {
 
     it("GetTask(first task) after a second turn and a keep_latest prune equals its original artifact", async () => {
       const client = await clientOver(binding, running.base, "echo");
-      const first = await send(client, [{ text: `first over ${binding}` }]);
-      const second = await send(client, [{ text: "second" }], { contextId: first.contextId });
+      const first = await sendTask(client, [{ text: `first over ${binding}` }]);
+      const second = await sendTask(client, [{ text: "second" }], { contextId: first.contextId });
       expect(second.id).not.toBe(first.id);
       expect(await running.server.client.threads.prune([first.contextId], { strategy: "keep_latest" })).toEqual({ pruned_count: 1 });
       const got = await client.getTask({ tenant: "", id: first.id, historyLength: undefined });
       expect(got.artifacts[0]).toEqual(first.artifacts[0]);
-      expect(texts(got.artifacts[0]!.parts)).toEqual([`echo: first over ${binding}`]);
+      expect(textsOf(got.artifacts[0]!.parts)).toEqual([`echo: first over ${binding}`]);
       durable.set(binding, { id: first.id, artifact: first.artifacts[0]! });
     });
   });

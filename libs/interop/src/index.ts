@@ -1,5 +1,6 @@
 export { a2aRoutes, type A2ARoutesOptions } from "./a2a/routes.js";
 export type { A2ACardSettings } from "./a2a/card/app-options.js";
+export { A2A_V1_METHODS, A2A_V03_METHODS } from "./a2a/methods.js";
 export type { A2ALogger } from "./a2a/request-errors.js";
 export { agentCardFor, agentCardJson, A2A_PROTOCOL_VERSION, A2A_LEGACY_PROTOCOL_VERSION } from "./a2a/agent-card.js";
 export type { A2ACardConfig, AgentCardOptions, ExtendedCardContext, ExtendedCardHook } from "./a2a/card/options.js";

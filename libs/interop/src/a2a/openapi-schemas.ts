@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { A2A_V03_METHODS, A2A_V1_METHODS } from "./methods.js";
 
 /**
  * The A2A wire JSON as /openapi.json documents it (openapi.ts), named `A2A...` beside the LangGraph API's
@@ -6,33 +7,6 @@ import { z } from "@hono/zod-openapi";
  * are what accept or refuse a request. Objects stay open (`looseObject`): the protocol lets messages,
  * parts and cards carry fields (extensions, v0.3 fields) not listed here.
  */
-
-/** A2A v1.0 JSON-RPC methods (`A2A-Version: 1.0`), as `@a2a-js/sdk` 1.3.0's JsonRpcTransportHandler dispatches them. */
-export const A2A_V1_METHODS = [
-  "SendMessage",
-  "SendStreamingMessage",
-  "GetTask",
-  "ListTasks",
-  "CancelTask",
-  "SubscribeToTask",
-  "CreateTaskPushNotificationConfig",
-  "GetTaskPushNotificationConfig",
-  "ListTaskPushNotificationConfigs",
-  "DeleteTaskPushNotificationConfig",
-] as const;
-
-/** A2A v0.3 JSON-RPC methods (no `A2A-Version` header), as the SDK's LegacyJsonRpcTransportHandler dispatches them. */
-export const A2A_V03_METHODS = [
-  "message/send",
-  "message/stream",
-  "tasks/get",
-  "tasks/cancel",
-  "tasks/resubscribe",
-  "tasks/pushNotificationConfig/set",
-  "tasks/pushNotificationConfig/get",
-  "tasks/pushNotificationConfig/list",
-  "tasks/pushNotificationConfig/delete",
-] as const;
 
 const TASK_STATES = [
   "TASK_STATE_SUBMITTED",

@@ -1,7 +1,7 @@
 import { z, type OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 
 type OpenAPIRegistry = OpenAPIHono["openAPIRegistry"];
-import { A2A_V03_METHODS, A2A_V1_METHODS } from "./openapi-schemas.js";
+import { A2A_V03_METHODS, A2A_V1_METHODS } from "./methods.js";
 import * as s from "./openapi-schemas.js";
 
 /**

@@ -1,4 +1,4 @@
-import { AgentCard } from "@a2a-js/sdk";
+import { AgentCard, SendMessageRequest, type Part, type Task } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from "@a2a-js/sdk/client";
 
 /**
@@ -30,4 +30,27 @@ export async function errorCode(promise: Promise<unknown>): Promise<number> {
     return e.envelopeCode ?? e.code ?? e.statusCode ?? NaN;
   }
   throw new Error("expected the call to fail");
+}
+
+/** A user message of `parts` (v1.0 JSON: `{ text }`, `{ data }`, ...), optionally to a task or context. */
+export function messageRequest(
+  parts: unknown[],
+  options: { taskId?: string; contextId?: string; returnImmediately?: boolean } = {},
+): SendMessageRequest {
+  return SendMessageRequest.fromJSON({
+    message: { messageId: crypto.randomUUID(), role: "ROLE_USER", taskId: options.taskId ?? "", contextId: options.contextId ?? "", parts },
+    ...(options.returnImmediately ? { configuration: { returnImmediately: true } } : {}),
+  });
+}
+
+/** SendMessage through the official client; the answer must be a task. */
+export async function sendTask(client: Client, parts: unknown[], options: Parameters<typeof messageRequest>[1] = {}): Promise<Task> {
+  const result = await client.sendMessage(messageRequest(parts, options));
+  if (!("status" in result)) throw new Error(`expected a task, got ${JSON.stringify(result)}`);
+  return result;
+}
+
+/** The text parts' texts. */
+export function textsOf(parts: Part[]): string[] {
+  return parts.flatMap((p) => (p.content?.$case === "text" ? [p.content.value] : []));
 }

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgentCard, ListTasksRequest, SendMessageRequest, TaskState, type Part, type StreamResponse, type Task } from "@a2a-js/sdk";
-import type { Client } from "@a2a-js/sdk/client";
+import { AgentCard, ListTasksRequest, TaskState, type StreamResponse } from "@a2a-js/sdk";
 import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc";
 import { TaskNotFoundError, VersionNotSupportedError } from "@a2a-js/sdk/errors";
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
 import type { Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import { a2aRoutes, startA2AGrpcServer, type A2ALogger, type RunningA2AGrpcServer } from "../../index.js";
+import { messageRequest, sendTask, textsOf } from "../../testing/a2a-clients.js";
 import { fetchCard, grpcClient, grpcClientFromCard, grpcFailure } from "../../testing/grpc-clients.js";
 
 /**
@@ -18,23 +18,6 @@ const INVALID_ARGUMENT = 3;
 const NOT_FOUND = 5;
 const FAILED_PRECONDITION = 9;
 const INTERNAL = 13;
-
-function request(parts: unknown[], options: { taskId?: string; contextId?: string; returnImmediately?: boolean } = {}) {
-  return SendMessageRequest.fromJSON({
-    message: { messageId: crypto.randomUUID(), role: "ROLE_USER", taskId: options.taskId ?? "", contextId: options.contextId ?? "", parts },
-    ...(options.returnImmediately ? { configuration: { returnImmediately: true } } : {}),
-  });
-}
-
-async function send(client: Client, parts: unknown[], options: Parameters<typeof request>[1] = {}): Promise<Task> {
-  const result = await client.sendMessage(request(parts, options));
-  if (!("status" in result)) throw new Error(`expected a task, got ${JSON.stringify(result)}`);
-  return result;
-}
-
-function texts(parts: Part[]): string[] {
-  return parts.flatMap((p) => (p.content?.$case === "text" ? [p.content.value] : []));
-}
 
 describe.each(drivers)("A2A gRPC binding ($name)", (driver) => {
   let opened: Awaited<ReturnType<typeof driver.open>>;
@@ -79,21 +62,21 @@ describe.each(drivers)("A2A gRPC binding ($name)", (driver) => {
 
   it("SendMessage completes with its artifact, and GetTask renders the same task", async () => {
     const client = await grpcClient(base, "echo");
-    const task = await send(client, [{ text: "over grpc" }]);
+    const task = await sendTask(client, [{ text: "over grpc" }]);
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    expect(texts(task.artifacts[0]!.parts)).toEqual(["echo: over grpc"]);
+    expect(textsOf(task.artifacts[0]!.parts)).toEqual(["echo: over grpc"]);
     expect(task.metadata).toMatchObject({ assistant_id: (await server.client.assistants.search({ graphId: "echo" }))[0]!.assistant_id });
     expect(await client.getTask({ tenant: "", id: task.id })).toEqual(task);
     // A second turn in the context is a new task; the first keeps its own output.
-    const second = await send(client, [{ text: "again" }], { contextId: task.contextId });
+    const second = await sendTask(client, [{ text: "again" }], { contextId: task.contextId });
     expect(second.id).not.toBe(task.id);
-    expect(texts((await client.getTask({ tenant: "", id: task.id })).artifacts[0]!.parts)).toEqual(["echo: over grpc"]);
+    expect(textsOf((await client.getTask({ tenant: "", id: task.id })).artifacts[0]!.parts)).toEqual(["echo: over grpc"]);
   });
 
   it("SendStreamingMessage streams the task, WORKING, the artifact and the final status", async () => {
     const client = await grpcClient(base, "echo");
     const events: StreamResponse[] = [];
-    for await (const event of client.sendMessageStream(request([{ text: "streamed" }]))) events.push(event);
+    for await (const event of client.sendMessageStream(messageRequest([{ text: "streamed" }]))) events.push(event);
     expect(events.map((e) => e.payload?.$case)).toEqual(["task", "statusUpdate", "artifactUpdate", "statusUpdate"]);
     const [first, working, artifact, final] = events.map((e) => e.payload!);
     if (
@@ -105,16 +88,16 @@ describe.each(drivers)("A2A gRPC binding ($name)", (driver) => {
       throw new Error("unexpected event shapes");
     }
     expect(working.value.status?.state).toBe(TaskState.TASK_STATE_WORKING);
-    expect(texts(artifact.value.artifact!.parts)).toEqual(["echo: streamed"]);
+    expect(textsOf(artifact.value.artifact!.parts)).toEqual(["echo: streamed"]);
     expect(final.value).toMatchObject({ taskId: first.value.id, status: { state: TaskState.TASK_STATE_COMPLETED } });
     expect((await client.getTask({ tenant: "", id: first.value.id })).artifacts).toEqual([artifact.value.artifact]);
   });
 
   it("an input-required task is resumed by a message with its taskId", async () => {
     const client = await grpcClient(base, "approval");
-    const asked = await send(client, [{ data: { request: "deploy" } }]);
+    const asked = await sendTask(client, [{ data: { request: "deploy" } }]);
     expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-    const done = await send(client, [{ text: "yes" }], { taskId: asked.id, contextId: asked.contextId });
+    const done = await sendTask(client, [{ text: "yes" }], { taskId: asked.id, contextId: asked.contextId });
     expect(done.id).toBe(asked.id);
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     const data = done.artifacts[0]!.parts.find((p) => p.content?.$case === "data")?.content;
@@ -123,7 +106,7 @@ describe.each(drivers)("A2A gRPC binding ($name)", (driver) => {
 
   it("CancelTask cancels a running task; ListTasks lists the context's tasks", async () => {
     const client = await grpcClient(base, "slow");
-    const started = await send(client, [{ data: { delayMs: 5000 } }], { returnImmediately: true });
+    const started = await sendTask(client, [{ data: { delayMs: 5000 } }], { returnImmediately: true });
     const cancelled = await client.cancelTask({ tenant: "", id: started.id, metadata: undefined });
     expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     expect((await client.getTask({ tenant: "", id: started.id })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
@@ -138,7 +121,7 @@ describe.each(drivers)("A2A gRPC binding ($name)", (driver) => {
 
   it("creates, reads, lists and deletes push notification configs", async () => {
     const client = await grpcClient(base, "echo");
-    const task = await send(client, [{ text: "push" }]);
+    const task = await sendTask(client, [{ text: "push" }]);
     const config = { tenant: "", taskId: task.id, id: "hook", url: "https://example.com/hook", token: "t", authentication: undefined };
     expect(await client.createTaskPushNotificationConfig(config)).toMatchObject({
       taskId: task.id,
@@ -169,7 +152,7 @@ describe.each(drivers)("A2A gRPC binding ($name)", (driver) => {
     const echo = await grpcClient(base, "echo");
     const approvalId = (await server.client.assistants.search({ graphId: "approval" }))[0]!.assistant_id;
     const approval = await grpcClient(base, approvalId);
-    const asked = await send(approval, [{ data: { request: "merge" } }]);
+    const asked = await sendTask(approval, [{ data: { request: "merge" } }]);
     expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     // Tasks belong to their assistant: under echo's tenant the approval task does not exist, under its own it does.
     expect((await grpcFailure(echo.getTask({ tenant: "", id: asked.id }))).error).toBeInstanceOf(TaskNotFoundError);
@@ -181,7 +164,7 @@ describe.each(drivers)("A2A gRPC binding ($name)", (driver) => {
       ...card,
       supportedInterfaces: card.supportedInterfaces.map((i) => (i.protocolBinding === "GRPC" ? { ...i, tenant: "" } : i)),
     });
-    expect(texts((await send(untenanted, [{ text: "default" }])).artifacts[0]!.parts)).toEqual(["echo: default"]);
+    expect(textsOf((await sendTask(untenanted, [{ text: "default" }])).artifacts[0]!.parts)).toEqual(["echo: default"]);
 
     const unknown = await grpcFailure(echo.getTask({ tenant: "nope", id: asked.id }));
     expect(unknown.status).toBe(NOT_FOUND);
@@ -200,7 +183,7 @@ describe.each(drivers)("A2A gRPC binding ($name)", (driver) => {
 
   it("answers an unexpected error INTERNAL 'Internal error' without its text, and logs it", async () => {
     const client = await grpcClient(base, "echo");
-    const task = await send(client, [{ text: "before" }]);
+    const task = await sendTask(client, [{ text: "before" }]);
     logged.length = 0;
     broken = true;
     let unary: Awaited<ReturnType<typeof grpcFailure>>;
@@ -209,7 +192,9 @@ describe.each(drivers)("A2A gRPC binding ($name)", (driver) => {
       unary = await grpcFailure(client.getTask({ tenant: "", id: task.id }));
       streamed = await grpcFailure(
         (async () => {
-          for await (const _event of client.sendMessageStream(request([{ text: "x" }], { taskId: task.id, contextId: task.contextId }))) {
+          for await (const _event of client.sendMessageStream(
+            messageRequest([{ text: "x" }], { taskId: task.id, contextId: task.contextId }),
+          )) {
             void _event;
           }
         })(),
