@@ -61,6 +61,14 @@ describe("MCP stateless mode", () => {
     expect((await messages(list))[0]!.result.tools.map((t: { name: string }) => t.name)).toContain("echo");
   });
 
+  it("answers an initialize with malformed params -32602, naming what is wrong", async () => {
+    const bad = await post(stateless.base, { ...INITIALIZE, params: { ...INITIALIZE.params, clientInfo: [[]] } });
+    expect((await messages(bad))[0]).toMatchObject({
+      id: 0,
+      error: { code: -32602, message: expect.stringContaining("Invalid params for initialize: params.clientInfo") },
+    });
+  });
+
   it("offers no session stream and no session to end: GET and DELETE answer 405", async () => {
     for (const method of ["GET", "DELETE", "PUT"]) {
       const response = await fetch(`${stateless.base}/mcp`, { method, headers: { accept: "text/event-stream" } });
@@ -179,7 +187,12 @@ describe.each([
     expect(await rpc("tools/call", { arguments: {} })).toMatchObject({ id: 7, error: { code: -32602 } });
     expect(await rpc("no/such/method")).toMatchObject({ id: 7, error: { code: -32601 } });
     const badArgs = await rpc("tools/call", { name: "echo", arguments: "not an object" });
-    expect(badArgs).toMatchObject({ id: 7, error: { code: -32602 } });
+    expect(badArgs).toMatchObject({ id: 7, error: { code: -32602, message: expect.stringContaining("params.arguments") } });
+    // An envelope whose params are not an object is refused by the transport before any handler.
+    const notAnEnvelope = await post(base, { jsonrpc: "2.0", id: 8, method: "ping", params: "x" }, headers);
+    expect(notAnEnvelope.status).toBe(400);
+    expect(await notAnEnvelope.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32700 } });
+    expect(await rpc("ping")).toEqual({ jsonrpc: "2.0", id: 7, result: {} });
   });
 });
 

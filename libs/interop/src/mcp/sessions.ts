@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { authInfoFor, type McpCaller } from "./caller.js";
+import { connectChecked } from "./server.js";
 import { jsonRpcError, whenBodyEnds } from "./http-responses.js";
 
 export interface McpSessionOptions {
@@ -82,7 +83,7 @@ export class McpSessions {
     transport.onclose = () => {
       if (transport.sessionId !== undefined && this.sessions.get(transport.sessionId) === opened) this.sessions.delete(transport.sessionId);
     };
-    await server.connect(transport);
+    await connectChecked(server, transport);
     const response = await transport.handleRequest(request, { authInfo: authInfoFor(caller) });
     if (transport.sessionId === undefined) await server.close().catch(() => undefined);
     return response;

@@ -1,6 +1,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { authInfoFor, type McpCaller } from "./caller.js";
+import { connectChecked } from "./server.js";
 import { jsonRpcError, whenBodyEnds } from "./http-responses.js";
 
 /**
@@ -23,7 +24,7 @@ export async function handleStateless(
   }
   const server = newServer();
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, maxRequestBodySize });
-  await server.connect(transport);
+  await connectChecked(server, transport);
   let closed = false;
   const close = () => {
     if (closed) return;
