@@ -48,10 +48,6 @@ export class McpSessions {
     this.maxSessions = options.maxSessions ?? 10_000;
   }
 
-  get size(): number {
-    return this.sessions.size;
-  }
-
   async handle(request: Request, caller: McpCaller): Promise<Response> {
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId !== null) {
