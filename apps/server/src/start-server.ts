@@ -22,6 +22,7 @@ import {
 } from "@agent-server/engine";
 import { a2aRoutes, startA2AGrpcServer, type A2AGrpcServerOptions, type RunningA2AGrpcServer } from "@agent-server/interop";
 import { a2aRouteOptions } from "./a2a-card.js";
+import { announceMcp, mcpMount } from "./mcp-config.js";
 import { UsageError, type CliOptions } from "./args.js";
 import { loadHttpApp } from "./http-app.js";
 import { bindSdkLoopback } from "./loopback.js";
@@ -70,6 +71,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
   let engine: Engine | undefined;
   let server: RunningServer | undefined;
   let grpc: RunningA2AGrpcServer | undefined;
+  let mcp: ReturnType<typeof mcpMount> | undefined;
   // The API app, in-process: relative webhooks and the SDK's `new Client()` (in custom routes and graphs)
   // are sent through it. Bound before graphs and routes load, which may make a Client at import time.
   let api: ReturnType<typeof createApp> | undefined;
@@ -133,6 +135,8 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
     // A2A (cards, JSON-RPC v1.0 + v0.3, HTTP+JSON) behind the same auth middleware as the API; gRPC
     // (when asked for) on its own port with the same auth. The cards list the gRPC port once it is bound.
     const a2aOptions = await a2aRouteOptions(config, cwd, auth, logger);
+    // MCP (/mcp: every assistant a tool) behind the same auth, unless http.disable_mcp.
+    mcp = mcpMount(config, logger);
     api = createApp({
       engine,
       storage,
@@ -143,7 +147,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       cors: config.http?.cors,
       maxBodyBytes: options.maxBodyBytes ?? config.http?.max_body_size,
       ui,
-      extraRoutes: [(deps) => a2aRoutes(deps, { ...a2aOptions, grpc: () => grpc })],
+      extraRoutes: [(deps) => a2aRoutes(deps, { ...a2aOptions, grpc: () => grpc }), ...(mcp.route ? [mcp.route] : [])],
     });
 
     await engine.start();
@@ -163,6 +167,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       `agent-server ${VERSION} (${options.command}) listening on ${server.url}`,
     );
     logger.info({ docs: `${server.url}/docs` }, `API reference: ${server.url}/docs`);
+    await announceMcp(config, server.url, engine, storage, logger);
     if (grpc) logger.info({ grpc: grpc.url }, `A2A gRPC listening on ${grpc.url}`);
   } catch (error) {
     await grpc?.close().catch(() => undefined);
@@ -175,6 +180,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
 
   const running = server;
   const runningGrpc = grpc;
+  const mcpRoutes = mcp?.built();
   const startedEngine = engine;
   return {
     url: running.url,
@@ -185,6 +191,8 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       // Both listeners first: no new A2A call reaches an engine that is stopping.
       await runningGrpc?.close();
       await running.close();
+      // Their connections are closed: calls still in flight are cancelled, as when a client leaves.
+      await mcpRoutes?.closeSessions();
       await startedEngine.stop(graceMs);
       try {
         // After the engine stopped: no run is left running, so the file holds a settled store.

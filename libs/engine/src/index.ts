@@ -20,6 +20,7 @@ export {
   type A2ASkillConfig,
   type A2ASecuritySchemeConfig,
 } from "./config/a2a.js";
+export { McpConfigSchema, type McpConfig } from "./config/mcp.js";
 export { unsupportedConfigKeys } from "./config/unsupported-keys.js";
 export { systemAssistantDefaultsFromEnv, type SystemAssistantDefaults } from "./config/system-assistant-defaults.js";
 export { REJECT_MESSAGE, type AdmissionOptions } from "./runs/admission.js";

@@ -25,3 +25,15 @@ export {
   type A2AGrpcServerOptions,
   type RunningA2AGrpcServer,
 } from "./a2a/transports/grpc.js";
+export {
+  mcpRoutes,
+  type McpRoutes,
+  type McpRoutesOptions,
+  type McpDeps,
+  type McpLogger,
+  type McpSessionOptions,
+  MCP_DOCUMENTED_ROUTES,
+  THREAD_ID_META,
+  RUN_ID_META,
+  RESUME_META,
+} from "./mcp/index.js";

@@ -4,17 +4,18 @@ import { join } from "node:path";
 import { a2aHttpTargets, a2aJsonRpcTarget } from "./a2a-targets.js";
 import { Campaign, type CampaignOptions, type CampaignReport } from "./campaign.js";
 import { closeConnections } from "./http-exchange.js";
+import { mcpTarget } from "./mcp-targets.js";
 import { openApiTargets, type OpenApiDocument } from "./openapi-targets.js";
 import type { FuzzTarget } from "./request-parts.js";
 import type { GenContext } from "./schema-arbitraries.js";
 import { startServerUnderTest, startSink, type ServerUnderTest } from "./server-under-test.js";
 import { seedWorld, type World } from "./world.js";
 
-/** Every target: each OpenAPI operation, unrouted paths, both A2A JSON-RPC versions and each HTTP+JSON route. */
+/** Every target: each OpenAPI operation, unrouted paths, both A2A JSON-RPC versions, each HTTP+JSON route and /mcp. */
 export function allTargets(doc: OpenApiDocument, world: World): FuzzTarget[] {
   const ctx: GenContext = { world, components: doc.components?.schemas ?? {} };
   const [api, last] = splitLast(openApiTargets(doc, ctx));
-  return [...api, a2aJsonRpcTarget(ctx, "1.0"), a2aJsonRpcTarget(ctx, "0.3"), ...a2aHttpTargets(ctx), ...last];
+  return [...api, a2aJsonRpcTarget(ctx, "1.0"), a2aJsonRpcTarget(ctx, "0.3"), ...a2aHttpTargets(ctx), mcpTarget(ctx), ...last];
 }
 
 /** The truncate route stays last (see openapi-targets.ts). */

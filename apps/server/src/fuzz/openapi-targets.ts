@@ -30,13 +30,13 @@ const LAST = new Set(["POST /internal/truncate"]);
 /**
  * One target per operation of the server's own OpenAPI document, plus one for paths and methods it does not
  * serve. Operations tagged `A2A` are left to a2a-targets.ts, whose targets know the bindings' envelopes,
- * methods and version header (the document only describes them).
+ * methods and version header (the document only describes them), and `MCP` to mcp-targets.ts likewise.
  */
 export function openApiTargets(doc: OpenApiDocument, ctx: GenContext): FuzzTarget[] {
   const targets: FuzzTarget[] = [];
   for (const [template, operations] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
-      if (operation.tags?.includes("A2A")) continue;
+      if (operation.tags?.includes("A2A") || operation.tags?.includes("MCP")) continue;
       const name = `${method.toUpperCase()} ${template}`;
       targets.push({ name, arbitrary: operationRequests(ctx, method.toUpperCase(), template, operation, name) });
     }

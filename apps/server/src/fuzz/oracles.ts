@@ -103,14 +103,15 @@ function ownedByVictim(response: FuzzResponse): boolean {
 
 /**
  * Answers that break the error-shape rule (4xx → JSON `{"detail": "..."}`; the A2A HTTP+JSON binding's own
- * `{"error": {...}}`), and no answer over 256 KiB. Grouped apart from the failures; the CI test asserts both are empty.
+ * `{"error": {...}}`; MCP's JSON-RPC error envelope at /mcp), and no answer over 256 KiB. Grouped apart from the failures; the CI test asserts both are empty.
  */
 export function shapeWarning(request: FuzzRequest, response: FuzzResponse): string | undefined {
   if (response.status < 400 || response.status >= 500 || request.method === "HEAD") return undefined;
   if (response.truncated) return `error answer over 256 KiB for a ${request.body?.length ?? 0}-char request`;
   try {
     const parsed = JSON.parse(response.body) as { detail?: unknown; error?: unknown };
-    if (typeof parsed.detail === "string" || (request.route.includes("/a2a/") && typeof parsed.error === "object")) return undefined;
+    const protocolError = (request.route.includes("/a2a/") || request.path === "/mcp") && typeof parsed.error === "object";
+    if (typeof parsed.detail === "string" || protocolError) return undefined;
     return `JSON without detail: ${bodyLine(response.body)}`;
   } catch {
     return `not JSON (${response.contentType || "no content-type"}): ${bodyLine(response.body)}`;

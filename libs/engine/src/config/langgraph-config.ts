@@ -6,6 +6,7 @@ import { InvalidInputError } from "@agent-server/core";
 import { A2AConfigSchema } from "./a2a.js";
 import { GraphEntrySchema } from "./graph-entry.js";
 import { HttpCorsSchema } from "./http-cors.js";
+import { McpConfigSchema } from "./mcp.js";
 import { WebhooksConfigSchema } from "./webhooks.js";
 
 /**
@@ -23,6 +24,8 @@ export const LangGraphConfigSchema = z.looseObject({
       cors: HttpCorsSchema.optional(),
       /** Largest request body in bytes; larger ones answer 413 (default 25 MiB, docs/limits.md). */
       max_body_size: z.number().int().positive().optional(),
+      /** Removes the `/mcp` endpoint (it answers 404 like any unknown route), as on the official server. */
+      disable_mcp: z.boolean().optional(),
     })
     .optional(),
   /** Generative UI: `{ "<agent name>": "./path/ui.tsx" }`, bundled for the browser and served under /ui. */
@@ -31,6 +34,8 @@ export const LangGraphConfigSchema = z.looseObject({
   ui_config: z.looseObject({ shared: z.array(z.string()).optional() }).optional(),
   /** A2A: the default assistant, agent card fields, security scheme and extended card (config/a2a.ts). */
   a2a: A2AConfigSchema.optional(),
+  /** MCP: which assistants `/mcp` offers as tools, stateless or session mode (config/mcp.ts). */
+  mcp: McpConfigSchema.optional(),
   /** A custom storage driver module, `"./driver.ts:export"` (the CLI's `--storage` overrides it). */
   storage: z.looseObject({ path: z.string().optional() }).optional(),
   /** Outbound webhooks: `url` is the policy user-given webhook and A2A push URLs are checked against. */

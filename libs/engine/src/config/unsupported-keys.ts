@@ -23,10 +23,11 @@ const HONOURED: Record<string, true | Set<string>> = {
   graphs: true,
   env: true,
   auth: new Set(["path"]),
-  http: new Set(["app", "cors", "max_body_size"]),
+  http: new Set(["app", "cors", "max_body_size", "disable_mcp"]),
   ui: true,
   ui_config: new Set(["shared"]),
   a2a: new Set(["default_assistant", "grpc_port", "card", "agents", "security", "extended_card"]),
+  mcp: new Set(["assistants", "mode"]),
   storage: new Set(["path"]),
   webhooks: new Set(["url"]),
 };

@@ -1,0 +1,35 @@
+import { z } from "zod";
+
+/**
+ * langgraph.json `mcp`: which assistants the `/mcp` endpoint offers as tools and how it keeps clients
+ * (docs/mcp.md). `http.disable_mcp` (in the `http` block, as the official config names it) turns the
+ * endpoint off. Strict: a misspelt key would otherwise silently expose every assistant.
+ */
+
+const AssistantRef = z.string().trim().min(1, "must not be empty");
+
+export const McpConfigSchema = z.strictObject({
+  /**
+   * The assistants that are tools, in this order: assistant ids, or graph names (a graph's system
+   * assistant). Absent: every assistant the caller may see.
+   */
+  assistants: z
+    .array(AssistantRef)
+    .min(1, "list at least one assistant id or graph name (to turn MCP off, set http.disable_mcp)")
+    .superRefine((refs, ctx) => {
+      const seen = new Set<string>();
+      refs.forEach((ref, index) => {
+        if (seen.has(ref)) ctx.addIssue({ code: "custom", path: [index], message: `"${ref}" is listed twice` });
+        seen.add(ref);
+      });
+    })
+    .optional(),
+  /**
+   * `stateless` (default): every HTTP request stands alone, so any process behind a load balancer can
+   * answer it. `session`: the server keeps each client's session (Mcp-Session-Id) in memory, which
+   * `notifications/cancelled` needs to reach a call in flight.
+   */
+  mode: z.enum(["stateless", "session"], { error: 'mode must be "stateless" or "session"' }).optional(),
+});
+
+export type McpConfig = z.infer<typeof McpConfigSchema>;
