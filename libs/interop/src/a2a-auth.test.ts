@@ -1,30 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SendMessageRequest, TaskState, type Task } from "@a2a-js/sdk";
-import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
 import { drivers } from "@agent-server/testing";
 import { a2aRoutes } from "./index.js";
 import { clientAs } from "./testing/a2a-clients.js";
+import { ownerAuth } from "./testing/owner-auth.js";
 
 /**
  * A2A behind custom auth (the documented "resource owner" setup of auth-e2e.test.ts in agent-protocol):
  * tasks are scoped through their thread, so a second user cannot read another user's task; a handler's
  * denial (carol may not create threads) keeps its status and message.
  */
-const ownerAuth = new Auth()
-  .authenticate((request: Request) => {
-    const token = request.headers.get("authorization")?.replace(/^Bearer /, "");
-    if (!token || !["alice", "bob", "carol"].includes(token)) throw new HTTPException(401, { message: "Invalid token" });
-    return { identity: token, permissions: [`role:${token}`] };
-  })
-  .on("threads:create", ({ value, user }) => {
-    if (user.identity === "carol") throw new HTTPException(403, { message: "carol may not start conversations" });
-    value.metadata ??= {};
-    value.metadata.owner = user.identity;
-    return { owner: user.identity };
-  })
-  .on("threads", ({ user }) => ({ owner: user.identity }));
-
 let server: TestServer;
 let dispose: () => Promise<void>;
 let base: string;

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ListTasksRequest, SendMessageRequest, TaskState, type Task } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import { TaskNotFoundError } from "@a2a-js/sdk/errors";
-import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { requestAuthenticator } from "@agent-server/agent-protocol";
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
 import { drivers } from "@agent-server/testing";
 import { a2aRoutes, startA2AGrpcServer, type RunningA2AGrpcServer } from "../../index.js";
 import { fetchCard, grpcClient, grpcClientFromCard, grpcFailure } from "../../testing/grpc-clients.js";
+import { ownerAuth } from "../../testing/owner-auth.js";
 
 /**
  * The gRPC binding behind the project's auth, the same handler the HTTP API runs (agent-protocol's
@@ -17,20 +17,6 @@ import { fetchCard, grpcClient, grpcClientFromCard, grpcFailure } from "../../te
  */
 const UNAUTHENTICATED = 16;
 const PERMISSION_DENIED = 7;
-
-const ownerAuth = new Auth()
-  .authenticate((request: Request) => {
-    const token = request.headers.get("authorization")?.replace(/^Bearer /, "");
-    if (!token || !["alice", "bob", "carol"].includes(token)) throw new HTTPException(401, { message: "Invalid token" });
-    return { identity: token, permissions: [`role:${token}`] };
-  })
-  .on("threads:create", ({ value, user }) => {
-    if (user.identity === "carol") throw new HTTPException(403, { message: "carol may not start conversations" });
-    value.metadata ??= {};
-    value.metadata.owner = user.identity;
-    return { owner: user.identity };
-  })
-  .on("threads", ({ user }) => ({ owner: user.identity }));
 
 function message(parts: unknown[], ids: { taskId?: string; contextId?: string } = {}) {
   return SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts, ...ids } });
