@@ -1,7 +1,7 @@
 import { Message as A2AMessage, type SendMessageRequest } from "@a2a-js/sdk";
 import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { v4 as uuidv4 } from "uuid";
-import { ConflictError, type Assistant, type Run } from "@agent-server/core";
+import { ConflictError, type Assistant, type Run, type Thread } from "@agent-server/core";
 import type { ServerCallContext } from "@a2a-js/sdk/server";
 import type { RunAuthContext, RunCreateRequest, RunEnd, RunEventStream, ThreadStateService } from "@agent-server/engine";
 import { pushIdRules, type TaskPushConfigs, type RequestedPushConfig } from "../push/push-configs.js";
@@ -77,9 +77,10 @@ export class TaskAdmission {
     const auth = scope.auth ?? this.auth;
 
     let threadId: string;
+    let thread: Thread | undefined;
     let created = false;
     if (message.contextId) {
-      const thread = await this.deps.storage.threads.get(message.contextId);
+      thread = (await this.deps.storage.threads.get(message.contextId)) ?? undefined;
       // A context the caller may not see answers like an unknown one; a push config needs update too.
       const allowed =
         thread &&
@@ -93,7 +94,8 @@ export class TaskAdmission {
       // threads:create handlers may change the metadata (e.g. add an owner) the thread is created with.
       const ref = { thread_id: uuidv4(), metadata: {} as Record<string, unknown> };
       await scope.authorize("create", ref);
-      threadId = (await this.deps.storage.threads.create({ thread_id: ref.thread_id, metadata: ref.metadata ?? {} })).thread_id;
+      thread = await this.deps.storage.threads.create({ thread_id: ref.thread_id, metadata: ref.metadata ?? {} });
+      threadId = thread.thread_id;
       created = true;
       if (push && !(await this.access.visibleThread(ref, scope, "update"))) {
         await this.deps.storage.threads.delete(threadId).catch(() => undefined);
@@ -110,7 +112,13 @@ export class TaskAdmission {
           multitask_strategy: "enqueue",
           ...(options.stream ? TOKEN_STREAM : {}),
         },
-        { threadId, internal: { captureResult: true, message: A2AMessage.toJSON(message) }, ...(auth ? { auth } : {}) },
+        {
+          threadId,
+          // Read (or created) by this call: admission takes them instead of reading them again.
+          loaded: { assistant: this.assistant, thread },
+          internal: { captureResult: true, message: A2AMessage.toJSON(message) },
+          ...(auth ? { auth } : {}),
+        },
         { stream: options.stream === true },
       );
       const { run, end } = admitted;
@@ -157,6 +165,7 @@ export class TaskAdmission {
         { assistant_id: this.assistant.assistant_id, command: { resume: resumeValue(content) }, ...(options.stream ? TOKEN_STREAM : {}) },
         {
           threadId: first.thread_id,
+          loaded: { assistant: this.assistant },
           internal: { captureResult: true, taskId: first.run_id, message: asked },
           ...(auth ? { auth } : {}),
         },
