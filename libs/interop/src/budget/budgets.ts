@@ -7,8 +7,8 @@
  * docs/benchmarks.md ("Query budget") keeps the history of these figures.
  */
 export const budgets = {
-  "A2A SendMessage, new context": { postgres: 50, sqlite: 46, sqlitePrepares: 0, postgresNotifyMax: 6 },
-  "A2A SendMessage, existing context": { postgres: 50, sqlite: 43, sqlitePrepares: 0, postgresNotifyMax: 6 },
+  "A2A SendMessage, new context": { postgres: 47, sqlite: 43, sqlitePrepares: 0, postgresNotifyMax: 6 },
+  "A2A SendMessage, existing context": { postgres: 47, sqlite: 40, sqlitePrepares: 0, postgresNotifyMax: 6 },
   "A2A SendStreamingMessage": { postgres: 55, sqlite: 50, sqlitePrepares: 0, postgresNotifyMax: 6 },
   "A2A GetTask": { postgres: 5, sqlite: 5, sqlitePrepares: 0, postgresNotifyMax: 0 },
   "A2A ListTasks page": { postgres: 8, sqlite: 8, sqlitePrepares: 0, postgresNotifyMax: 0 },

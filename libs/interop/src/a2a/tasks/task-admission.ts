@@ -1,7 +1,7 @@
 import { Message as A2AMessage, type SendMessageRequest } from "@a2a-js/sdk";
 import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { v4 as uuidv4 } from "uuid";
-import { ConflictError, type Assistant, type Run, type Thread } from "@agent-server/core";
+import { ConflictError, type Assistant, type Run, type RunInternal, type Thread } from "@agent-server/core";
 import type { ServerCallContext } from "@a2a-js/sdk/server";
 import type { RunAuthContext, RunCreateRequest, RunEnd, RunEventStream, ThreadStateService } from "@agent-server/engine";
 import { pushIdRules, type TaskPushConfigs, type RequestedPushConfig } from "../push/push-configs.js";
@@ -16,6 +16,8 @@ export interface AdmittedTask {
   taskId: string;
   run: Run;
   end: Promise<RunEnd>;
+  /** A new task's internal marker, as admitted: rendering its end needs no read of it. */
+  internal?: RunInternal;
   /** Subscribed before the run could start (SendStreamingMessage only); the consumer closes it. */
   events?: RunEventStream;
 }
@@ -105,6 +107,7 @@ export class TaskAdmission {
     let events: RunEventStream | undefined;
     try {
       // A new task in a context where another task is at work waits its turn (enqueue), as a chat does.
+      const internal: RunInternal = { captureResult: true, message: A2AMessage.toJSON(message) };
       const admitted = await this.deps.engine.createRunWatched(
         {
           assistant_id: this.assistant.assistant_id,
@@ -116,7 +119,7 @@ export class TaskAdmission {
           threadId,
           // Read (or created) by this call: admission takes them instead of reading them again.
           loaded: { assistant: this.assistant, thread },
-          internal: { captureResult: true, message: A2AMessage.toJSON(message) },
+          internal,
           ...(auth ? { auth } : {}),
         },
         { stream: options.stream === true },
@@ -125,7 +128,7 @@ export class TaskAdmission {
       events = admitted.events;
       // Registered once the task (its first run) exists; see TaskPushConfigs.register for a fast run.
       if (push) await this.push.register(run.run_id, push, run);
-      return { taskId: run.run_id, run, end: quiet(end), ...(events ? { events } : {}) };
+      return { taskId: run.run_id, run, internal, end: quiet(end), ...(events ? { events } : {}) };
     } catch (error) {
       events?.close();
       if (created) await this.deps.storage.threads.delete(threadId).catch(() => undefined);

@@ -13,6 +13,11 @@ import type { Run, RunInternal, Storage } from "@agent-server/core";
  */
 const loadedInternals = new WeakMap<Run, RunInternal>();
 
+/** `run`'s internal marker is `internal` (this call wrote or read it). */
+export function rememberInternal(run: Run, internal: RunInternal): void {
+  loadedInternals.set(run, internal);
+}
+
 /** The run's internal marker: the one this call loaded with the run, else read. */
 export async function internalOf(storage: Storage, run: Run): Promise<RunInternal | null> {
   return loadedInternals.get(run) ?? (await storage.runs.getInternal(run.run_id));
