@@ -18,6 +18,21 @@ const past = (ms: number) => new Date(Date.now() - ms).toISOString();
 
 export function describeQueue(h: Harness): void {
   describe("run queue: claimNext, leases", () => {
+    it("claimNext hands over the run's internal marker when it reports one", async () => {
+      const s = await h.open();
+      const assistant = await s.assistants.create({ assistant_id: uid(), graph_id: "agent" });
+      const { thread_id } = await newThread(s);
+      const internal = { captureResult: true, taskId: uid() };
+      const run = await s.runs.create(
+        { run_id: uid(), thread_id, assistant_id: assistant.assistant_id, created_at: past(1000) },
+        { internal },
+      );
+      const claimed = await s.runs.claimNext({ owner: "w1", leaseMs: 60_000 });
+      expect(claimed!.run.run_id).toBe(run.run_id);
+      if (claimed!.internal !== undefined) expect(claimed!.internal).toEqual(await s.runs.getInternal(run.run_id));
+      expect(await s.runs.getInternal(run.run_id)).toMatchObject(internal);
+    });
+
     it("claimNext takes the oldest eligible pending run, marks it running and counts the attempt", async () => {
       const s = await h.open();
       const base = past(3_600_000);
@@ -27,6 +42,8 @@ export function describeQueue(h: Harness): void {
       const first = await s.runs.claimNext({ owner: "w1", leaseMs: 60_000 });
       expect(first).toMatchObject({ run: { run_id: a, status: "running" }, attempt: 1 });
       expect(Object.keys(first!.run).sort()).toEqual(RUN_KEYS);
+      // The claim may hand over the run's internal marker (none here), so the executor need not read it.
+      if (first!.internal !== undefined) expect(first!.internal).toEqual({});
       expect((await s.runs.get(a))!.status).toBe("running");
       // The same write marks the run's thread busy (and nothing else of it changes).
       const busy = (await s.threads.get(idleBefore.thread_id))!;

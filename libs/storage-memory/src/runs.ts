@@ -103,7 +103,7 @@ export class MemoryRunRepo implements RunRepo {
       record.attempts += 1;
       const thread = this.state.threads.get(threadId);
       if (thread) thread.thread = { ...thread.thread, status: "busy", updated_at: claimedAt };
-      return { run: wireOut(record.run), attempt: record.attempts };
+      return { run: wireOut(record.run), attempt: record.attempts, internal: wireOut(record.internal) };
     }
     return null;
   }

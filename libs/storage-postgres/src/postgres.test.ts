@@ -3,6 +3,7 @@ import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { afterAll, describe, expect, it } from "vitest";
 import type { PostgresStorage } from "./storage.js";
 import { TestStorages } from "./test/storages.js";
+import { threadLockKey } from "./thread-lock.js";
 
 const storages = new TestStorages();
 afterAll(() => storages.cleanup());
@@ -24,6 +25,16 @@ const awkward = () => ({
 });
 
 describe("postgres driver specifics", () => {
+  it("computes the thread lock's key as PostgreSQL computes it (earlier versions lock the same key)", async () => {
+    const s = await storages.create();
+    for (const threadId of [id(), "thread-é-😀", "a:b", ""]) {
+      const [row] = (
+        await s.pool.query("SELECT (('x' || substr(md5($1 || ':' || $2), 1, 16))::bit(64)::bigint)::text AS key", [s.schema, threadId])
+      ).rows as Array<{ key: string }>;
+      expect(threadLockKey(s.schema, threadId)).toBe(row!.key);
+    }
+  });
+
   it("round-trips NUL characters, lone surrogates and the escape character through every jsonb column", async () => {
     const s = await storages.create();
     const { assistant_id, thread_id } = await seed(s);

@@ -217,43 +217,50 @@ export class PostgresRunRepo implements RunRepo {
     const threadHeld = (thread: string, self: string, at: string) =>
       `SELECT 1 FROM ${this.t.runs} x WHERE x.thread_id = ${thread} AND x.run_id <> ${self}
           AND (x.status = 'running' OR (x.lease_owner IS NOT NULL AND x.lease_expires_at > ${at}::timestamptz))`;
+    // Most claims find nothing (a pool asks again after each claim and each run's end): the candidates
+    // are read outside a transaction, which only a claim that has one to take opens.
+    const candidates = await query<{ run_id: string; thread_id: string }>(
+      this.pool,
+      `SELECT r.run_id, r.thread_id FROM ${this.t.runs} r
+        WHERE r.status = 'pending' AND r.created_at <= $1
+          AND NOT EXISTS (${threadHeld("r.thread_id", "r.run_id", "$1")})
+        ORDER BY r.created_at, r.seq LIMIT ${CLAIM_CANDIDATES}`,
+      [now],
+    );
+    if (candidates.length === 0) return null;
     return transaction(this.pool, async (client) => {
-      const candidates = await query<{ run_id: string; thread_id: string }>(
-        client,
-        `SELECT r.run_id, r.thread_id FROM ${this.t.runs} r
-          WHERE r.status = 'pending' AND r.created_at <= $1
-            AND NOT EXISTS (${threadHeld("r.thread_id", "r.run_id", "$1")})
-          ORDER BY r.created_at, r.seq LIMIT ${CLAIM_CANDIDATES}`,
-        [now],
-      );
       const tried = new Set<string>();
       for (const candidate of candidates) {
         if (tried.has(candidate.thread_id)) continue;
         tried.add(candidate.thread_id);
+        // The thread is locked first, in a statement of its own: the run's check below then sees every
+        // claim of the thread committed before the lock (one statement would check its older snapshot).
         const [locked] = await query(client, `SELECT 1 FROM ${this.t.threads} WHERE thread_id = $1 FOR NO KEY UPDATE SKIP LOCKED`, [
           candidate.thread_id,
         ]);
         if (!locked) continue;
-        const [claimed] = await query<Run & { attempt: number }>(
+        // The run and its thread's busy mark in one statement (the thread is ours until COMMIT).
+        const [claimed] = await query<Run & { attempt: number; internal: RunInternal }>(
           client,
-          `UPDATE ${this.t.runs} r SET status = 'running', updated_at = $3, lease_owner = $4, lease_expires_at = $5,
-                  attempt = r.attempt + 1
-            WHERE r.run_id = (
-                    SELECT p.run_id FROM ${this.t.runs} p
-                     WHERE p.thread_id = $1 AND p.status = 'pending' AND p.created_at <= $2
-                     ORDER BY p.created_at, p.seq LIMIT 1)
-              AND r.status = 'pending'
-              AND NOT EXISTS (${threadHeld("$1", "r.run_id", "$2")})
-          RETURNING ${prefixed("r")}, r.attempt`,
+          `WITH claimed AS (
+             UPDATE ${this.t.runs} r SET status = 'running', updated_at = $3, lease_owner = $4, lease_expires_at = $5,
+                    attempt = r.attempt + 1
+              WHERE r.run_id = (
+                      SELECT p.run_id FROM ${this.t.runs} p
+                       WHERE p.thread_id = $1 AND p.status = 'pending' AND p.created_at <= $2
+                       ORDER BY p.created_at, p.seq LIMIT 1)
+                AND r.status = 'pending'
+                AND NOT EXISTS (${threadHeld("$1", "r.run_id", "$2")})
+            RETURNING ${prefixed("r")}, r.attempt, r.internal),
+           busy AS (
+             UPDATE ${this.t.threads} SET status = 'busy', updated_at = $3
+              WHERE thread_id = $1 AND EXISTS (SELECT 1 FROM claimed))
+           SELECT * FROM claimed`,
           [candidate.thread_id, now, claimedAt, options.owner, leaseUntil],
         );
         if (!claimed) continue;
-        await query(client, `UPDATE ${this.t.threads} SET status = 'busy', updated_at = $2 WHERE thread_id = $1`, [
-          candidate.thread_id,
-          claimedAt,
-        ]);
-        const { attempt, ...run } = claimed;
-        return { run: run as Run, attempt };
+        const { attempt, internal, ...run } = claimed;
+        return { run: run as Run, attempt, internal: internal ?? {} };
       }
       return null;
     });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { KeyedMutex } from "@agent-server/core";
 import type pg from "pg";
 
@@ -36,13 +37,11 @@ export class PostgresThreadLock {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      await client.query("BEGIN");
+      // One round trip (a simple query may hold several statements; the key is a number, no parameters).
       // A holder that never lets go (a hung section elsewhere) fails this call instead of hanging it.
-      await client.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT_MS}ms'`);
-      await client.query("SELECT pg_advisory_xact_lock(('x' || substr(md5($1 || ':' || $2), 1, 16))::bit(64)::bigint)", [
-        this.schema,
-        threadId,
-      ]);
+      await client.query(
+        `BEGIN; SET LOCAL lock_timeout = '${LOCK_TIMEOUT_MS}ms'; SELECT pg_advisory_xact_lock(${threadLockKey(this.schema, threadId)})`,
+      );
     } catch (error) {
       await client.query("ROLLBACK").catch((rollback: Error) => (broken = rollback));
       client.release(broken);
@@ -56,6 +55,16 @@ export class PostgresThreadLock {
       client.release(broken);
     }
   }
+}
+
+/**
+ * The lock's 64-bit key: the first 16 hex digits of md5(schema:thread id) as a signed bigint — what
+ * `('x' || substr(md5($1 || ':' || $2), 1, 16))::bit(64)::bigint` computes, which earlier versions sent,
+ * so processes of both versions on one database lock the same key.
+ */
+export function threadLockKey(schema: string, threadId: string): string {
+  const hex = createHash("md5").update(`${schema}:${threadId}`, "utf8").digest("hex").slice(0, 16);
+  return BigInt.asIntN(64, BigInt(`0x${hex}`)).toString();
 }
 
 /** How long a section waits for another process's section on the same thread before failing. */

@@ -119,7 +119,7 @@ export class SqliteRunRepo implements RunRepo {
     );
     this.claim = db.prepare(
       `UPDATE runs SET status = 'running', lease_owner = ?, lease_expires_at = ?, attempt = attempt + 1, updated_at = ?
-       WHERE run_id = ? AND status = 'pending' RETURNING ${COLUMNS}`,
+       WHERE run_id = ? AND status = 'pending' RETURNING ${COLUMNS}, internal`,
     );
     // Atomic first-write-wins; a no-op for an unknown run (the SELECT yields no row).
     this.insertResult = db.prepare(
@@ -241,12 +241,13 @@ export class SqliteRunRepo implements RunRepo {
       const next = this.nextPending.get(now, now) as { run_id: string } | undefined;
       if (!next) return null;
       const claimedAt = nowIso();
-      const row = this.claim.get(options.owner, addMs(now, options.leaseMs), claimedAt, next.run_id) as RunRow | undefined;
+      const row = this.claim.get(options.owner, addMs(now, options.leaseMs), claimedAt, next.run_id) as
+        (RunRow & { internal: string | null }) | undefined;
       if (row) this.s.get("UPDATE threads SET status = 'busy', updated_at = ? WHERE thread_id = ?").run(claimedAt, row.thread_id);
       return row;
     });
     const row = tx.immediate();
-    return row ? { run: toRun(row), attempt: row.attempt } : null;
+    return row ? { run: toRun(row), attempt: row.attempt, internal: internalOf(row.internal) } : null;
   }
 
   async renewLeases(runIds: string[], owner: string, leaseMs: number): Promise<number> {

@@ -41,6 +41,8 @@ export class SqliteThreadRepo implements ThreadRepo {
   private readonly byId;
   private readonly insertRow;
   private readonly updateRow;
+  private readonly insertNew;
+  private readonly updateColumns;
 
   constructor(
     private readonly db: Db,
@@ -48,6 +50,21 @@ export class SqliteThreadRepo implements ThreadRepo {
   ) {
     this.s = new Statements(db);
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM threads WHERE thread_id = ?`);
+    // One statement for the usual case (a new id); an existing one is told apart by the missing row.
+    this.insertNew = db.prepare(
+      `INSERT INTO threads (${COLUMNS}) VALUES (@thread_id, @created_at, @updated_at, @metadata, @config, @status, @state_values, @interrupts, @error)
+       ON CONFLICT (thread_id) DO NOTHING RETURNING ${COLUMNS}`,
+    );
+    // A patch without metadata needs nothing of the row it replaces: one statement, no read first.
+    this.updateColumns = db.prepare(
+      `UPDATE threads SET updated_at = @updated_at,
+              config = CASE WHEN @set_config THEN @config ELSE config END,
+              status = COALESCE(@status, status),
+              state_values = CASE WHEN @set_values THEN @state_values ELSE state_values END,
+              interrupts = COALESCE(@interrupts, interrupts),
+              error = CASE WHEN @set_error THEN @error ELSE error END
+        WHERE thread_id = @thread_id RETURNING ${COLUMNS}`,
+    );
     this.insertRow = db.prepare(
       `INSERT INTO threads (${COLUMNS}) VALUES (@thread_id, @created_at, @updated_at, @metadata, @config, @status, @state_values, @interrupts, @error)`,
     );
@@ -71,16 +88,13 @@ export class SqliteThreadRepo implements ThreadRepo {
       interrupts: "{}",
       error: null,
     };
-    const tx = this.db.transaction(() => {
-      const existing = this.byId.get(input.thread_id) as ThreadRow | undefined;
-      if (existing) {
-        if (options?.ifExists === "do_nothing") return existing;
-        throw new ConflictError(`thread ${input.thread_id} already exists`);
-      }
-      this.insertRow.run(row);
-      return row;
-    });
-    return toThread(tx.immediate());
+    const inserted = this.insertNew.get(row) as ThreadRow | undefined;
+    if (inserted) return toThread(inserted);
+    const existing = this.byId.get(input.thread_id) as ThreadRow | undefined;
+    // Deleted again between the two statements: as if it had never been there.
+    if (!existing) return this.create(input, options);
+    if (options?.ifExists === "do_nothing") return toThread(existing);
+    throw new ConflictError(`thread ${input.thread_id} already exists`);
   }
 
   async get(threadId: string): Promise<Thread | null> {
@@ -95,6 +109,21 @@ export class SqliteThreadRepo implements ThreadRepo {
     const values = patch.values === undefined ? undefined : patch.values === null ? null : stringifyWire(patch.values);
     const interrupts = patch.interrupts !== undefined ? stringifyWire(patch.interrupts) : undefined;
     const error = patch.error !== undefined ? stringifyWire(patch.error) : undefined;
+    if (metadata === undefined) {
+      const row = this.updateColumns.get({
+        thread_id: threadId,
+        updated_at: nowIso(),
+        set_config: config !== undefined ? 1 : 0,
+        config: config ?? null,
+        status: patch.status ?? null,
+        set_values: values !== undefined ? 1 : 0,
+        state_values: values ?? null,
+        interrupts: interrupts ?? null,
+        set_error: error !== undefined ? 1 : 0,
+        error: error ?? null,
+      }) as ThreadRow | undefined;
+      return row ? toThread(row) : null;
+    }
     const tx = this.db.transaction(() => {
       const current = this.byId.get(threadId) as ThreadRow | undefined;
       if (!current) return null;

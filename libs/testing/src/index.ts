@@ -3,3 +3,4 @@
  * drivers so that the libraries whose tests use it do not have to.
  */
 export { drivers, type TestDriver } from "./drivers.js";
+export { StatementCounter, type StatementLog } from "./statements.js";

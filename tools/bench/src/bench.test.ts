@@ -72,7 +72,7 @@ test("--quick --out writes every scenario's table and chart, with finite positiv
   }
 
   const results = JSON.parse(readFileSync(join(charts, "results.json"), "utf8")) as BenchResults;
-  const servers = ["floor", "official", "reference", "ours (memory)", "ours (sqlite)", "ours (postgres)"];
+  const servers = ["floor", "floor (postgres)", "official", "reference", "ours (memory)", "ours (sqlite)", "ours (postgres)"];
   expect(new Set(results.scenarios.map((r) => r.server))).toEqual(new Set(servers));
   for (const scenario of SCENARIOS) {
     const ran = results.scenarios.filter((r) => r.scenario === scenario.id).map((r) => r.server);

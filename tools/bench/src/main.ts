@@ -24,7 +24,7 @@ import { writeCharts } from "./report/charts.js";
 import { renderSection } from "./report/markdown.js";
 import type { BenchResults, Phase, ScenarioResult } from "./results.js";
 import { SCENARIOS } from "./scenarios/index.js";
-import { openFloor } from "./scenarios/floor.js";
+import { openFloor, openPostgresFloor, type Floor } from "./scenarios/floor.js";
 import { measureOperation, measureServer } from "./scenarios/run.js";
 import { startOfficialServer } from "./servers/official.js";
 import { startOurServer, type OurStorage } from "./servers/ours.js";
@@ -58,6 +58,11 @@ async function main(argv: string[]): Promise<void> {
   scenarios.push(...(await phase("reference A2A server", () => withServer(startReferenceServer, (s) => measureServer(a2a, s, profile)))));
   scenarios.push(...(await phase("official server", () => withServer(startOfficialServer, (s) => measureServer(sdk, s, profile)))));
   const postgres = await phase("PostgreSQL", openBenchPostgres);
+  scenarios.push(
+    await phase("floor (in-process, PostgreSQL)", () =>
+      measureFloor(profile, "floor (postgres)", () => openPostgresFloor(postgres.url, postgres.newSchema("floor"))),
+    ),
+  );
   for (const storage of ["memory", "sqlite", "postgres"] as OurStorage[]) {
     const start = () => {
       if (storage === "postgres")
@@ -90,10 +95,14 @@ async function main(argv: string[]): Promise<void> {
   console.log(`wrote ${args.out} and its charts in ${chartsDir(args.out)}`);
 }
 
-async function measureFloor(profile: Profile): Promise<ScenarioResult> {
-  const floor = openFloor();
+async function measureFloor(
+  profile: Profile,
+  name: "floor" | "floor (postgres)" = "floor",
+  open: () => Floor | Promise<Floor> = openFloor,
+): Promise<ScenarioResult> {
+  const floor = await open();
   try {
-    return await measureOperation("sdk-new-thread", "floor", floor.operation, profile);
+    return await measureOperation("sdk-new-thread", name, floor.operation, profile);
   } finally {
     await floor.dispose();
   }

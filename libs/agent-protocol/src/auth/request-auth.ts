@@ -29,12 +29,15 @@ export interface AuthUser {
 export interface RequestAuth {
   /** Undefined when the server runs without custom auth. */
   readonly user: AuthUser | undefined;
+  /** True only for `openAccess`: every `authorize` allows and filters nothing, so callers may skip reads made for it. */
+  readonly open?: boolean;
   authorize(resource: AuthResource, action: AuthAction, value: object): Promise<AuthFilter | undefined>;
 }
 
 /** No custom auth configured: everyone may do everything, nothing is filtered. */
 export const openAccess: RequestAuth = {
   user: undefined,
+  open: true,
   authorize: async () => undefined,
 };
 

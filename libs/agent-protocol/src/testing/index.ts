@@ -20,13 +20,20 @@ export interface TestServer {
  */
 export async function startTestServer(
   storage: Storage,
-  options: { engine?: Partial<EngineOptions>; app?: Partial<AppDeps> } = {},
+  options: {
+    engine?: Partial<EngineOptions>;
+    app?: Partial<AppDeps>;
+    /** Wraps the handling of every request (the query budget tests run each in the context of its call). */
+    around?: (handle: () => Promise<Response>) => Promise<Response>;
+  } = {},
 ): Promise<TestServer> {
   // As the server wires it: relative webhooks are delivered through this app, in-process.
   // `app` is created right after the engine; the loopback only runs once requests flow.
   const engine = await startEngine(storage, { loopback: (request) => app.fetch(request), ...options.engine });
   const app = createApp({ engine, storage, version: "test", dev: true, ...options.app });
-  const server = await listen(app.fetch, { host: "127.0.0.1", port: 0 });
+  const around = options.around;
+  const fetch = around ? (request: Request) => around(async () => app.fetch(request)) : app.fetch;
+  const server = await listen(fetch, { host: "127.0.0.1", port: 0 });
   return {
     url: server.url,
     client: new Client({ apiUrl: server.url }),

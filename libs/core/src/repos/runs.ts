@@ -27,6 +27,11 @@ export interface ClaimedRun {
   run: Run;
   /** 1 for the first execution, 2 after one retry, ... */
   attempt: number;
+  /**
+   * The run's `internal` marker as stored (`{}` when none), read by the claim itself so the executor does
+   * not read the run again; a driver without it leaves it out and the engine asks `getInternal`.
+   */
+  internal?: RunInternal;
 }
 
 /** A running run held under a lease (`claimNext`), as start-up recovery sees it. */

@@ -20,6 +20,11 @@ export interface AdmissionOptions {
   /** Pre-chosen run id, so a caller can subscribe to its stream before the run can start. */
   runId?: string;
   auth?: RunAuthContext;
+  /**
+   * What the caller already read in this call, so admission does not read it again: the assistant (used
+   * when it is the one the request names) and the thread (when it is `threadId`'s). Server code only.
+   */
+  loaded?: { assistant?: Assistant; thread?: Thread };
   /** Server-private facts (A2A marker and lineage). Only server code passes this. */
   internal?: RunInternal;
   /**
@@ -44,13 +49,18 @@ export class Admission {
   ) {}
 
   async admit(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<Run> {
-    const assistant = await this.assistant(request.assistant_id);
+    const assistant = await this.assistant(request.assistant_id, options.loaded?.assistant);
     const runId = options.runId ?? uuidv4();
     const stateless = options.threadId === undefined;
     // Before anything is written: a run from a checkpoint that does not exist must not start from an
     // empty state and replace the thread's current one.
     await this.requireCheckpoint(request, stateless ? undefined : options.threadId);
-    const thread = stateless ? await this.temporaryThread(assistant, request) : await this.thread(options.threadId!, request, assistant);
+    const loadedThread = options.loaded?.thread;
+    const thread: Thread = stateless
+      ? await this.temporaryThread(assistant, request)
+      : loadedThread && loadedThread.thread_id === options.threadId
+        ? loadedThread
+        : await this.thread(options.threadId!, request, assistant);
     const strategy = request.multitask_strategy ?? "reject";
     let run: Run;
     try {
@@ -80,8 +90,9 @@ export class Admission {
     return run;
   }
 
-  private async assistant(assistantIdOrGraph: string): Promise<Assistant> {
-    const assistant = await this.storage.assistants.get(this.registry.resolveAssistantId(assistantIdOrGraph));
+  private async assistant(assistantIdOrGraph: string, loaded?: Assistant): Promise<Assistant> {
+    const assistantId = this.registry.resolveAssistantId(assistantIdOrGraph);
+    const assistant = loaded?.assistant_id === assistantId ? loaded : await this.storage.assistants.get(assistantId);
     if (!assistant) throw new NotFoundError(`Assistant "${assistantIdOrGraph}" not found`);
     if (!this.registry.has(assistant.graph_id)) throw new NotFoundError(`Graph "${assistant.graph_id}" not found`);
     return assistant;

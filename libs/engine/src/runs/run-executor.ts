@@ -67,13 +67,13 @@ export class RunExecutor {
     }
   }
 
-  private executeAndSettle({ run, attempt }: ClaimedRun, execution: ActiveExecution): Promise<void> {
+  private executeAndSettle({ run, attempt, internal: claimedInternal }: ClaimedRun, execution: ActiveExecution): Promise<void> {
     return this.threads.run(run.thread_id, async () => {
       const started = Date.now();
       this.logger?.runStarted(run.run_id, run.thread_id, attempt);
       const kwargs = run.kwargs as EngineRunKwargs;
       // The claim marked the thread busy.
-      const internal = await this.storage.runs.getInternal(run.run_id);
+      const internal = claimedInternal ?? (await this.storage.runs.getInternal(run.run_id));
       let graph: CompiledGraph | undefined;
       let snapshot: ThreadSnapshot | undefined;
       let outcome: ExecutionOutcome;

@@ -204,6 +204,7 @@ export class Settlement {
         values: snapshot?.values ?? null,
         ...(error !== undefined ? { error: errorPayload(error) } : {}),
         ...(thread && !kwargsOf(run).temporary ? { thread } : {}),
+        run: final,
       },
       kwargsOf(run).temporary === true,
     );

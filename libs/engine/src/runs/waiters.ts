@@ -1,4 +1,4 @@
-import type { DefaultValues, RunStatus, Thread } from "@agent-server/core";
+import type { DefaultValues, Run, RunStatus, Thread } from "@agent-server/core";
 
 export interface RunEnd {
   status: RunStatus;
@@ -8,6 +8,11 @@ export interface RunEnd {
   erased?: boolean;
   /** The thread as settlement left it, when settlement updated it (a caller need not read it back). */
   thread?: Pick<Thread, "status" | "interrupts">;
+  /**
+   * The run row as its terminal write left it, when settlement in this process has it (never signalled
+   * to other processes): a caller rendering the ended run need not read it back.
+   */
+  run?: Run;
 }
 
 /**

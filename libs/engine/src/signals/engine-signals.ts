@@ -84,7 +84,8 @@ export class EngineSignals {
 
   end(runId: string, end: RunEnd, options: { withValues: boolean }): void {
     if (!this.crossProcess) return;
-    const { values, ...rest } = end;
+    // The run row stays in this process: others read it where they need it.
+    const { values, run: _run, ...rest } = end;
     this.send(runChannel(runId), { kind: "end", origin: this.origin, end: options.withValues ? { ...rest, values } : rest });
   }
 

@@ -32,7 +32,7 @@ import { requireWaitingForInput } from "./tasks/resume-check.js";
 import { TaskAccess } from "./tasks/task-access.js";
 import { declaredInputModes } from "./tasks/message-input.js";
 import { admitting, TaskAdmission } from "./tasks/task-admission.js";
-import { currentRun, taskRuns } from "./tasks/task-lineage.js";
+import { currentRun, rememberInternal, taskRuns } from "./tasks/task-lineage.js";
 import { TaskRenderer, type RenderOptions } from "./tasks/task-renderer.js";
 import { followTask, joinTokenStream } from "./tasks/task-stream.js";
 
@@ -93,7 +93,15 @@ export class TaskRequestHandler implements A2ARequestHandler {
     checkSendMessage(params);
     const length = historyLength(params.configuration?.historyLength);
     const admitted = await this.admission.admit(params, this.scope(context), { context });
-    if (!params.configuration?.returnImmediately) await admitted.end;
+    if (!params.configuration?.returnImmediately) {
+      const end = await admitted.end;
+      // A new task that settled here: its row comes with its end and its marker with its admission, so
+      // only its result is read (a continuation, or a run settled elsewhere, is read as GetTask reads it).
+      if (admitted.internal && end.run?.run_id === admitted.taskId) {
+        rememberInternal(end.run, admitted.internal);
+        return this.renderRuns(end.run, end.run, { historyLength: length });
+      }
+    }
     return this.render(admitted.taskId, openScope, { historyLength: length });
   }
 

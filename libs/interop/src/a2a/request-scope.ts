@@ -44,6 +44,7 @@ export function requestScopeOf(context: ServerCallContext | undefined): A2AReque
 /** agent-protocol's `RequestAuth`, read structurally (interop must not import agent-protocol). */
 export interface StructuralRequestAuth {
   readonly user?: { identity?: unknown; permissions?: unknown; [key: string]: unknown } | undefined;
+  readonly open?: boolean;
   authorize(resource: "threads", action: A2AThreadAction, value: object): Promise<AuthFilter | undefined>;
 }
 
@@ -55,7 +56,8 @@ export const openScope: A2ARequestScope = Object.freeze({
 
 /** The scope of one request, from the `RequestAuth` the auth middleware left in `c.var.auth`. */
 export function requestScope(requestAuth: StructuralRequestAuth | undefined): A2ARequestScope {
-  if (!requestAuth || typeof requestAuth.authorize !== "function") return openScope;
+  // Without custom auth nothing is checked, so a task's thread is not read to check it.
+  if (!requestAuth || typeof requestAuth.authorize !== "function" || requestAuth.open === true) return openScope;
   const user = requestAuth.user;
   const auth: RunAuthContext | undefined =
     user && typeof user.identity === "string"

@@ -1,5 +1,5 @@
 import { GROWTH_OPERATIONS } from "../growth/growth.js";
-import type { BenchResults, ScenarioResult } from "../results.js";
+import type { BenchResults, ScenarioResult, ServerName } from "../results.js";
 import { SCENARIOS, type Scenario } from "../scenarios/index.js";
 import type { Chart } from "./charts.js";
 import { count, mb, ms, rate, size, table, times } from "./format.js";
@@ -92,7 +92,7 @@ function ratios(results: BenchResults, scenario: Scenario, rows: ScenarioResult[
       times(peer.sequential.p50 / r.sequential.p50),
       times(peer.sequential.p95 / r.sequential.p95),
       ...concurrencies.map((c) => times(throughputAt(r, c) / throughputAt(peer, c))),
-      ...(floor === undefined ? [] : [ms(r.sequential.p50 - floor)]),
+      ...(floor === undefined ? [] : [ms(r.sequential.p50 - floorOf(results, r.server, floor))]),
     ]),
   );
 }
@@ -152,4 +152,11 @@ function soakSection(results: BenchResults, image: string): string[] {
     ),
     image,
   ];
+}
+
+/** Ours on PostgreSQL against the PostgreSQL floor when it was measured; every other row against the SQLite floor. */
+function floorOf(results: BenchResults, server: ServerName, sqliteFloor: number): number {
+  if (server !== "ours (postgres)") return sqliteFloor;
+  const pg = results.scenarios.find((r) => r.scenario === "sdk-new-thread" && r.server === "floor (postgres)");
+  return pg ? pg.sequential.p50 : sqliteFloor;
 }

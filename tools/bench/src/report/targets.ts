@@ -77,10 +77,34 @@ export function targets(results: BenchResults): TargetRow[] {
       `${rate(throughputAt(sdkOurs, 16))} vs ${rate(throughputAt(sdkOfficial, 16))} ops/s`,
     ),
   ];
+  rows.push(...postgresRows(results));
   const drivers = [...new Set(results.growth.map((g) => g.driver))];
   for (const driver of drivers) for (const operation of GROWTH_OPERATIONS) rows.push(growthRow(results, driver, operation));
   rows.push(rssRow(results));
   return rows;
+}
+
+/** Issue 16: PostgreSQL at its floor, and not far behind SQLite under concurrency (when both were measured). */
+function postgresRows(results: BenchResults): TargetRow[] {
+  const has = (scenario: ScenarioId, server: ServerName) => results.scenarios.some((r) => r.scenario === scenario && r.server === server);
+  if (!has("sdk-new-thread", "floor (postgres)") || !has("a2a-send", "ours (postgres)") || !has("a2a-send", "ours (sqlite)")) return [];
+  const floor = find(results, "sdk-new-thread", "floor (postgres)").sequential.p50;
+  const pg = find(results, "a2a-send", "ours (postgres)");
+  const sqlite = find(results, "a2a-send", "ours (sqlite)");
+  return [
+    atMostMs(
+      "PostgreSQL A2A SendMessage p50 ≤ PostgreSQL floor p50 + 5 ms",
+      pg.sequential.p50,
+      floor + 5,
+      `floor (PostgresSaver) ${ms(floor)} + 5`,
+    ),
+    atLeastRatio(
+      "PostgreSQL 16-concurrent A2A SendMessage ≥ 0.8× SQLite's",
+      throughputAt(pg, 16) / throughputAt(sqlite, 16),
+      0.8,
+      `${rate(throughputAt(pg, 16))} vs ${rate(throughputAt(sqlite, 16))} ops/s`,
+    ),
+  ];
 }
 
 function growthRow(results: BenchResults, driver: GrowthDriver, operation: GrowthOperation): TargetRow {

@@ -1,7 +1,7 @@
 import { Message as A2AMessage, type SendMessageRequest } from "@a2a-js/sdk";
 import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { v4 as uuidv4 } from "uuid";
-import { ConflictError, type Assistant, type Run } from "@agent-server/core";
+import { ConflictError, type Assistant, type Run, type RunInternal, type Thread } from "@agent-server/core";
 import type { ServerCallContext } from "@a2a-js/sdk/server";
 import type { RunAuthContext, RunCreateRequest, RunEnd, RunEventStream, ThreadStateService } from "@agent-server/engine";
 import { pushIdRules, type TaskPushConfigs, type RequestedPushConfig } from "../push/push-configs.js";
@@ -16,6 +16,8 @@ export interface AdmittedTask {
   taskId: string;
   run: Run;
   end: Promise<RunEnd>;
+  /** A new task's internal marker, as admitted: rendering its end needs no read of it. */
+  internal?: RunInternal;
   /** Subscribed before the run could start (SendStreamingMessage only); the consumer closes it. */
   events?: RunEventStream;
 }
@@ -77,9 +79,10 @@ export class TaskAdmission {
     const auth = scope.auth ?? this.auth;
 
     let threadId: string;
+    let thread: Thread | undefined;
     let created = false;
     if (message.contextId) {
-      const thread = await this.deps.storage.threads.get(message.contextId);
+      thread = (await this.deps.storage.threads.get(message.contextId)) ?? undefined;
       // A context the caller may not see answers like an unknown one; a push config needs update too.
       const allowed =
         thread &&
@@ -93,7 +96,8 @@ export class TaskAdmission {
       // threads:create handlers may change the metadata (e.g. add an owner) the thread is created with.
       const ref = { thread_id: uuidv4(), metadata: {} as Record<string, unknown> };
       await scope.authorize("create", ref);
-      threadId = (await this.deps.storage.threads.create({ thread_id: ref.thread_id, metadata: ref.metadata ?? {} })).thread_id;
+      thread = await this.deps.storage.threads.create({ thread_id: ref.thread_id, metadata: ref.metadata ?? {} });
+      threadId = thread.thread_id;
       created = true;
       if (push && !(await this.access.visibleThread(ref, scope, "update"))) {
         await this.deps.storage.threads.delete(threadId).catch(() => undefined);
@@ -103,6 +107,7 @@ export class TaskAdmission {
     let events: RunEventStream | undefined;
     try {
       // A new task in a context where another task is at work waits its turn (enqueue), as a chat does.
+      const internal: RunInternal = { captureResult: true, message: A2AMessage.toJSON(message) };
       const admitted = await this.deps.engine.createRunWatched(
         {
           assistant_id: this.assistant.assistant_id,
@@ -110,14 +115,20 @@ export class TaskAdmission {
           multitask_strategy: "enqueue",
           ...(options.stream ? TOKEN_STREAM : {}),
         },
-        { threadId, internal: { captureResult: true, message: A2AMessage.toJSON(message) }, ...(auth ? { auth } : {}) },
+        {
+          threadId,
+          // Read (or created) by this call: admission takes them instead of reading them again.
+          loaded: { assistant: this.assistant, thread },
+          internal,
+          ...(auth ? { auth } : {}),
+        },
         { stream: options.stream === true },
       );
       const { run, end } = admitted;
       events = admitted.events;
       // Registered once the task (its first run) exists; see TaskPushConfigs.register for a fast run.
       if (push) await this.push.register(run.run_id, push, run);
-      return { taskId: run.run_id, run, end: quiet(end), ...(events ? { events } : {}) };
+      return { taskId: run.run_id, run, internal, end: quiet(end), ...(events ? { events } : {}) };
     } catch (error) {
       events?.close();
       if (created) await this.deps.storage.threads.delete(threadId).catch(() => undefined);
@@ -157,6 +168,7 @@ export class TaskAdmission {
         { assistant_id: this.assistant.assistant_id, command: { resume: resumeValue(content) }, ...(options.stream ? TOKEN_STREAM : {}) },
         {
           threadId: first.thread_id,
+          loaded: { assistant: this.assistant },
           internal: { captureResult: true, taskId: first.run_id, message: asked },
           ...(auth ? { auth } : {}),
         },

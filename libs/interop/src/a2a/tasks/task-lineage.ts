@@ -1,4 +1,4 @@
-import type { Run, Storage } from "@agent-server/core";
+import type { Run, RunInternal, Storage } from "@agent-server/core";
 
 /**
  * Task lineage over existing run records. A task is the first run of an A2A exchange (internal
@@ -6,6 +6,22 @@ import type { Run, Storage } from "@agent-server/core";
  * `taskId` names that first run. The lineage is server-private (RunInternal), never read from requests;
  * the drivers index it (`searchTaskRoots`, `latestContinuation`), so no lookup scans unrelated runs.
  */
+
+/**
+ * The internal marker a call already read for a run object (`taskRun` reads it to tell a task), so the
+ * same call's rendering does not read it again. Keyed by the object: it lives as long as the call holds it.
+ */
+const loadedInternals = new WeakMap<Run, RunInternal>();
+
+/** `run`'s internal marker is `internal` (this call wrote or read it). */
+export function rememberInternal(run: Run, internal: RunInternal): void {
+  loadedInternals.set(run, internal);
+}
+
+/** The run's internal marker: the one this call loaded with the run, else read. */
+export async function internalOf(storage: Storage, run: Run): Promise<RunInternal | null> {
+  return loadedInternals.get(run) ?? (await storage.runs.getInternal(run.run_id));
+}
 
 /** How many task roots one `searchTaskRoots` call reads while listing. */
 const TASK_PAGE = 500;
@@ -18,6 +34,7 @@ export async function taskRun(storage: Storage, taskId: string, assistantId: str
   if (!run || run.assistant_id !== assistantId) return null;
   const internal = await storage.runs.getInternal(run.run_id);
   if (!internal?.captureResult || internal.taskId) return null;
+  loadedInternals.set(run, internal);
   return run;
 }
 

@@ -1,6 +1,7 @@
 import { Message, Role, type Task } from "@a2a-js/sdk";
 import type { Run, RunError, RunResult, Storage } from "@agent-server/core";
 import { interruptsMessage, projectTask, textPart } from "../task-projection.js";
+import { internalOf } from "./task-lineage.js";
 
 /** What a caller asked to see of a task. */
 export interface RenderOptions {
@@ -43,7 +44,7 @@ export class TaskRenderer {
         : [first, ...(await this.storage.runs.listContinuations(first.run_id, { limit: HISTORY_TURNS }))];
     const history: Message[] = [];
     for (const run of runs) {
-      const asked = (await this.storage.runs.getInternal(run.run_id))?.message;
+      const asked = (await internalOf(this.storage, run))?.message;
       if (asked) history.push(Message.fromJSON(asked));
       const isCurrent = run.run_id === current.run_id;
       // The current run's answer is the status message when it asks for input: not repeated here.
