@@ -25,6 +25,7 @@ export { unsupportedConfigKeys } from "./config/unsupported-keys.js";
 export { systemAssistantDefaultsFromEnv, type SystemAssistantDefaults } from "./config/system-assistant-defaults.js";
 export { REJECT_MESSAGE, type AdmissionOptions } from "./runs/admission.js";
 export type { RunCreateRequest, RunCommand, StreamMode, EngineRunKwargs, RunAuthContext } from "./runs/run-request.js";
+export { configurableFromHeaders, createRunAuthValue } from "./runs/run-request-rules.js";
 export type { RunEnd } from "./runs/waiters.js";
 export type { RunSettledEvent, RunSettledListener, SettlementStep } from "./runs/settlement.js";
 export type { BackgroundTask, RunLogger } from "./runs/run-executor.js";

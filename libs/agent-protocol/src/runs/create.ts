@@ -1,15 +1,18 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { ConflictError, matchesAuthFilter, type Metadata, type Run, type RunnableConfig } from "@agent-server/core";
-import { REJECT_MESSAGE, type AdmissionOptions, type RunCreateRequest } from "@agent-server/engine";
+import {
+  configurableFromHeaders,
+  createRunAuthValue,
+  REJECT_MESSAGE,
+  type AdmissionOptions,
+  type RunCreateRequest,
+} from "@agent-server/engine";
 import type { AppEnv } from "../app-env.js";
 import { runAuthContext } from "../auth/request-auth.js";
 import { threadNotFound } from "./access.js";
 import type { RunCreateBody } from "./schemas.js";
 import { checkWebhookUrl } from "./webhook-url.js";
-
-/** Headers the official server never copies into the run config (credentials and tenancy). */
-const PRIVATE_HEADERS = new Set(["x-api-key", "x-tenant-id", "x-service-key"]);
 
 export interface PreparedRun {
   request: RunCreateRequest;
@@ -32,36 +35,13 @@ export async function prepareRun(c: Context<AppEnv>, threadId: string | undefine
   checkWebhookUrl(c.var.deps.engine, body.webhook);
   const strategy = body.multitask_strategy ?? "reject";
   const config = withHeaders(body.config ?? undefined, c.req.raw.headers);
-  const value: Record<string, unknown> = {
-    thread_id: threadId ?? null,
-    assistant_id: body.assistant_id,
-    status: "pending",
-    metadata: { ...(body.metadata ?? {}) },
-    prevent_insert_if_inflight: strategy === "reject",
-    multitask_strategy: strategy,
-    if_not_exists: body.if_not_exists ?? "reject",
-    after_seconds: body.after_seconds ?? 0,
-    kwargs: {
-      input: body.input,
-      command: body.command ?? undefined,
-      config,
-      context: body.context,
-      stream_mode: body.stream_mode ?? undefined,
-      webhook: body.webhook ?? undefined,
-    },
-  };
-  const filter = await c.var.auth.authorize("threads", "create_run", value);
-  if (threadId !== undefined && filter) {
-    const thread = await c.var.deps.storage.threads.get(threadId);
-    if (thread && !matchesAuthFilter(thread.metadata, filter)) threadNotFound(threadId);
-  }
   const request: RunCreateRequest = {
     assistant_id: body.assistant_id,
     input: body.input,
     command: body.command ?? undefined,
     config,
     context: body.context ?? undefined,
-    metadata: (value.metadata as Metadata | undefined) ?? {},
+    metadata: { ...(body.metadata ?? {}) },
     stream_mode: body.stream_mode ?? undefined,
     stream_subgraphs: body.stream_subgraphs ?? undefined,
     stream_resumable: body.stream_resumable ?? undefined,
@@ -76,6 +56,13 @@ export async function prepareRun(c: Context<AppEnv>, threadId: string | undefine
     checkpoint_id: body.checkpoint_id ?? undefined,
     checkpoint: body.checkpoint ? (withoutNulls(body.checkpoint) as RunCreateRequest["checkpoint"]) : undefined,
   };
+  const value = createRunAuthValue(threadId ?? null, request);
+  const filter = await c.var.auth.authorize("threads", "create_run", value);
+  if (threadId !== undefined && filter) {
+    const thread = await c.var.deps.storage.threads.get(threadId);
+    if (thread && !matchesAuthFilter(thread.metadata, filter)) threadNotFound(threadId);
+  }
+  request.metadata = (value.metadata as Metadata | undefined) ?? {};
   return { request, options: { threadId, auth: runAuthContext(c.var.auth) } };
 }
 
@@ -98,11 +85,7 @@ export function runLocation(run: Run, stateless: boolean): string {
 }
 
 function withHeaders(config: Record<string, unknown> | undefined, headers: Headers): RunnableConfig | undefined {
-  const copied: Record<string, string> = {};
-  headers.forEach((value, rawKey) => {
-    const key = rawKey.toLowerCase();
-    if ((key.startsWith("x-") && !PRIVATE_HEADERS.has(key)) || key === "user-agent") copied[key] = value;
-  });
+  const copied = configurableFromHeaders(headers);
   if (!config && Object.keys(copied).length === 0) return undefined;
   const clean = withoutNulls(config ?? {}) as RunnableConfig;
   return { ...clean, configurable: { ...(clean.configurable ?? {}), ...copied } };

@@ -2,6 +2,7 @@ import { TaskNotFoundError } from "@a2a-js/sdk/errors";
 import type { ServerCallContext } from "@a2a-js/sdk/server";
 import { matchesAuthFilter, type AuthFilter } from "@agent-server/core";
 import type { RunAuthContext } from "@agent-server/engine";
+import { runAuthOf, type StructuralAuthUser } from "../run-auth.js";
 
 /** The thread actions an A2A request needs, as `@langchain/langgraph-sdk/auth` names them (`threads:<action>`). */
 export type A2AThreadAction = "create" | "read" | "create_run" | "update";
@@ -43,7 +44,7 @@ export function requestScopeOf(context: ServerCallContext | undefined): A2AReque
 
 /** agent-protocol's `RequestAuth`, read structurally (interop must not import agent-protocol). */
 export interface StructuralRequestAuth {
-  readonly user?: { identity?: unknown; permissions?: unknown; [key: string]: unknown } | undefined;
+  readonly user?: StructuralAuthUser | undefined;
   readonly open?: boolean;
   authorize(resource: "threads", action: A2AThreadAction, value: object): Promise<AuthFilter | undefined>;
 }
@@ -58,14 +59,7 @@ export const openScope: A2ARequestScope = Object.freeze({
 export function requestScope(requestAuth: StructuralRequestAuth | undefined): A2ARequestScope {
   // Without custom auth nothing is checked, so a task's thread is not read to check it.
   if (!requestAuth || typeof requestAuth.authorize !== "function" || requestAuth.open === true) return openScope;
-  const user = requestAuth.user;
-  const auth: RunAuthContext | undefined =
-    user && typeof user.identity === "string"
-      ? {
-          user: user as RunAuthContext["user"],
-          permissions: Array.isArray(user.permissions) ? user.permissions.map(String) : [],
-        }
-      : undefined;
+  const auth = runAuthOf(requestAuth.user);
   return {
     auth,
     async authorize(action, thread) {

@@ -11,7 +11,7 @@ import {
   type RunnableConfig,
   type Thread,
 } from "@agent-server/core";
-import type { RunCreateRequest, RunEnd, RunEventStream } from "@agent-server/engine";
+import { configurableFromHeaders, createRunAuthValue, type RunCreateRequest, type RunEnd, type RunEventStream } from "@agent-server/engine";
 import { callerFrom, refusalText, type McpCaller } from "./caller.js";
 import { InputValidators } from "./input-validation.js";
 import { progressReporter, type ProgressReporter } from "./progress.js";
@@ -24,9 +24,6 @@ export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export interface McpLogger {
   error(fields: Record<string, unknown>, message: string): void;
 }
-
-/** Headers the HTTP API never copies into a run's config (credentials and tenancy); the same here. */
-const PRIVATE_HEADERS = new Set(["x-api-key", "x-tenant-id", "x-service-key"]);
 
 /** How long trailing progress events may take to arrive once the run has ended, before the result goes out. */
 const PROGRESS_DRAIN_MS = 1000;
@@ -149,7 +146,7 @@ export class ToolCalls {
 
   /** `threads:create_run`, as the HTTP API asks it; the handler may change the run's metadata, which the run then gets. */
   private async authorizeRun(caller: McpCaller, threadId: string, request: RunCreateRequest): Promise<AuthFilter | undefined> {
-    const value = runValue(threadId, request);
+    const value = createRunAuthValue(threadId, request);
     const filter = await caller.authorize("threads", "create_run", value);
     request.metadata = isMetadata(value.metadata) ? value.metadata : {};
     return filter;
@@ -225,32 +222,15 @@ function callMeta(meta: Record<string, unknown> | undefined): CallMeta {
   return result;
 }
 
-/** The run as the `threads:create_run` handler sees it through the HTTP API (`prepareRun` in agent-protocol). */
-function runValue(threadId: string, request: RunCreateRequest): Record<string, unknown> {
-  return {
-    thread_id: threadId,
-    assistant_id: request.assistant_id,
-    status: "pending",
-    metadata: {},
-    prevent_insert_if_inflight: false,
-    multitask_strategy: request.multitask_strategy,
-    if_not_exists: "reject",
-    after_seconds: 0,
-    kwargs: { input: request.input, command: request.command, config: request.config, stream_mode: request.stream_mode },
-  };
-}
-
 function isMetadata(value: unknown): value is Metadata {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** `x-*` request headers (except credentials) and `user-agent` into `config.configurable`, as HTTP runs get them. */
+/** The request's headers into `config.configurable` as HTTP runs get them (`configurableFromHeaders`). */
 function configFromHeaders(headers: Record<string, string | string[] | undefined> | undefined): RunnableConfig | undefined {
-  const configurable: Record<string, string> = {};
-  for (const [rawKey, value] of Object.entries(headers ?? {})) {
-    const key = rawKey.toLowerCase();
-    if (value === undefined || !((key.startsWith("x-") && !PRIVATE_HEADERS.has(key)) || key === "user-agent")) continue;
-    configurable[key] = Array.isArray(value) ? value.join(", ") : value;
-  }
+  const entries = Object.entries(headers ?? {}).flatMap(([key, value]): Array<[string, string]> =>
+    value === undefined ? [] : [[key, Array.isArray(value) ? value.join(", ") : value]],
+  );
+  const configurable = configurableFromHeaders(entries);
   return Object.keys(configurable).length > 0 ? { configurable } : undefined;
 }

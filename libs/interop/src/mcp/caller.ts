@@ -1,6 +1,7 @@
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type { AuthFilter } from "@agent-server/core";
 import type { RunAuthContext } from "@agent-server/engine";
+import { runAuthOf, type StructuralAuthUser } from "../run-auth.js";
 
 /** The resources and actions MCP asks the project's auth handlers about, as `@langchain/langgraph-sdk/auth` names them. */
 export type McpAuthResource = "assistants" | "threads";
@@ -8,7 +9,7 @@ export type McpAuthAction = "search" | "read" | "create" | "create_run";
 
 /** agent-protocol's `RequestAuth` (`c.var.auth`), read structurally: interop must not import agent-protocol. */
 export interface McpRequestAuth {
-  readonly user?: { identity?: unknown; permissions?: unknown; [key: string]: unknown } | undefined;
+  readonly user?: StructuralAuthUser | undefined;
   authorize(resource: McpAuthResource, action: McpAuthAction, value: object): Promise<AuthFilter | undefined>;
 }
 
@@ -33,14 +34,10 @@ const openAuth: McpRequestAuth = { authorize: async () => undefined };
 /** The caller of this request, from the `RequestAuth` the auth middleware left in `c.var.auth` (open access without one). */
 export function callerOf(requestAuth: unknown, signal?: AbortSignal): McpCaller {
   const auth = isRequestAuth(requestAuth) ? requestAuth : openAuth;
-  const user = auth.user;
-  const identity = user && typeof user.identity === "string" ? user.identity : undefined;
+  const runAuth = runAuthOf(auth.user);
   return {
-    auth:
-      identity !== undefined
-        ? { user: user as RunAuthContext["user"], permissions: Array.isArray(user!.permissions) ? user!.permissions.map(String) : [] }
-        : undefined,
-    key: identity ?? "",
+    auth: runAuth,
+    key: runAuth?.user.identity ?? "",
     authorize: (resource, action, value) => auth.authorize(resource, action, value),
     signal,
   };
