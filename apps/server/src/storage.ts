@@ -84,10 +84,23 @@ export async function openStorage(options: CliOptions, projectDir: string, proje
       } finally {
         await pool.end();
       }
-      const storage = await openPostgresStorage({ connectionString: url, schema: options.databaseSchema });
+      const storage = await openPostgresStorage({
+        connectionString: url,
+        schema: options.databaseSchema,
+        poolSize: postgresPoolSize(options.workers),
+      });
       return { storage, kind: "postgres", description: `postgres (${redact(url)}, schema ${options.databaseSchema})`, applied };
     }
   }
+}
+
+/**
+ * Connections for `workers` executing runs: each run's checkpointer transaction and settlement hold one at
+ * a time, and beside them requests, thread-lock sections (at most half the pool) and the background loops
+ * need theirs; with pg's default 10, ten busy workers queue for connections in the pool.
+ */
+export function postgresPoolSize(workers: number): number {
+  return Math.max(10, 2 * workers + 4);
 }
 
 /** The URL without its password, for logs. */

@@ -13,6 +13,7 @@ import { describeQueue } from "./queue.js";
 import { describeReopen } from "./reopen.js";
 import { describeResultLifecycle } from "./results-lifecycle.js";
 import { describeResults } from "./results.js";
+import { describeSettle } from "./settle.js";
 import { describeRunErrors } from "./run-errors.js";
 import { describeRuns } from "./runs.js";
 import { describeSignals, describeSignalsAbsent } from "./signals.js";
@@ -50,6 +51,7 @@ export function describeStorageConformance(name: string, factory: ConformanceFac
     if (options.results) {
       describeResults(h);
       describeResultLifecycle(h);
+      describeSettle(h);
     } else describeResultsAbsent(h);
     describeTasks(h);
     if (options.pushConfigs) describePushConfigs(h);

@@ -192,6 +192,20 @@ export class MemoryRunRepo implements RunRepo {
     record.result = stored;
   }
 
+  async settle(
+    runId: string,
+    to: RunStatus,
+    result: RunResult,
+    options: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
+  ): Promise<Run | null> {
+    const stored = toWireObject(result) as unknown as RunResult;
+    const record = this.state.runs.get(runId);
+    if (!record) return null;
+    // No await between the result and the status: nothing sees one without the other.
+    if (record.result === null && (options.owner === undefined || record.lease?.owner === options.owner)) record.result = stored;
+    return this.transition(runId, to, options);
+  }
+
   async getResult(runId: string): Promise<RunResult | null> {
     const result = this.state.runs.get(runId)?.result;
     return result ? wireOut(result) : null;

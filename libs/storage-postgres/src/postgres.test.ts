@@ -1,7 +1,8 @@
 import { ConflictError, toWireJson, WireSerializationError } from "@agent-server/core";
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { afterAll, describe, expect, it } from "vitest";
-import type { PostgresStorage } from "./storage.js";
+import { createTestSchema } from "@agent-server/testing/postgres";
+import { openPostgresStorage, type PostgresStorage } from "./storage.js";
 import { TestStorages } from "./test/storages.js";
 import { threadLockKey } from "./thread-lock.js";
 
@@ -25,6 +26,17 @@ const awkward = () => ({
 });
 
 describe("postgres driver specifics", () => {
+  it("sizes the pool it makes by poolSize (the server passes one for its workers)", async () => {
+    const { url, schema, drop } = await createTestSchema("pool");
+    const storage = await openPostgresStorage({ connectionString: url, schema, poolSize: 7 });
+    try {
+      expect((storage.pool as unknown as { options: { max: number } }).options.max).toBe(7);
+    } finally {
+      await storage.close();
+      await drop();
+    }
+  });
+
   it("computes the thread lock's key as PostgreSQL computes it (earlier versions lock the same key)", async () => {
     const s = await storages.create();
     for (const threadId of [id(), "thread-é-😀", "a:b", ""]) {

@@ -183,6 +183,38 @@ export class PostgresRunRepo implements RunRepo {
     return run ?? null;
   }
 
+  /** One statement: the result's INSERT (guarded by the lease) as a CTE of the terminal UPDATE. */
+  async settle(
+    runId: string,
+    to: RunStatus,
+    result: RunResult,
+    options: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
+  ): Promise<Run | null> {
+    const json = toDbJson(result); // throws WireSerializationError before any query
+    const params = new Params([runId, to, nowIso(), errorJson(options.error), json]);
+    const where = [`run_id = $1`];
+    if (options.from) where.push(`status = ANY(${params.add([...options.from])}::text[])`);
+    const owner = options.owner !== undefined ? params.add(options.owner) : undefined;
+    if (owner) where.push(`lease_owner = ${owner}`);
+    try {
+      const [run] = await query<Run>(
+        this.pool,
+        `WITH recorded AS (
+           INSERT INTO ${this.t.runResults} (run_id, result, created_at)
+           SELECT $1, $5::jsonb, $3 WHERE EXISTS (SELECT 1 FROM ${this.t.runs} WHERE run_id = $1 ${owner ? `AND lease_owner = ${owner}` : ""})
+           ON CONFLICT (run_id) DO NOTHING)
+         UPDATE ${this.t.runs} SET status = $2, updated_at = $3, error = COALESCE($4::jsonb, error) ${whereClause(where)}
+         RETURNING ${RUN_COLUMNS}`,
+        params.values,
+      );
+      return run ?? null;
+    } catch (error) {
+      // The run was deleted between the snapshot and the foreign-key check: nothing to settle.
+      if (pgCode(error) === FOREIGN_KEY_VIOLATION) return null;
+      throw error;
+    }
+  }
+
   async getLease(runId: string): Promise<{ owner: string; expires_at: string } | null> {
     const [row] = await query<{ owner: string; expires_at: string }>(
       this.pool,

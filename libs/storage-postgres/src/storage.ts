@@ -23,6 +23,8 @@ export interface PostgresStorageOptions {
   schema?: string;
   /** An existing pool (at least 2 connections). The driver does not end it on `close()`. */
   pool?: pg.Pool;
+  /** Connections of the pool the driver makes when no `pool` is given (pg's default: 10). */
+  poolSize?: number;
 }
 
 export class PostgresStorage implements Storage {
@@ -110,7 +112,9 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
   new Tables(schema); // validates the name before anything connects
   if (!options.pool && !options.connectionString) throw new Error("openPostgresStorage needs a connectionString or a pool");
   const ownsPool = !options.pool;
-  const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString });
+  const pool =
+    options.pool ??
+    new pg.Pool({ connectionString: options.connectionString, ...(options.poolSize !== undefined ? { max: options.poolSize } : {}) });
   if (ownsPool) {
     // An idle client losing its connection must not crash the process; the next query reconnects.
     pool.on("error", () => undefined);

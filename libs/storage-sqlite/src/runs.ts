@@ -198,6 +198,37 @@ export class SqliteRunRepo implements RunRepo {
     to: RunStatus,
     options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
   ): Promise<Run | null> {
+    return this.transitionNow(runId, to, options);
+  }
+
+  /** The result (guarded by the lease) and the terminal write in one IMMEDIATE transaction: one commit. */
+  async settle(
+    runId: string,
+    to: RunStatus,
+    result: RunResult,
+    options: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
+  ): Promise<Run | null> {
+    const text = stringifyWire(result);
+    const owner = options.owner ?? null;
+    return this.db
+      .transaction(() => {
+        this.s
+          .get(
+            `INSERT INTO run_results (run_id, result, created_at)
+             SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ? AND (? IS NULL OR lease_owner = ?))
+             ON CONFLICT (run_id) DO NOTHING`,
+          )
+          .run(runId, text, nowIso(), runId, owner, owner);
+        return this.transitionNow(runId, to, options);
+      })
+      .immediate();
+  }
+
+  private transitionNow(
+    runId: string,
+    to: RunStatus,
+    options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
+  ): Run | null {
     // error = COALESCE(new, old): one statement writes the status and the error together, or neither.
     const row = this.s
       .get(

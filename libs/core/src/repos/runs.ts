@@ -133,6 +133,20 @@ export interface RunRepo {
    * Optional: a driver (or wrapper over one) without it cannot serve A2A.
    */
   recordResult?(runId: string, result: RunResult): Promise<void>;
+  /**
+   * Settlement's capture and terminal write in one transaction: records `result` as `recordResult` does
+   * (first write wins) when the run exists and — with `owner` — `owner` holds its lease, whatever its
+   * status; then writes `to` as `transition(runId, to, options)` does, with the same guards and return
+   * value. The result is written before the status, and both commit together. A result that cannot be
+   * serialized throws `WireSerializationError` before anything is written. Optional (with `recordResult`):
+   * without it, settlement checks the lease, records and transitions in three calls.
+   */
+  settle?(
+    runId: string,
+    to: RunStatus,
+    result: RunResult,
+    options: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
+  ): Promise<Run | null>;
   /** The stored result as a fresh copy, or null when there is none. Optional, like `recordResult`. */
   getResult?(runId: string): Promise<RunResult | null>;
   /**

@@ -34,11 +34,12 @@ const BEFORE_WRITE = new Set<Point>(["executing", "before-result", "at-terminal-
 /** Calls made while this holds a value are the test's own (its cancels): no gate ever holds them. */
 const byTest = new AsyncLocalStorage<true>();
 
+/** A terminal-status write: `transition`, or `settle` (result and status in one transaction; same leading args). */
+const isStatusWrite = (c: StorageCall) => c.method === "transition" || c.method === "settle";
+
 /** Terminal-status writes that landed for `runId` (compare-and-set transitions that changed the row). */
 function terminalWrites(calls: StorageCall[], runId: string): StorageCall[] {
-  return calls.filter(
-    (c) => c.repo === "runs" && c.method === "transition" && c.args[0] === runId && TERMINAL.has(c.args[1] as string) && c.result,
-  );
+  return calls.filter((c) => c.repo === "runs" && isStatusWrite(c) && c.args[0] === runId && TERMINAL.has(c.args[1] as string) && c.result);
 }
 
 /** Holds the first engine call `match` accepts until `open()`; `reached` resolves when it arrives. */
@@ -61,9 +62,10 @@ function gateOn(instrumented: InstrumentedStorage, match: (call: StorageCall) =>
 function settlementCallAt(point: Point, run: Run, capture: boolean): ((call: StorageCall) => boolean) | undefined {
   const ofRun = (c: StorageCall) => c.repo === "runs" && c.args[0] === run.run_id;
   if (point === "executing") return (c) => ofRun(c) && (c.method === "transition" || c.method === "delete");
-  if (point === "before-result" && capture) return (c) => ofRun(c) && c.method === "recordResult";
+  // A driver with `settle` records the result in the terminal write itself: both points are that call.
+  if (point === "before-result" && capture) return (c) => ofRun(c) && (c.method === "recordResult" || c.method === "settle");
   if (point === "before-result" || point === "at-terminal-write") {
-    return (c) => ofRun(c) && c.method === "transition" && c.args[1] !== "interrupted";
+    return (c) => ofRun(c) && isStatusWrite(c) && c.args[1] !== "interrupted";
   }
   if (point === "after-terminal-write") {
     return (c) => c.repo === "threads" && c.method === "update" && c.args[0] === run.thread_id && !isBusyMark(c);

@@ -142,7 +142,24 @@ export class Settlement {
     if (options.rollbackRequested()) return this.eraseRolledBack(run);
     let status: RunStatus = outcome.kind === "success" ? "success" : outcome.kind === "error" ? "error" : "interrupted";
     let error = outcome.kind === "error" ? outcome.error : undefined;
-    if (outcome.kind === "success" && options.captureResult) {
+    const owner = options.owner;
+    // A driver that settles in one transaction records the result under the lease's guard and writes the
+    // terminal status with it (steps 2 and 3 at once); a result that cannot be serialized throws before
+    // anything is written and the run ends `error` through the ordinary terminal write below.
+    let settled: { won: Run | null } | undefined;
+    if (outcome.kind === "success" && options.captureResult && this.storage.runs.settle) {
+      try {
+        const won = await this.storage.runs.settle(runId, status, outcome.result, {
+          from: ["running"],
+          ...(owner !== undefined ? { owner } : {}),
+        });
+        settled = { won };
+      } catch (captureError) {
+        if (!(captureError instanceof WireSerializationError)) throw captureError;
+        status = "error";
+        error = captureError;
+      }
+    } else if (outcome.kind === "success" && options.captureResult) {
       // The result is first-write-wins: an execution that lost its run must not record one for it.
       if (options.owner !== undefined && (await this.leaseLost(runId, options.owner))) return "lost";
       try {
@@ -153,17 +170,18 @@ export class Settlement {
         error = captureError;
       }
     }
-    if (options.rollbackRequested()) return this.eraseRolledBack(run);
+    if (!settled && options.rollbackRequested()) return this.eraseRolledBack(run);
     // The terminal write, owner-guarded (a stale executor whose run another owner now holds changes
     // nothing), with the run's own error in the same write (it outlives the thread's `error`, which the
     // next run overwrites). A failure here propagates: the run is still `running`, its lease runs out and
     // the reaper requeues it: the next attempt resumes from its last checkpoint and settles then.
-    const owner = options.owner;
-    const won = await this.storage.runs.transition(runId, status, {
-      from: ["running"],
-      ...(owner !== undefined ? { owner } : {}),
-      ...(error !== undefined ? { error: storedRunError(error) } : {}),
-    });
+    const won = settled
+      ? settled.won
+      : await this.storage.runs.transition(runId, status, {
+          from: ["running"],
+          ...(owner !== undefined ? { owner } : {}),
+          ...(error !== undefined ? { error: storedRunError(error) } : {}),
+        });
     // A rollback that arrived while the write was on its way: no waiter, stream, listener or webhook has
     // seen the run end yet.
     if (options.rollbackRequested()) return this.eraseRolledBack(run);

@@ -27,7 +27,9 @@ function firstAttemptHangs() {
 
 /** Terminal writes that landed (the compare-and-set changed the row). */
 const terminalWrites = (calls: StorageCall[]) =>
-  calls.filter((c) => c.repo === "runs" && c.method === "transition" && TERMINAL.includes(c.args[1] as string) && c.result);
+  calls.filter(
+    (c) => c.repo === "runs" && (c.method === "transition" || c.method === "settle") && TERMINAL.includes(c.args[1] as string) && c.result,
+  );
 
 /**
  * A process whose event loop stalls past its lease: its renewals stop landing, another process's reaper

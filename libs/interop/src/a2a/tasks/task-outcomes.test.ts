@@ -47,6 +47,9 @@ function withTransitionSeam(inner: Storage): Storage {
   const transition = inner.runs.transition.bind(inner.runs);
   const runs = new Proxy(inner.runs, {
     get(target, property, receiver) {
+      // Without `settle` (result and status in one transaction) settlement records, then transitions: the
+      // seam holds that transition, between a recorded result and the status, where a cancel can win.
+      if (property === "settle") return undefined;
       if (property !== "transition") return Reflect.get(target, property, receiver);
       return async (runId: string, to: RunStatus, options?: { from?: readonly RunStatus[] }) => {
         const index = held.findIndex((h) => h.to === to);
