@@ -34,8 +34,13 @@ export interface CliOptions {
   /** --poll-interval: the fallback poll in ms (unset: the engine's default, 1 s; 5 s on PostgreSQL). */
   pollMs?: number;
   logFormat: LogFormat;
-  /** How long running runs may keep going after SIGINT/SIGTERM before they are settled as interrupted. */
+  /** How long running runs may keep going after SIGINT/SIGTERM before they are handed back to the queue. */
   graceMs: number;
+  /**
+   * --drain-timeout: after the grace period, how long a run's current step may take to end (its
+   * checkpoint saved) before the run is handed back mid-step.
+   */
+  drainMs: number;
   /** dev: restart the server when a project file changes (off with --no-reload; never for serve). */
   reload: boolean;
   /** `snapshot export|import`. */
@@ -92,7 +97,11 @@ Options:
                            processes, in case a signal was lost (default: 1000; 5000 on PostgreSQL,
                            whose LISTEN/NOTIFY wakes them at once)
   --log-format <format>    pretty | json (dev: pretty, serve: json)
-  --grace-period <seconds> On SIGINT/SIGTERM, how long running runs may finish (default: 10)
+  --grace-period <seconds> On SIGINT/SIGTERM, how long running runs may finish before they are
+                           handed back to the queue, to resume from their checkpoint (default: 10)
+  --drain-timeout <seconds>
+                           After the grace period, how long a run's current step may take to end
+                           before the run is handed back mid-step (default: 5)
   --max-body-size <bytes>  Largest request body; larger ones answer 413 (default: langgraph.json
                            http.max_body_size, else 26214400 = 25 MiB)
   --no-reload              dev: do not restart the server when a project file changes
@@ -120,6 +129,7 @@ const OPTIONS = {
   "log-format": { type: "string" },
   "poll-interval": { type: "string" },
   "grace-period": { type: "string" },
+  "drain-timeout": { type: "string" },
   "max-body-size": { type: "string" },
   "no-reload": { type: "boolean" },
   snapshot: { type: "string" },
@@ -185,6 +195,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     pollMs: values["poll-interval"] === undefined ? undefined : integer("--poll-interval", values["poll-interval"], 0, 10, 3_600_000),
     logFormat: oneOf("--log-format", values["log-format"] ?? (production ? "json" : "pretty"), ["pretty", "json"] as const),
     graceMs: integer("--grace-period", values["grace-period"], 10, 0, 3600) * 1000,
+    drainMs: integer("--drain-timeout", values["drain-timeout"], 5, 0, 3600) * 1000,
     reload: command === "dev" && !values["no-reload"],
     snapshotSave: values["snapshot-save"] === true,
     maxBodyBytes:

@@ -38,8 +38,13 @@ export function runLogger(logger: Logger): RunLogger {
       logger.info({ run_id: runId, thread_id: threadId, attempt }, "run started");
     },
     runRequeued(runId, threadId, attempt, reason) {
-      // Its worker was lost (a killed process): the run resumes from its last checkpoint as the next attempt.
-      logger.warn({ run_id: runId, thread_id: threadId, attempt, reason }, `run requeued after attempt ${attempt} (${reason})`);
+      // The run resumes from its last checkpoint as the next attempt. A lost worker (a killed process) is
+      // a warning; a shutdown handing it back ("drained", "shutdown") is the plan.
+      const handedBack = reason === "drained" || reason === "shutdown";
+      logger[handedBack ? "info" : "warn"](
+        { run_id: runId, thread_id: threadId, attempt, reason },
+        handedBack ? `run handed back after attempt ${attempt} (${reason})` : `run requeued after attempt ${attempt} (${reason})`,
+      );
     },
     runEnded(runId, threadId, status, durationMs) {
       const level = status === "error" || status === "timeout" ? "warn" : "info";

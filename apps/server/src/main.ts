@@ -74,10 +74,10 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     return failure(error, (message) => logger.error(message));
   }
-  const stop = handleSignals(server, options.graceMs, logger);
+  const stop = handleSignals(server, options.graceMs, options.drainMs, logger);
   // The supervisor died (killed outright: a graceful stop would have come as a signal). No one is left
-  // to wait for the runs or to send the second signal that cuts a stop short: interrupt running runs at
-  // once (settled, nothing lost) and exit.
+  // to wait for the runs or to send the second signal that cuts a stop short: hand running runs back to
+  // the queue now (they resume from their checkpoint on the next start) and exit.
   // A stop that hangs (a webhook drain, a storage close) is cut short after ORPHAN_STOP_MS.
   onSupervisorGone = () => {
     setTimeout(() => process.exit(143), ORPHAN_STOP_MS).unref();
@@ -114,13 +114,15 @@ async function failure(error: unknown, report: (message: string) => void): Promi
 }
 
 /**
- * SIGINT/SIGTERM: stop accepting HTTP, let running runs finish within the grace period (the rest are
- * settled as interrupted and their threads freed), close the storage, exit 0. A second signal while
- * that is under way exits at once: the storage is crash-safe, and leftover runs are recovered later.
+ * SIGINT/SIGTERM: drain (claim no more runs, /ready answers 503, HTTP still served), let running runs
+ * finish within the grace period, hand the rest back to the queue (they resume from their checkpoint on
+ * the next start or another process), close the storage, exit 0. A second signal while that is under
+ * way exits at once: the storage is crash-safe, and leftover runs are recovered later.
  */
 function handleSignals(
   server: StartedServer,
   graceMs: number,
+  drainMs: number,
   logger: Logger,
 ): (signal: NodeJS.Signals, reason: string, graceMs: number) => void {
   let stopping = false;
@@ -130,8 +132,11 @@ function handleSignals(
       process.exit(signal === "SIGINT" ? 130 : 143);
     }
     stopping = true;
-    logger.info({ signal, grace_ms: grace }, `${reason}: shutting down (running runs get ${grace / 1000} s to finish)`);
-    server.stop(grace).then(
+    logger.info(
+      { signal, grace_ms: grace, drain_ms: drainMs },
+      `${reason}: draining (running runs get ${grace / 1000} s to finish, then are handed back to the queue)`,
+    );
+    server.stop(grace, drainMs).then(
       () => {
         logger.info("stopped");
         process.exit(0);

@@ -46,7 +46,7 @@ describe("agent-server dev with a project's langgraph.json (memory storage)", ()
 
     server.child.kill("SIGINT");
     expect(await server.exited).toBe(0);
-    expect(server.stdout()).toMatch(/SIGINT received: shutting down/);
+    expect(server.stdout()).toMatch(/SIGINT received: draining/);
   });
 
   it("loads the custom auth of langgraph.json: the API needs credentials, /ok does not", async () => {

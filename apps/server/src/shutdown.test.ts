@@ -51,24 +51,29 @@ async function runStatus(threadId: string, runId: string): Promise<{ run?: strin
 }
 
 describe("agent-server shutdown on SIGTERM / SIGINT", () => {
-  it("stops accepting HTTP at once and lets a running run finish within the grace period", async () => {
+  it("keeps serving HTTP while a running run finishes within the grace period, then stops listening and exits 0", async () => {
     const { server, threadId, runId } = await serverWithSlowRun(1500, 30);
     // --no-reload: the server is the process we started, no supervisor in between.
     expect(jsonLines(server.stdout())[0].pid).toBe(server.child.pid);
     server.child.kill("SIGTERM");
     await server.waitFor(/"msg":"SIGTERM received/);
-    await expect(fetch(`${server.url}/info`)).rejects.toThrow();
+    expect((await fetch(`${server.url}/info`)).status).toBe(200);
+    expect((await fetch(`${server.url}/ready`)).status).toBe(503);
     expect(await server.exited).toBe(0);
+    await expect(fetch(`${server.url}/info`)).rejects.toThrow();
     expect(await runStatus(threadId, runId)).toEqual({ run: "success", thread: "idle" });
   });
 
-  it("settles a run still executing after the grace period as interrupted, and exits 0", async () => {
+  it("hands a run still inside its step after the grace period and the drain timeout back to the queue, and exits 0", async () => {
     const { server, threadId, runId } = await serverWithSlowRun(120_000, 1);
     const signalled = Date.now();
     server.child.kill("SIGINT");
     expect(await server.exited).toBe(0);
+    // 1 s of grace, 5 s (the default) for the step to end, then handed back mid-step.
     expect(Date.now() - signalled).toBeLessThan(20_000);
-    expect(await runStatus(threadId, runId)).toEqual({ run: "interrupted", thread: "idle" });
+    expect(server.stdout()).toMatch(/"msg":"run handed back after attempt 1 \(shutdown\)"/);
+    // Not ended: the next start resumes it (its thread stays busy meanwhile).
+    expect(await runStatus(threadId, runId)).toEqual({ run: "pending", thread: "busy" });
   });
 
   it("exits at once on a second signal during the grace period", async () => {

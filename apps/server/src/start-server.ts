@@ -38,10 +38,11 @@ export interface StartedServer {
   engine: Engine;
   storage: Storage;
   /**
-   * Stops accepting HTTP, lets running runs finish within `graceMs` (the rest are settled as
-   * interrupted), then closes the storage.
+   * Drains (`Engine.stop`: the readiness route answers 503, reads and streams are still served, runs
+   * still executing after `graceMs` + `drainMs` are handed back to the queue), then stops the listeners
+   * and closes the storage.
    */
-  stop(graceMs: number): Promise<void>;
+  stop(graceMs: number, drainMs?: number): Promise<void>;
 }
 
 /** Reads langgraph.json and applies its `env` before anything reads the environment (POSTGRES_URL too). */
@@ -187,15 +188,16 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
     ...(runningGrpc ? { grpcUrl: runningGrpc.url } : {}),
     engine: startedEngine,
     storage,
-    async stop(graceMs) {
-      // Both listeners first: no new A2A call reaches an engine that is stopping.
+    async stop(graceMs, drainMs = 0) {
+      // Listeners stay open while the engine drains: clients keep reading runs and following streams,
+      // and a load balancer sees /ready answer 503 and moves new work elsewhere.
+      await startedEngine.stop(graceMs, drainMs);
       await runningGrpc?.close();
       await running.close();
       // Their connections are closed: calls still in flight are cancelled, as when a client leaves.
       await mcpRoutes?.closeSessions();
-      await startedEngine.stop(graceMs);
       try {
-        // After the engine stopped: no run is left running, so the file holds a settled store.
+        // After the engine stopped: no run is left running here (handed-back runs are pending in the file).
         if (options.snapshotSave && options.snapshot !== undefined) await saveSnapshot(storage, options.snapshot, logger);
       } finally {
         unbindSdkLoopback();

@@ -137,6 +137,11 @@ export interface RunInternal {
   taskId?: string;
   /** The A2A message (wire JSON) this run answers, for the task's history. Never read from run requests. */
   message?: unknown;
+  /**
+   * Attempts a shutdown handed back (`RunRepo.requeue` with `handBack`): they made progress on purpose,
+   * so they do not count against the attempts a run may lose to dying workers.
+   */
+  handBacks?: number;
 }
 
 /** An item of the LangGraph store (`/store/items`, `BaseStore` in graphs). */

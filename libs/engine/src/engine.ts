@@ -75,6 +75,7 @@ export class Engine {
   private readonly pool: WorkerPool;
   private readonly storage: Storage;
   private admitting = false;
+  private stopping = false;
   private housekeeping: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: EngineOptions) {
@@ -154,6 +155,7 @@ export class Engine {
       },
     });
     this.admitting = true;
+    this.stopping = false;
     this.pool.start();
     this.outbox.start();
     this.crons.start();
@@ -164,14 +166,27 @@ export class Engine {
     this.housekeeping.unref?.();
   }
 
-  /** Stops admitting, lets running runs finish within `graceMs`, then settles the rest as interrupted. */
-  async stop(graceMs = 10_000): Promise<void> {
-    this.admitting = false;
+  /** True from the start of `stop`: this process claims no more runs (a readiness check answers 503). */
+  get draining(): boolean {
+    return this.stopping;
+  }
+
+  /**
+   * Drains this process (rolling restarts, docs/operations.md): claims no more runs and lets executing
+   * runs end on their own for `graceMs`; then asks each run still executing to stop at its next step
+   * boundary and hands it back to the queue (pending, its next attempt resumes from its checkpoint),
+   * and after `drainMs` more hands back the runs still inside a step. Runs are still admitted meanwhile
+   * (they wait, pending, for another process or the next start), and signals (cancels from other
+   * processes) are followed until no run executes here.
+   */
+  async stop(graceMs = 10_000, drainMs = 0): Promise<void> {
+    this.stopping = true;
     clearInterval(this.housekeeping);
-    this.signals.stop();
     this.registry.stopSchemaExtraction();
     await this.crons.stop();
-    await this.pool.stop(graceMs);
+    await this.pool.stop(graceMs, drainMs);
+    this.admitting = false;
+    this.signals.stop();
     await this.outbox.stop();
   }
 
@@ -362,35 +377,49 @@ export class Engine {
       const end = await Promise.race([settled, delay(firstPause)]);
       firstPause = 0;
       if (end) return end;
-      const run = await this.storage.runs.get(runId, threadId);
-      if (!run) {
-        // Settlement may have just deleted it (rollback, temporary thread): its waiter says how it ended.
-        const late = await Promise.race([settled, delay(pollMs)]);
+      try {
+        const polled = await this.pollEnd(runId, threadId, settled, pollMs);
+        if (polled) return polled;
+      } catch (error) {
+        if (error instanceof NotFoundError) throw error;
+        // A storage read failed (briefly unreachable): the waiter may still fire, as settlement goes on.
+        const late = await Promise.race([settled, delay(Math.max(pollMs, POLL_FAILURE_GRACE_MS))]);
         if (late) return late;
-        throw new NotFoundError(`Run "${runId}" not found`);
+        throw error;
       }
-      if (run.status !== "pending" && run.status !== "running") {
-        // Settled here and now: the rest of settlement (thread, webhook) is still under way; its waiter
-        // fires when it is done. (An execution here that lost the run to another owner ends without
-        // settling it: once it is gone, the next round reads the end that owner wrote.)
-        if (this.pool.active.has(runId)) {
-          const next = await Promise.race([settled, delay(pollMs)]);
-          if (next) return next;
-          continue;
-        }
-        // Ended before we waited (or in another process): the thread keeps the values settlement wrote,
-        // the run its own error (the thread's `error` is the latest run's; it is read only for a run
-        // that failed before runs kept their errors).
-        const thread = await this.storage.threads.get(run.thread_id);
-        const error =
-          run.status === "error" || run.status === "timeout"
-            ? ((await this.storage.runs.getError(runId)) ?? runError(thread?.error))
-            : undefined;
-        return { status: run.status, values: thread?.values ?? null, ...(error ? { error } : {}) };
-      }
-      const next = await Promise.race([settled, delay(pollMs)]);
-      if (next) return next;
     }
+  }
+
+  /** One look at the run from storage: its end when it has one, else undefined (after a pause). */
+  private async pollEnd(
+    runId: string,
+    threadId: string | undefined,
+    settled: Promise<RunEnd>,
+    pollMs: number,
+  ): Promise<RunEnd | undefined> {
+    const run = await this.storage.runs.get(runId, threadId);
+    if (!run) {
+      // Settlement may have just deleted it (rollback, temporary thread): its waiter says how it ended.
+      const late = await Promise.race([settled, delay(pollMs)]);
+      if (late) return late;
+      throw new NotFoundError(`Run "${runId}" not found`);
+    }
+    if (run.status !== "pending" && run.status !== "running") {
+      // Settled here and now: the rest of settlement (thread, webhook) is still under way; its waiter
+      // fires when it is done. (An execution here that lost the run to another owner ends without
+      // settling it: once it is gone, the next round reads the end that owner wrote.)
+      if (this.pool.active.has(runId)) return (await Promise.race([settled, delay(pollMs)])) || undefined;
+      // Ended before we waited (or in another process): the thread keeps the values settlement wrote,
+      // the run its own error (the thread's `error` is the latest run's; it is read only for a run
+      // that failed before runs kept their errors).
+      const thread = await this.storage.threads.get(run.thread_id);
+      const error =
+        run.status === "error" || run.status === "timeout"
+          ? ((await this.storage.runs.getError(runId)) ?? runError(thread?.error))
+          : undefined;
+      return { status: run.status, values: thread?.values ?? null, ...(error ? { error } : {}) };
+    }
+    return (await Promise.race([settled, delay(pollMs)])) || undefined;
   }
 
   /**
@@ -471,6 +500,8 @@ export class Engine {
 const DEFAULT_MAX_ATTEMPTS = 3;
 /** Node's timers fire at once past 2^31 - 1 ms (~24.8 days); later runs are left to the poll. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** How long a wait whose storage read failed still gives the run's waiter to fire before it fails. */
+const POLL_FAILURE_GRACE_MS = 1000;
 
 /** A thread's stored error, when it has the `{ error, message }` shape settlement writes. */
 function runError(value: unknown): { error: string; message: string } | undefined {

@@ -8,7 +8,13 @@ async function pendingRuns(s: Storage, base: string, count: number, threadId?: s
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const thread_id = threadId ?? (await newThread(s)).thread_id;
-    const run = await s.runs.create({ run_id: uid(), thread_id, assistant_id: assistant.assistant_id, created_at: addMs(base, i * 1000) });
+    const run = await s.runs.create({
+      run_id: uid(),
+      thread_id,
+      assistant_id: assistant.assistant_id,
+      created_at: addMs(base, i * 1000),
+      metadata: { n: i },
+    });
     ids.push(run.run_id);
   }
   return ids;
@@ -167,7 +173,8 @@ export function describeQueue(h: Harness): void {
       const [a] = await pendingRuns(s, base, 1);
       await s.runs.claimNext({ owner: "dead", leaseMs: 1_000, now: addMs(base, 10_000) });
       const requeued = await s.runs.requeue(a, { expiredBefore: new Date().toISOString() });
-      expect(requeued).toMatchObject({ run: { run_id: a, status: "pending" }, attempt: 1 });
+      expect(requeued).toMatchObject({ run: { run_id: a, status: "pending", metadata: { run_attempt: 2 } }, attempt: 1 });
+      expect((await s.runs.get(a))!.metadata).toEqual({ n: 0, run_attempt: 2 });
       expect(Object.keys(requeued!.run).sort()).toEqual(RUN_KEYS);
       expect((await s.runs.get(a))!.status).toBe("pending");
       expect(await s.runs.listLeases(10)).toEqual([]);
@@ -176,7 +183,32 @@ export function describeQueue(h: Harness): void {
       expect(await s.runs.listLeases(10)).toMatchObject([{ run: { run_id: a }, owner: "alive", attempt: 2 }]);
       // By owner (start-up recovery: that process is gone), whatever the lease's end.
       expect(await s.runs.requeue(a, { owner: "alive" })).toMatchObject({ run: { run_id: a, status: "pending" }, attempt: 2 });
+      expect((await s.runs.get(a))!.metadata).toEqual({ n: 0, run_attempt: 3 });
       expect(await s.runs.claimNext({ owner: "w", leaseMs: 60_000 })).toMatchObject({ run: { run_id: a }, attempt: 3 });
+    });
+
+    it("requeue with handBack counts the hand-back in the run's internal, keeping what it held; without, nothing is counted", async () => {
+      const s = await h.open();
+      const assistant = await s.assistants.create({ assistant_id: uid(), graph_id: "agent" });
+      const { thread_id } = await newThread(s);
+      const run = await s.runs.create(
+        { run_id: uid(), thread_id, assistant_id: assistant.assistant_id },
+        { internal: { captureResult: true, taskId: "t" } },
+      );
+      for (const expected of [1, 2]) {
+        await s.runs.claimNext({ owner: "w", leaseMs: 60_000 });
+        expect(await s.runs.requeue(run.run_id, { owner: "w" }, { handBack: true })).toMatchObject({ run: { run_id: run.run_id } });
+        expect(await s.runs.getInternal(run.run_id)).toEqual({ captureResult: true, taskId: "t", handBacks: expected });
+      }
+      const claimed = await s.runs.claimNext({ owner: "w", leaseMs: 60_000 });
+      expect(claimed).toMatchObject({ attempt: 3, internal: { handBacks: 2 } });
+      expect(await s.runs.requeue(run.run_id, { owner: "w" })).not.toBeNull();
+      expect((await s.runs.getInternal(run.run_id))?.handBacks).toBe(2);
+      // A run without internal facts gets them.
+      const plain = (await pendingRuns(s, past(3_600_000), 1))[0]!;
+      await s.runs.claimNext({ owner: "v", leaseMs: 60_000 });
+      expect(await s.runs.requeue(plain, { owner: "v" }, { handBack: true })).not.toBeNull();
+      expect(await s.runs.getInternal(plain)).toEqual({ handBacks: 1 });
     });
 
     it("requeue is a compare-and-set: a live, renewed or re-claimed lease, another owner, a finished run or an empty guard stay", async () => {

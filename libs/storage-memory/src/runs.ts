@@ -154,7 +154,7 @@ export class MemoryRunRepo implements RunRepo {
   }
 
   /** Check and set with no await in between: atomic. */
-  async requeue(runId: string, guard: RequeueGuard): Promise<ClaimedRun | null> {
+  async requeue(runId: string, guard: RequeueGuard, options?: { handBack?: boolean }): Promise<ClaimedRun | null> {
     const record = this.state.runs.get(runId);
     const lease = record?.lease;
     if (!record || record.run.status !== "running" || !lease) return null;
@@ -162,6 +162,8 @@ export class MemoryRunRepo implements RunRepo {
     if (guard.expiredBefore !== undefined && !(lease.until < guard.expiredBefore)) return null;
     if (guard.owner !== undefined && lease.owner !== guard.owner) return null;
     this.state.setRunStatus(record, "pending", nowIso());
+    record.run.metadata = { ...record.run.metadata, run_attempt: record.attempts + 1 };
+    if (options?.handBack) record.internal = { ...record.internal, handBacks: (record.internal.handBacks ?? 0) + 1 };
     record.lease = null;
     return { run: wireOut(record.run), attempt: record.attempts };
   }

@@ -335,15 +335,18 @@ export class PostgresRunRepo implements RunRepo {
   }
 
   /** One guarded UPDATE: the row lock makes racing callers (any process) take turns; one changes the row. */
-  async requeue(runId: string, guard: RequeueGuard): Promise<ClaimedRun | null> {
+  async requeue(runId: string, guard: RequeueGuard, options?: { handBack?: boolean }): Promise<ClaimedRun | null> {
     if (guard.expiredBefore === undefined && guard.owner === undefined) return null;
     const [row] = await query<Run & { attempt: number }>(
       this.pool,
-      `UPDATE ${this.t.runs} SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL, updated_at = $2
+      `UPDATE ${this.t.runs} SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL, updated_at = $2,
+          metadata = metadata || jsonb_build_object('run_attempt', attempt + 1),
+          internal = CASE WHEN $5::boolean
+            THEN internal || jsonb_build_object('handBacks', COALESCE((internal ->> 'handBacks')::int, 0) + 1) ELSE internal END
         WHERE run_id = $1 AND status = 'running' AND lease_expires_at IS NOT NULL
           AND ($3::timestamptz IS NULL OR lease_expires_at < $3::timestamptz) AND ($4::text IS NULL OR lease_owner = $4::text)
         RETURNING ${RUN_COLUMNS}, attempt`,
-      [runId, nowIso(), guard.expiredBefore ?? null, guard.owner ?? null],
+      [runId, nowIso(), guard.expiredBefore ?? null, guard.owner ?? null, options?.handBack === true],
     );
     if (!row) return null;
     const { attempt, ...run } = row;

@@ -320,17 +320,27 @@ export class SqliteRunRepo implements RunRepo {
   }
 
   /** One guarded UPDATE: SQLite runs it under its write lock, so of racing callers one changes the row. */
-  async requeue(runId: string, guard: RequeueGuard): Promise<ClaimedRun | null> {
+  async requeue(runId: string, guard: RequeueGuard, options?: { handBack?: boolean }): Promise<ClaimedRun | null> {
     if (guard.expiredBefore === undefined && guard.owner === undefined) return null;
     const row = this.s
       .get(
-        `UPDATE runs SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL, updated_at = ?
+        `UPDATE runs SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL, updated_at = ?,
+           metadata = json_set(metadata, '$.run_attempt', attempt + 1),
+           internal = CASE WHEN ? THEN json_set(COALESCE(internal, '{}'), '$.handBacks', COALESCE(json_extract(internal, '$.handBacks'), 0) + 1)
+                      ELSE internal END
          WHERE run_id = ? AND status = 'running' AND lease_expires_at IS NOT NULL
            AND (? IS NULL OR lease_expires_at < ?) AND (? IS NULL OR lease_owner = ?)
          RETURNING ${COLUMNS}`,
       )
-      .get(nowIso(), runId, guard.expiredBefore ?? null, guard.expiredBefore ?? null, guard.owner ?? null, guard.owner ?? null) as
-      RunRow | undefined;
+      .get(
+        nowIso(),
+        options?.handBack ? 1 : 0,
+        runId,
+        guard.expiredBefore ?? null,
+        guard.expiredBefore ?? null,
+        guard.owner ?? null,
+        guard.owner ?? null,
+      ) as RunRow | undefined;
     return row ? { run: toRun(row), attempt: row.attempt } : null;
   }
 

@@ -11,7 +11,7 @@ import { authHttpException } from "./auth-errors.js";
  * before they have credentials. The official JS server exempts /info (and /ok, /openapi.json and /docs are
  * outside auth in the Python server); only reads are exempt.
  */
-export const AUTH_EXEMPT_PATHS: readonly string[] = ["/ok", "/info", "/openapi.json", "/docs"];
+export const AUTH_EXEMPT_PATHS: readonly string[] = ["/ok", "/ready", "/info", "/openapi.json", "/docs"];
 
 export function isAuthExempt(method: string, path: string): boolean {
   if (method !== "GET" && method !== "HEAD") return false;

@@ -87,7 +87,7 @@ const BODY_OVERRIDES: Record<string, (ids: Record<string, string>) => Record<str
 };
 
 /** Public: served without authentication, nothing to authorize. */
-const PUBLIC = new Set(["GET /ok", "GET /info", "GET /openapi.json", "GET /docs"]);
+const PUBLIC = new Set(["GET /ok", "GET /ready", "GET /info", "GET /openapi.json", "GET /docs"]);
 
 /**
  * Under a filter that matches none of the fixtures: what each route that reads, changes or deletes an

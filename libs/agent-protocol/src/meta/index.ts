@@ -30,6 +30,8 @@ const Info = z
   })
   .openapi("ServerInfo");
 
+const Readiness = z.object({ ready: z.boolean(), draining: z.boolean() }).openapi("Readiness");
+
 export const meta = createRouter()
   .openapi(
     createRoute({
@@ -40,6 +42,23 @@ export const meta = createRouter()
       responses: { 200: jsonResponse(z.object({ ok: z.boolean() }), "The server is up") },
     }),
     (c) => reply(c, { ok: true }),
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/ready",
+      tags: ["System"],
+      summary: "Readiness check",
+      description:
+        "200 while this process takes new work; 503 from SIGTERM/SIGINT on, while it drains (reads and streams are still " +
+        "served, runs still executing are handed back to the queue at the end of the grace period). Point a load " +
+        "balancer's health check here and the liveness check at /ok, which answers 200 until the process exits.",
+      responses: {
+        200: jsonResponse(Readiness, "This process takes new work"),
+        503: jsonResponse(Readiness, "This process is draining: send new work elsewhere"),
+      },
+    }),
+    (c) => (c.var.deps.engine.draining ? reply(c, { ready: false, draining: true }, 503) : reply(c, { ready: true, draining: false })),
   )
   .openapi(
     createRoute({

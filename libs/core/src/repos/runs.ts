@@ -111,9 +111,12 @@ export interface RunRepo {
    * kept (the next `claimNext` counts the next attempt). Compare-and-set: only while the run is still
    * `running` under a lease that meets `guard` (a guard with no condition matches no run); so of several
    * reapers, in one process or several, exactly one gets the run back, and a lease renewed or re-claimed
-   * meanwhile is left alone. Returns the requeued run with the attempts it has had, or null.
+   * meanwhile is left alone. The run's metadata says which attempt comes next (`run_attempt`: attempts
+   * + 1), so clients and the A2A projection tell a run handed back from one not yet started. Returns the
+   * requeued run with the attempts it has had, or null. `handBack`: a shutdown hands the run back on
+   * purpose, counted in its `RunInternal.handBacks` by the same write.
    */
-  requeue(runId: string, guard: RequeueGuard): Promise<ClaimedRun | null>;
+  requeue(runId: string, guard: RequeueGuard, options?: { handBack?: boolean }): Promise<ClaimedRun | null>;
   /**
    * Deletes the run with its result and events. With `checkpoints: true` (rollback), also deletes the
    * checkpoints the run wrote (checkpoint metadata `run_id`) and their pending writes.

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
+import type { Engine } from "../engine.js";
 import { eventually, newThread, startEngine } from "../testing/harness.js";
 
 describe.each(drivers.filter((d) => d.name !== "memory"))("engine restart on $name", (driver) => {
@@ -61,20 +63,90 @@ describe.each(drivers.filter((d) => d.name !== "memory"))("engine restart on $na
 });
 
 describe.each(drivers)("engine shutdown on $name", (driver) => {
-  it("lets running runs finish within the grace period, then settles the rest as interrupted", async () => {
+  const slowRun = (engine: Engine, storage: Storage, delayMs: number) =>
+    newThread(storage).then((threadId) => engine.createRun({ assistant_id: "slow", input: { delayMs } }, { threadId }));
+  const running = (storage: Storage, runId: string) => eventually(async () => (await storage.runs.get(runId))?.status === "running");
+
+  it("lets running runs finish within the grace period, then drains the rest at a step boundary and hands them back", async () => {
     const opened = await driver.open();
+    const { storage } = opened;
     try {
-      const engine = await startEngine(opened.storage);
-      const quick = await engine.createRun({ assistant_id: "slow", input: { delayMs: 50 } }, { threadId: await newThread(opened.storage) });
-      const long = await engine.createRun(
-        { assistant_id: "slow", input: { delayMs: 5000 } },
-        { threadId: await newThread(opened.storage) },
-      );
-      await eventually(async () => (await opened.storage.runs.get(long.run_id))?.status === "running");
-      await engine.stop(400);
-      expect((await opened.storage.runs.get(quick.run_id))?.status).toBe("success");
-      expect((await opened.storage.runs.get(long.run_id))?.status).toBe("interrupted");
+      const engine = await startEngine(storage);
+      const quick = await slowRun(engine, storage, 50);
+      // Two steps of 1 s: the grace period ends inside the first, whose end the drain waits for.
+      const long = await slowRun(engine, storage, 1000);
+      await running(storage, long.run_id);
+      expect(engine.draining).toBe(false);
+      const stopped = engine.stop(400, 5000);
+      expect(engine.draining).toBe(true);
+      await stopped;
+      expect((await storage.runs.get(quick.run_id))?.status).toBe("success");
+      const handedBack = await storage.runs.get(long.run_id);
+      expect(handedBack).toMatchObject({ status: "pending", metadata: { run_attempt: 2 } });
+      expect((await storage.threads.get(long.thread_id))?.status).toBe("busy");
+      expect(await storage.runs.listLeases(10)).toEqual([]);
+      // The first step's checkpoint was saved before the run stopped.
+      const saved = await storage.checkpointer.getTuple({ configurable: { thread_id: long.thread_id, checkpoint_ns: "" } });
+      expect(saved?.checkpoint.channel_values).toMatchObject({ steps: [1] });
       await expect(engine.createRun({ assistant_id: "echo" })).rejects.toThrow(/not admitting/);
+
+      // The next process (same storage) resumes it as attempt 2 from that checkpoint: the first step does not run again.
+      const next = await startEngine(storage);
+      try {
+        expect((await next.waitRun(long.run_id)).status).toBe("success");
+        expect((await storage.threads.get(long.thread_id))?.values).toMatchObject({ steps: [1, 2] });
+        const last = await storage.checkpointer.getTuple({ configurable: { thread_id: long.thread_id, checkpoint_ns: "" } });
+        expect(last?.metadata).toMatchObject({ run_id: long.run_id, run_attempt: 2 });
+      } finally {
+        await next.stop(0);
+      }
+    } finally {
+      await opened.dispose();
+    }
+  });
+
+  it("hand-backs do not count against the attempts a run may lose to dying workers (maxAttempts)", async () => {
+    const opened = await driver.open();
+    const { storage } = opened;
+    try {
+      let engine = await startEngine(storage, { maxAttempts: 2 });
+      const run = await slowRun(engine, storage, 1500);
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        await running(storage, run.run_id);
+        await engine.stop(0, 0);
+        expect(await storage.runs.get(run.run_id)).toMatchObject({ status: "pending", metadata: { run_attempt: attempt + 1 } });
+        engine = await startEngine(storage, { maxAttempts: 2 });
+      }
+      try {
+        expect((await engine.waitRun(run.run_id)).status).toBe("success");
+      } finally {
+        await engine.stop(0);
+      }
+    } finally {
+      await opened.dispose();
+    }
+  });
+
+  it("hands back a run still inside a step when the drain timeout ends: its next attempt starts that step over", async () => {
+    const opened = await driver.open();
+    const { storage } = opened;
+    try {
+      const engine = await startEngine(storage);
+      const long = await slowRun(engine, storage, 1500);
+      await running(storage, long.run_id);
+      const started = Date.now();
+      await engine.stop(100, 200);
+      // Aborted mid-step, not waited for.
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(await storage.runs.get(long.run_id)).toMatchObject({ status: "pending", metadata: { run_attempt: 2 } });
+      expect(await storage.runs.getError(long.run_id)).toBeNull();
+      const next = await startEngine(storage);
+      try {
+        expect((await next.waitRun(long.run_id)).status).toBe("success");
+        expect((await storage.threads.get(long.thread_id))?.values).toMatchObject({ steps: [1, 2] });
+      } finally {
+        await next.stop(0);
+      }
     } finally {
       await opened.dispose();
     }

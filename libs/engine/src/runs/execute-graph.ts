@@ -1,4 +1,5 @@
 import { isBaseMessage, type BaseMessageChunk } from "@langchain/core/messages";
+import type { RunControl } from "@langchain/langgraph";
 import type { Run } from "@agent-server/core";
 import type { CompiledGraph } from "../graphs/types.js";
 import { toCommand } from "./command.js";
@@ -30,11 +31,14 @@ export interface EmittedEvent {
  * command is already in that state), and no `checkpoint_id` (that is where the first attempt started).
  * As the official server does, the graph sees the attempt as `run_attempt` in its config metadata (so
  * checkpoints carry it too) and the `metadata` event says `attempt`.
+ *
+ * `control`: a drain requested through it (shutdown) stops the graph at its next superstep boundary,
+ * with that step's checkpoint saved; the stream then throws LangGraph's `GraphDrained`.
  */
 export async function* executeGraph(
   run: Run,
   graph: CompiledGraph,
-  options: { attempt: number; signal: AbortSignal; resume?: boolean },
+  options: { attempt: number; signal: AbortSignal; resume?: boolean; control?: RunControl },
 ): AsyncGenerator<EmittedEvent> {
   const kwargs = run.kwargs as EngineRunKwargs;
   const userModes = new Set<StreamMode>(kwargs.stream_mode);
@@ -68,6 +72,7 @@ export async function* executeGraph(
     streamMode: [...libModes],
     runId: run.run_id,
     signal: options.signal,
+    control: options.control,
   };
   // streamEvents attaches an event callback to every runnable the graph invokes (each node, each channel
   // write, each edge): it costs more than a small graph's own work. The `events` and `messages` modes need

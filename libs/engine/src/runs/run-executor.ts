@@ -1,3 +1,4 @@
+import { isGraphDrained } from "@langchain/langgraph";
 import { NotFoundError, type ClaimedRun, type Delivery, type Run, type Storage } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
 import type { CompiledGraph } from "../graphs/types.js";
@@ -12,11 +13,16 @@ import type { ActiveExecution } from "./worker-pool.js";
 
 export interface RunLogger {
   runStarted(runId: string, threadId: string, attempt: number): void;
-  /** A run whose worker was lost went back to the queue, to execute again as attempt `attempt + 1`. */
+  /**
+   * A run went back to the queue, to execute again as attempt `attempt + 1`: its worker was lost
+   * (`lease-expired`, `owner-gone`), or a shutdown handed it back (`drained`: stopped at a step boundary,
+   * its checkpoint saved; `shutdown`: stopped mid-step, that step runs again).
+   */
   runRequeued?(runId: string, threadId: string, attempt: number, reason: string): void;
   /**
-   * An execution here ended: `status` is the run's terminal status, `erased` (rolled back), or `lost` (its
-   * lease lapsed and another owner re-claimed the run, which that owner ends).
+   * An execution here ended: `status` is the run's terminal status, `erased` (rolled back), `lost` (its
+   * lease lapsed and another owner re-claimed the run, which that owner ends), or `handed-back` (a
+   * shutdown put it back in the queue).
    */
   runEnded(runId: string, threadId: string, status: string, durationMs: number): void;
   /** An `onRunSettled` listener threw (settlement went on); console.error when absent. */
@@ -81,14 +87,14 @@ export class RunExecutor {
         const graphId = await this.graphIdOf(run);
         graph = await this.registry.get(graphId, kwargs.config);
         // Each earlier attempt ended with its process (it never settled): the run stops here rather than
-        // crash the server again and again.
-        if (attempt > this.maxAttempts) throw new AttemptsExhausted(run.run_id, this.maxAttempts);
+        // crash the server again and again. Attempts a shutdown handed back do not count.
+        if (attempt > this.maxAttempts + (internal?.handBacks ?? 0)) throw new AttemptsExhausted(run.run_id, this.maxAttempts);
         // A first attempt cannot have written a checkpoint yet.
         const resume = attempt > 1 && (await wroteCheckpoint(this.storage, run));
         const signal = execution.controller.signal;
         const context = { run_id: run.run_id, thread_id: run.thread_id, graph_id: graphId, assistant_id: run.assistant_id };
         await withRunContext(context, async () => {
-          for await (const event of executeGraph(run, graph!, { attempt, signal, resume })) {
+          for await (const event of executeGraph(run, graph!, { attempt, signal, resume, control: execution.control })) {
             await this.hub.publish(run.run_id, event.event, event.data, { resumable: kwargs.resumable });
           }
         });
@@ -96,6 +102,11 @@ export class RunExecutor {
         snapshot = await readThreadSnapshot(graph, run.thread_id);
         outcome = { kind: "success", result: toRunResult(snapshot) };
       } catch (error) {
+        const handBack = shutdownHandBack(error, execution);
+        if (handBack && (await this.handBack(run, attempt, execution, handBack))) {
+          this.logger?.runEnded(run.run_id, run.thread_id, "handed-back", Date.now() - started);
+          return;
+        }
         outcome = execution.controller.signal.aborted ? { kind: "interrupted" } : { kind: "error", error };
         if (graph) snapshot = await readThreadSnapshot(graph, run.thread_id).catch(() => undefined);
       }
@@ -113,6 +124,19 @@ export class RunExecutor {
   }
 
   /**
+   * Puts a run a shutdown stopped back in the queue, unsettled: no terminal status, no webhook or push
+   * notification, its thread still busy and its A2A task still working. The next attempt (here after a
+   * restart, or another process) resumes from the run's last checkpoint. False when the run is no longer
+   * this executor's to hand back (a cancel won, or another owner holds it): settlement then ends it.
+   */
+  private async handBack(run: Run, attempt: number, execution: ActiveExecution, reason: "drained" | "shutdown"): Promise<boolean> {
+    const requeued = await this.storage.runs.requeue(run.run_id, { owner: execution.owner }, { handBack: true });
+    if (!requeued) return false;
+    this.logger?.runRequeued?.(run.run_id, run.thread_id, attempt, reason);
+    return true;
+  }
+
+  /**
    * The graph the run was admitted for: admission fixes it in the run's config (as the official server
    * does, which executes `configurable.graph_id`), so a run never reads its assistant again. Runs written
    * without it (imported from elsewhere) name it through their assistant.
@@ -124,6 +148,13 @@ export class RunExecutor {
     if (!assistant) throw new NotFoundError(`Assistant "${run.assistant_id}" not found`);
     return assistant.graph_id;
   }
+}
+
+/** Why a shutdown stopped this execution, if one did (and not a cancel, which ends the run). */
+function shutdownHandBack(error: unknown, execution: ActiveExecution): "drained" | "shutdown" | undefined {
+  const { signal } = execution.controller;
+  if (signal.aborted) return signal.reason === "shutdown" ? "shutdown" : undefined;
+  return isGraphDrained(error) ? "drained" : undefined;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { RunControl } from "@langchain/langgraph";
 import { nowIso, type ClaimedRun, type Storage } from "@agent-server/core";
 import { isAnnouncedOwner, leaseOwnerIsGone } from "./lease-owner.js";
 import type { BackgroundTask } from "./run-executor.js";
@@ -20,6 +21,8 @@ export type RequeueReason = "lease-expired" | "owner-gone";
 
 export interface ActiveExecution {
   controller: AbortController;
+  /** LangGraph's drain request: the graph stops at its next superstep boundary, checkpoint saved (`GraphDrained`). */
+  control: RunControl;
   /** The lease owner this execution holds the run under (the pool's `owner`). */
   owner: string;
   /** Set by a rollback cancel: settlement erases the run instead of keeping it. */
@@ -46,6 +49,10 @@ export class WorkerPool {
   private repump = false;
   private stopped = true;
   private timers: NodeJS.Timeout[] = [];
+  /** Renewal outlives claiming: runs finishing or draining after a stop keep their leases. */
+  private renewTimer: NodeJS.Timeout | undefined;
+  /** How far a stop has gone: a claim landing after it gets the same treatment as the runs before it. */
+  private shutdownPhase: "none" | "drain" | "abort" = "none";
 
   constructor(
     private readonly storage: Storage,
@@ -57,14 +64,19 @@ export class WorkerPool {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.shutdownPhase = "none";
     const every = (ms: number, task: BackgroundTask, fn: () => Promise<unknown>) => {
       const timer = setInterval(() => void fn().catch((error: unknown) => this.options.onError(task, error)), ms);
       timer.unref?.();
       this.timers.push(timer);
     };
     every(this.options.pollMs, "claim", async () => this.notify());
-    every(Math.max(100, Math.floor(this.options.leaseMs / 3)), "renew", () => this.renew());
     every(Math.min(this.options.leaseMs, OWNER_CHECK_MS), "reap", () => this.reap());
+    this.renewTimer = setInterval(
+      () => void this.renew().catch((error: unknown) => this.options.onError("renew", error)),
+      Math.max(100, Math.floor(this.options.leaseMs / 3)),
+    );
+    this.renewTimer.unref?.();
     this.notify();
   }
 
@@ -119,17 +131,35 @@ export class WorkerPool {
     return true;
   }
 
-  /** Stops claiming; waits up to `graceMs` for executing runs, then aborts the rest and waits for them to settle. */
-  async stop(graceMs: number): Promise<void> {
+  /**
+   * Stops claiming (leases of executing runs are still renewed) and lets executing runs end on their own
+   * for `graceMs`. Then every run still executing is asked to drain: it stops at its next superstep
+   * boundary with its checkpoint saved and is handed back to the queue as its next attempt (the
+   * executor's part). After `drainMs` more, runs still inside a step are aborted with reason "shutdown",
+   * which the executor also hands back: their next attempt resumes from the last checkpoint, as after
+   * a crash. Resolves once every execution has ended.
+   */
+  async stop(graceMs: number, drainMs = 0): Promise<void> {
     this.stopped = true;
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
-    const all = Promise.allSettled([...this.running]);
-    const timedOut = await Promise.race([all.then(() => false), delay(graceMs).then(() => true)]);
-    if (timedOut) {
+    try {
+      if (await this.allEndWithin(graceMs)) return;
+      this.shutdownPhase = "drain";
+      for (const execution of this.active.values()) execution.control.requestDrain("shutdown");
+      if (await this.allEndWithin(drainMs)) return;
+      this.shutdownPhase = "abort";
       for (const execution of this.active.values()) execution.controller.abort("shutdown");
-      await Promise.allSettled([...this.running]);
+      // A claim that was in flight when the stop began joins `running` late: wait for it too.
+      while (this.running.size > 0) await Promise.allSettled([...this.running]);
+    } finally {
+      clearInterval(this.renewTimer);
     }
+  }
+
+  private allEndWithin(ms: number): Promise<boolean> {
+    const all = Promise.allSettled([...this.running]).then(() => true);
+    return ms <= 0 && this.running.size > 0 ? Promise.resolve(false) : Promise.race([all, delay(ms).then(() => false)]);
   }
 
   private async pump(): Promise<void> {
@@ -144,8 +174,15 @@ export class WorkerPool {
       const early = this.abortedWhileClaiming;
       this.abortedWhileClaiming = new Map();
       if (!claimed) return;
-      const execution: ActiveExecution = { controller: new AbortController(), owner: this.options.owner, rollback: false };
+      const execution: ActiveExecution = {
+        controller: new AbortController(),
+        control: new RunControl(),
+        owner: this.options.owner,
+        rollback: false,
+      };
       this.active.set(claimed.run.run_id, execution);
+      if (this.shutdownPhase !== "none") execution.control.requestDrain("shutdown");
+      if (this.shutdownPhase === "abort") execution.controller.abort("shutdown");
       const rollback = early.get(claimed.run.run_id);
       if (rollback !== undefined) this.abort(claimed.run.run_id, { rollback });
       const task = this.execute(claimed, execution)

@@ -34,7 +34,9 @@ export const TERMINAL_TASK_STATES: readonly TaskState[] = [
 export function taskState(run: Run, interrupts: Interrupt[]): TaskState {
   switch (run.status) {
     case "pending":
-      return TaskState.TASK_STATE_SUBMITTED;
+      // Handed back to the queue by a shutdown or a lost worker (`RunRepo.requeue` counts the attempt):
+      // the task was already worked on and resumes where it stopped.
+      return Number(run.metadata?.run_attempt) > 1 ? TaskState.TASK_STATE_WORKING : TaskState.TASK_STATE_SUBMITTED;
     case "running":
       return TaskState.TASK_STATE_WORKING;
     case "success":
