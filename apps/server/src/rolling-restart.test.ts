@@ -165,6 +165,8 @@ describe("rolling restart on PostgreSQL: two processes, SIGTERM one", () => {
       );
 
       expect(onLeaving.has(runs[0]!.runId)).toBe(true);
+      // A client follows a task through the process that stays, from before the SIGTERM to the task's end.
+      const followed = followTask(await new ClientFactory().createFromUrl(`${staying.url}/a2a/steps/`), tasks[0]!.id);
       const signalled = Date.now();
       leaving.child.kill("SIGTERM");
       await leaving.waitFor(/"msg":"SIGTERM received/);
@@ -185,6 +187,9 @@ describe("rolling restart on PostgreSQL: two processes, SIGTERM one", () => {
       );
       for (const run of runs) await expectFinished(other, run, onLeaving.has(run.runId) ? 2 : 1);
       for (const task of tasks) await expectCompleted(a2a, task);
+      const states = await followed;
+      expect(states.at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(states).not.toContain(TaskState.TASK_STATE_CANCELED);
     } finally {
       await killAll();
       await storage.close();
@@ -215,6 +220,17 @@ async function replay(url: string, run: StartedRun, lastEventId: string): Promis
           .trim() ?? "";
       return { id: field("id"), event: field("event"), data: JSON.parse(field("data")) as unknown };
     });
+}
+
+/** SubscribeToTask until the stream ends: the task states it reported, in order. */
+async function followTask(a2a: A2AClient, id: string): Promise<TaskState[]> {
+  const states: TaskState[] = [];
+  for await (const event of a2a.resubscribeTask({ tenant: "", id })) {
+    const payload = event.payload;
+    if (payload?.$case === "task") states.push(payload.value.status!.state);
+    if (payload?.$case === "statusUpdate") states.push(payload.value.status!.state);
+  }
+  return states;
 }
 
 function handedBack(server: CliRun): number {

@@ -76,11 +76,15 @@ describe.each(drivers)("engine shutdown on $name", (driver) => {
       // Two steps of 1 s: the grace period ends inside the first, whose end the drain waits for.
       const long = await slowRun(engine, storage, 1000);
       await running(storage, long.run_id);
+      const settled: string[] = [];
+      engine.onRunSettled(({ run }) => void settled.push(run.run_id));
       expect(engine.draining).toBe(false);
       const stopped = engine.stop(400, 5000);
       expect(engine.draining).toBe(true);
       await stopped;
       expect((await storage.runs.get(quick.run_id))?.status).toBe("success");
+      // Handed back, not ended: nothing of settlement ran for it (no webhook, no push notification).
+      expect(settled).not.toContain(long.run_id);
       const handedBack = await storage.runs.get(long.run_id);
       expect(handedBack).toMatchObject({ status: "pending", metadata: { run_attempt: 2 } });
       expect((await storage.threads.get(long.thread_id))?.status).toBe("busy");
