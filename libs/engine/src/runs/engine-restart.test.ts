@@ -63,8 +63,10 @@ describe.each(drivers.filter((d) => d.name !== "memory"))("engine restart on $na
 });
 
 describe.each(drivers)("engine shutdown on $name", (driver) => {
-  const slowRun = (engine: Engine, storage: Storage, delayMs: number) =>
-    newThread(storage).then((threadId) => engine.createRun({ assistant_id: "slow", input: { delayMs } }, { threadId }));
+  const slowRun = (engine: Engine, storage: Storage, delayMs: number, stream_mode?: "messages") =>
+    newThread(storage).then((threadId) =>
+      engine.createRun({ assistant_id: "slow", input: { delayMs }, ...(stream_mode ? { stream_mode } : {}) }, { threadId }),
+    );
   const running = (storage: Storage, runId: string) => eventually(async () => (await storage.runs.get(runId))?.status === "running");
 
   it("lets running runs finish within the grace period, then drains the rest at a step boundary and hands them back", async () => {
@@ -75,7 +77,10 @@ describe.each(drivers)("engine shutdown on $name", (driver) => {
       const quick = await slowRun(engine, storage, 50);
       // Two steps of 1 s: the grace period ends inside the first, whose end the drain waits for.
       const long = await slowRun(engine, storage, 1000);
+      // The `messages` mode executes through LangGraph's streamEvents: the drain reaches it too.
+      const viaEvents = await slowRun(engine, storage, 1000, "messages");
       await running(storage, long.run_id);
+      await running(storage, viaEvents.run_id);
       const settled: string[] = [];
       engine.onRunSettled(({ run }) => void settled.push(run.run_id));
       expect(engine.draining).toBe(false);
@@ -87,6 +92,7 @@ describe.each(drivers)("engine shutdown on $name", (driver) => {
       expect(settled).not.toContain(long.run_id);
       const handedBack = await storage.runs.get(long.run_id);
       expect(handedBack).toMatchObject({ status: "pending", metadata: { run_attempt: 2 } });
+      expect(await storage.runs.get(viaEvents.run_id)).toMatchObject({ status: "pending", metadata: { run_attempt: 2 } });
       expect((await storage.threads.get(long.thread_id))?.status).toBe("busy");
       expect(await storage.runs.listLeases(10)).toEqual([]);
       // The first step's checkpoint was saved before the run stopped.
@@ -99,6 +105,8 @@ describe.each(drivers)("engine shutdown on $name", (driver) => {
       try {
         expect((await next.waitRun(long.run_id)).status).toBe("success");
         expect((await storage.threads.get(long.thread_id))?.values).toMatchObject({ steps: [1, 2] });
+        expect((await next.waitRun(viaEvents.run_id)).status).toBe("success");
+        expect((await storage.threads.get(viaEvents.thread_id))?.values).toMatchObject({ steps: [1, 2] });
         const last = await storage.checkpointer.getTuple({ configurable: { thread_id: long.thread_id, checkpoint_ns: "" } });
         expect(last?.metadata).toMatchObject({ run_id: long.run_id, run_attempt: 2 });
       } finally {
