@@ -167,6 +167,19 @@ export function describeQueue(h: Harness): void {
       expect((await s.runs.get(c))!.status).toBe("pending");
     });
 
+    it("a claim that saw no other claimable run says so (more: false); with another waiting it never does", async () => {
+      const s = await h.open();
+      const [first, second] = await pendingRuns(s, past(3_600_000), 2);
+      const claimedFirst = await s.runs.claimNext({ owner: "w", leaseMs: 60_000 });
+      expect(claimedFirst?.run.run_id).toBe(first);
+      expect(claimedFirst?.more).not.toBe(false);
+      const claimedSecond = await s.runs.claimNext({ owner: "w", leaseMs: 60_000 });
+      expect(claimedSecond?.run.run_id).toBe(second);
+      // A driver may leave `more` out (the pool then asks again); one that reports it must be right.
+      if (claimedSecond?.more !== undefined) expect(claimedSecond.more).toBe(false);
+      expect(await s.runs.claimNext({ owner: "w", leaseMs: 60_000 })).toBeNull();
+    });
+
     it("requeue puts a lapsed claim back to pending without its lease; the next claim is the next attempt", async () => {
       const s = await h.open();
       const base = past(3_600_000);

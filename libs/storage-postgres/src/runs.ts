@@ -292,7 +292,8 @@ export class PostgresRunRepo implements RunRepo {
         );
         if (!claimed) continue;
         const { attempt, internal, ...run } = claimed;
-        return { run: run as Run, attempt, internal: internal ?? {} };
+        // Another candidate (of another thread, or queued behind this run) may still be claimable.
+        return { run: run as Run, attempt, internal: internal ?? {}, more: candidates.length > 1 };
       }
       return null;
     });

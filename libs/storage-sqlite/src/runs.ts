@@ -110,16 +110,17 @@ export class SqliteRunRepo implements RunRepo {
     );
     // Oldest eligible pending run (partial index runs_pending), skipping threads that have a running run
     // (index runs_thread_status).
-    this.nextPending = db.prepare(
+    // The oldest pending run no other run of its thread holds (running, or a lease still unwinding).
+    const claimable = (limit: number) =>
       `SELECT r.run_id FROM runs r
-       WHERE r.status = 'pending' AND r.created_at <= ?
+       WHERE r.status = 'pending' AND r.created_at <= @now
          AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.run_id <> r.run_id
-                           AND (x.status = 'running' OR (x.lease_owner IS NOT NULL AND x.lease_expires_at > ?)))
-       ORDER BY r.created_at, r.seq LIMIT 1`,
-    );
+                           AND (x.status = 'running' OR (x.lease_owner IS NOT NULL AND x.lease_expires_at > @now)))
+       ORDER BY r.created_at, r.seq LIMIT ${limit}`;
+    this.nextPending = db.prepare(claimable(2)).pluck();
     this.claim = db.prepare(
-      `UPDATE runs SET status = 'running', lease_owner = ?, lease_expires_at = ?, attempt = attempt + 1, updated_at = ?
-       WHERE run_id = ? AND status = 'pending' RETURNING ${COLUMNS}, internal`,
+      `UPDATE runs SET status = 'running', lease_owner = @owner, lease_expires_at = @until, attempt = attempt + 1, updated_at = @at
+       WHERE run_id = (${claimable(1)}) RETURNING ${COLUMNS}, internal`,
     );
     // Atomic first-write-wins; a no-op for an unknown run (the SELECT yields no row).
     this.insertResult = db.prepare(
@@ -264,21 +265,20 @@ export class SqliteRunRepo implements RunRepo {
   async claimNext(options: { owner: string; leaseMs: number; now?: string }): Promise<ClaimedRun | null> {
     const now = options.now ?? nowIso();
     // Most calls find nothing (a worker pool asks again after each claim and each run's end): a plain
-    // read answers those without taking the write lock.
-    if (!this.nextPending.get(now, now)) return null;
-    // BEGIN IMMEDIATE takes the write lock before reading, so two connections (or processes) on the same
-    // file serialize here and never claim the same run.
+    // read answers those without taking the write lock, and tells whether a second run is waiting.
+    const waiting = this.nextPending.all({ now }).length;
+    if (waiting === 0) return null;
+    // BEGIN IMMEDIATE takes the write lock before the claim reads, so two connections (or processes) on
+    // the same file serialize here and never claim the same run.
     const tx = this.db.transaction(() => {
-      const next = this.nextPending.get(now, now) as { run_id: string } | undefined;
-      if (!next) return null;
       const claimedAt = nowIso();
-      const row = this.claim.get(options.owner, addMs(now, options.leaseMs), claimedAt, next.run_id) as
+      const row = this.claim.get({ now, owner: options.owner, until: addMs(now, options.leaseMs), at: claimedAt }) as
         (RunRow & { internal: string | null }) | undefined;
       if (row) this.s.get("UPDATE threads SET status = 'busy', updated_at = ? WHERE thread_id = ?").run(claimedAt, row.thread_id);
       return row;
     });
     const row = tx.immediate();
-    return row ? { run: toRun(row), attempt: row.attempt, internal: internalOf(row.internal) } : null;
+    return row ? { run: toRun(row), attempt: row.attempt, internal: internalOf(row.internal), more: waiting > 1 } : null;
   }
 
   async renewLeases(runIds: string[], owner: string, leaseMs: number): Promise<number> {

@@ -32,6 +32,11 @@ export interface ClaimedRun {
    * not read the run again; a driver without it leaves it out and the engine asks `getInternal`.
    */
   internal?: RunInternal;
+  /**
+   * False when the claim saw no other run it could have taken (so a pool need not ask again until it is
+   * told of new work); true or absent when there may be more.
+   */
+  more?: boolean;
 }
 
 /** A running run held under a lease (`claimNext`), as start-up recovery sees it. */

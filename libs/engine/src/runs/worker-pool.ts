@@ -174,6 +174,8 @@ export class WorkerPool {
       const early = this.abortedWhileClaiming;
       this.abortedWhileClaiming = new Map();
       if (!claimed) return;
+      // The claim saw nothing else to take: asking again would find nothing (new work notifies anew).
+      const more = claimed.more !== false;
       const execution: ActiveExecution = {
         controller: new AbortController(),
         control: new RunControl(),
@@ -193,6 +195,7 @@ export class WorkerPool {
           this.notify();
         });
       this.running.add(task);
+      if (!more) return;
     }
   }
 
