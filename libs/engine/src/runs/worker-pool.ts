@@ -47,6 +47,8 @@ export class WorkerPool {
   /** Aborts that arrived for a run not active here while a claim was in flight (run id -> rollback). */
   private abortedWhileClaiming = new Map<string, boolean>();
   private repump = false;
+  /** How many times work was announced (`notify`): a run's end asks for more only if something came meanwhile. */
+  private notices = 0;
   private stopped = true;
   private timers: NodeJS.Timeout[] = [];
   /** Renewal outlives claiming: runs finishing or draining after a stop keep their leases. */
@@ -99,6 +101,11 @@ export class WorkerPool {
 
   /** Something may be claimable now (a run was admitted or a thread freed up). */
   notify(): void {
+    this.notices += 1;
+    this.claimWhileFree();
+  }
+
+  private claimWhileFree(): void {
     if (this.stopped) return;
     if (this.pumping) {
       this.repump = true;
@@ -111,7 +118,7 @@ export class WorkerPool {
         this.pumping = false;
         if (this.repump) {
           this.repump = false;
-          this.notify();
+          this.claimWhileFree();
         }
       });
   }
@@ -176,6 +183,7 @@ export class WorkerPool {
       if (!claimed) return;
       // The claim saw nothing else to take: asking again would find nothing (new work notifies anew).
       const more = claimed.more !== false;
+      const noticesAtClaim = this.notices;
       const execution: ActiveExecution = {
         controller: new AbortController(),
         control: new RunControl(),
@@ -192,7 +200,9 @@ export class WorkerPool {
         .finally(() => {
           this.active.delete(claimed.run.run_id);
           this.running.delete(task);
-          this.notify();
+          // Its thread is free now: a run queued behind it may be claimable. None can be when the claim saw
+          // no other run and no work was announced since (an admission, a wake-up, a poll tick notifies).
+          if (more || this.notices !== noticesAtClaim) this.claimWhileFree();
         });
       this.running.add(task);
       if (!more) return;
