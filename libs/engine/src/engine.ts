@@ -207,7 +207,9 @@ export class Engine {
 
   private admitLocked(request: RunCreateRequest, options: AdmissionOptions & { cancelled?: boolean }): Promise<Run> {
     const admit = () => this.admission.admit(request, options);
-    return options.threadId === undefined ? admit() : this.threadLock.run(options.threadId, admit);
+    const unshared =
+      options.threadId === undefined || (options.loaded?.newThread === true && options.loaded.thread?.thread_id === options.threadId);
+    return unshared ? admit() : this.threadLock.run(options.threadId!, admit);
   }
 
   /**

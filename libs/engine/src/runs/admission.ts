@@ -23,8 +23,10 @@ export interface AdmissionOptions {
   /**
    * What the caller already read in this call, so admission does not read it again: the assistant (used
    * when it is the one the request names) and the thread (when it is `threadId`'s). Server code only.
+   * `newThread`: the caller created that thread in this call under an id it generated and has not
+   * handed out yet, so no other section can be at work on it: admission takes no thread lock.
    */
-  loaded?: { assistant?: Assistant; thread?: Thread };
+  loaded?: { assistant?: Assistant; thread?: Thread; newThread?: boolean };
   /** Server-private facts (A2A marker and lineage). Only server code passes this. */
   internal?: RunInternal;
   /**

@@ -117,8 +117,9 @@ export class TaskAdmission {
         },
         {
           threadId,
-          // Read (or created) by this call: admission takes them instead of reading them again.
-          loaded: { assistant: this.assistant, thread },
+          // Read (or created) by this call: admission takes them instead of reading them again. A thread
+          // created here has an id nobody else has seen yet: admission needs no lock on it.
+          loaded: { assistant: this.assistant, thread, newThread: created },
           internal,
           ...(auth ? { auth } : {}),
         },
