@@ -16,7 +16,9 @@ import {
   type RunLease,
   type RunResult,
   type RunSearch,
+  type RunSettlement,
   type RunStatus,
+  type SettledRun,
 } from "@agent-server/core";
 import type pg from "pg";
 import { checkpointSql } from "./checkpointer.js";
@@ -36,6 +38,7 @@ import {
   type Tables,
 } from "./db.js";
 import { containsSql } from "./filters-sql.js";
+import { errorJson, settleRun } from "./run-settle.js";
 
 /** The columns of `Run`: internal, lease and attempt columns are never selected into a Run. */
 export const RUN_COLUMNS = `run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy`;
@@ -183,36 +186,9 @@ export class PostgresRunRepo implements RunRepo {
     return run ?? null;
   }
 
-  /** One statement: the result's INSERT (guarded by the lease) as a CTE of the terminal UPDATE. */
-  async settle(
-    runId: string,
-    to: RunStatus,
-    result: RunResult,
-    options: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
-  ): Promise<Run | null> {
-    const json = toDbJson(result); // throws WireSerializationError before any query
-    const params = new Params([runId, to, nowIso(), errorJson(options.error), json]);
-    const where = [`run_id = $1`];
-    if (options.from) where.push(`status = ANY(${params.add([...options.from])}::text[])`);
-    const owner = options.owner !== undefined ? params.add(options.owner) : undefined;
-    if (owner) where.push(`lease_owner = ${owner}`);
-    try {
-      const [run] = await query<Run>(
-        this.pool,
-        `WITH recorded AS (
-           INSERT INTO ${this.t.runResults} (run_id, result, created_at)
-           SELECT $1, $5::jsonb, $3 WHERE EXISTS (SELECT 1 FROM ${this.t.runs} WHERE run_id = $1 ${owner ? `AND lease_owner = ${owner}` : ""})
-           ON CONFLICT (run_id) DO NOTHING)
-         UPDATE ${this.t.runs} SET status = $2, updated_at = $3, error = COALESCE($4::jsonb, error) ${whereClause(where)}
-         RETURNING ${RUN_COLUMNS}`,
-        params.values,
-      );
-      return run ?? null;
-    } catch (error) {
-      // The run was deleted between the snapshot and the foreign-key check: nothing to settle.
-      if (pgCode(error) === FOREIGN_KEY_VIOLATION) return null;
-      throw error;
-    }
+  /** One statement (see `settleRun`). */
+  async settle(runId: string, to: RunStatus, options: RunSettlement): Promise<SettledRun | null> {
+    return settleRun(this.pool, this.t, RUN_COLUMNS, runId, to, options);
   }
 
   async getLease(runId: string): Promise<{ owner: string; expires_at: string } | null> {
@@ -412,9 +388,4 @@ export class PostgresRunRepo implements RunRepo {
     const limit = Math.max(0, Math.floor(options?.limit ?? 100));
     return query<Run>(this.pool, this.tasks.listContinuations, [encodeString(taskId), limit]);
   }
-}
-
-/** A run's error as the `error` column stores it: only its two strings (null: none). */
-function errorJson(error: RunError | undefined): string | null {
-  return error ? toDbJson({ error: String(error.error), message: String(error.message) }) : null;
 }

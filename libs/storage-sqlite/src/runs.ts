@@ -17,7 +17,10 @@ import {
   type RunLease,
   type RunResult,
   type RunSearch,
+  type RunSettlement,
   type RunStatus,
+  type SettledRun,
+  type ThreadStatus,
 } from "@agent-server/core";
 import type { CheckpointTables } from "./checkpointer.js";
 import { fromRow, intOr, isUniqueViolation, parseJson, Statements, type Db } from "./db.js";
@@ -201,38 +204,40 @@ export class SqliteRunRepo implements RunRepo {
     return this.transitionNow(runId, to, options);
   }
 
-  /** The result (guarded by the lease) and the terminal write in one IMMEDIATE transaction: one commit. */
-  async settle(
-    runId: string,
-    to: RunStatus,
-    result: RunResult,
-    options: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
-  ): Promise<Run | null> {
-    const text = stringifyWire(result);
+  /**
+   * The result (guarded by the lease), the terminal write (clearing the lease with it) and the thread in
+   * one IMMEDIATE transaction: one commit. A terminal write alone is one autocommit statement.
+   */
+  async settle(runId: string, to: RunStatus, options: RunSettlement): Promise<SettledRun | null> {
+    // Serialized before the transaction: a value that is not JSON writes nothing.
+    const result = options.result ? stringifyWire(options.result) : null;
+    const thread = options.thread ? threadUpdateRow(options.thread) : null;
     const owner = options.owner ?? null;
-    return this.db
-      .transaction(() => {
-        this.s
-          .get(
-            `INSERT INTO run_results (run_id, result, created_at)
-             SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ? AND (? IS NULL OR lease_owner = ?))
-             ON CONFLICT (run_id) DO NOTHING`,
-          )
-          .run(runId, text, nowIso(), runId, owner, owner);
-        return this.transitionNow(runId, to, options);
-      })
-      .immediate();
+    const release = options.releaseLease === true && owner !== null;
+    const write = (): SettledRun | null => {
+      if (result !== null) this.s.get(INSERT_RESULT_GUARDED_SQL).run(runId, result, nowIso(), runId, owner, owner);
+      const run = this.transitionNow(runId, to, options, release);
+      if (!run) return null;
+      if (!thread) return { run };
+      const row = this.s.get(SETTLE_THREAD_SQL).get({ ...thread, thread_id: run.thread_id, updated_at: nowIso() }) as
+        { status: ThreadStatus; interrupts: string } | undefined;
+      return { run, thread: row ? { status: row.status, interrupts: parseJson(row.interrupts, {}) } : null };
+    };
+    return result === null && thread === null ? write() : this.db.transaction(write).immediate();
   }
 
+  /** With `releaseLease`, the owner's lease is cleared by the same write (the guard holds it is the owner's). */
   private transitionNow(
     runId: string,
     to: RunStatus,
     options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
+    releaseLease = false,
   ): Run | null {
     // error = COALESCE(new, old): one statement writes the status and the error together, or neither.
+    const lease = releaseLease ? ", lease_owner = NULL, lease_expires_at = NULL" : "";
     const row = this.s
       .get(
-        `UPDATE runs SET status = ?, updated_at = ?, error = COALESCE(?, error)
+        `UPDATE runs SET status = ?, updated_at = ?, error = COALESCE(?, error)${lease}
          WHERE run_id = ? AND (? IS NULL OR status IN (SELECT value FROM json_each(?))) AND (? IS NULL OR lease_owner = ?)
          RETURNING ${COLUMNS}`,
       )
@@ -384,6 +389,30 @@ export class SqliteRunRepo implements RunRepo {
     const rows = this.s.get(LIST_CONTINUATIONS_SQL).all(taskId, intOr(options?.limit, 100)) as RunRow[];
     return rows.map(toRun);
   }
+}
+
+/** The result's first write, only while the run exists and (owner given) its lease is the owner's. */
+const INSERT_RESULT_GUARDED_SQL = `INSERT INTO run_results (run_id, result, created_at)
+  SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ? AND (? IS NULL OR lease_owner = ?))
+  ON CONFLICT (run_id) DO NOTHING`;
+
+/** Settlement's thread update: status always, values / interrupts / error when given (`set_*`). */
+const SETTLE_THREAD_SQL = `UPDATE threads SET updated_at = @updated_at, status = @status,
+    state_values = CASE WHEN @set_values THEN @state_values ELSE state_values END,
+    interrupts = COALESCE(@interrupts, interrupts),
+    error = CASE WHEN @set_error THEN @error ELSE error END
+  WHERE thread_id = @thread_id RETURNING status, interrupts`;
+
+/** `RunSettlement.thread` as the parameters of SETTLE_THREAD_SQL (throws before any write if not JSON). */
+function threadUpdateRow(thread: NonNullable<RunSettlement["thread"]>) {
+  return {
+    status: thread.status,
+    set_values: thread.values !== undefined ? 1 : 0,
+    state_values: thread.values === undefined || thread.values === null ? null : stringifyWire(thread.values),
+    interrupts: thread.interrupts !== undefined ? stringifyWire(thread.interrupts) : null,
+    set_error: "error" in thread ? 1 : 0,
+    error: "error" in thread ? stringifyWire(thread.error) : null,
+  };
 }
 
 /** The `internal` column of runs and the `result` column of run_results (null: no row), as objects. */

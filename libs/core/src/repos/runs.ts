@@ -1,4 +1,16 @@
-import type { Metadata, MultitaskStrategy, Run, RunError, RunInternal, RunKwargs, RunStatus } from "../model.js";
+import type {
+  DefaultValues,
+  Interrupt,
+  Metadata,
+  MultitaskStrategy,
+  Run,
+  RunError,
+  RunInternal,
+  RunKwargs,
+  RunStatus,
+  Thread,
+  ThreadStatus,
+} from "../model.js";
 import type { RunResult } from "../result.js";
 
 export interface NewRun {
@@ -53,6 +65,26 @@ export interface RunLease {
 export interface RequeueGuard {
   expiredBefore?: string;
   owner?: string;
+}
+
+/** What `RunRepo.settle` writes besides the terminal status. */
+export interface RunSettlement {
+  from?: readonly RunStatus[];
+  owner?: string;
+  error?: RunError;
+  /** The run's result (A2A), recorded before the status. */
+  result?: RunResult;
+  /** The run's thread after the run (no metadata or config: those are the caller's). */
+  thread?: { status: ThreadStatus; values?: DefaultValues | null; interrupts?: Record<string, Interrupt[]>; error?: unknown };
+  /** Clears `owner`'s lease with the terminal write (the executor is done with the run). */
+  releaseLease?: boolean;
+}
+
+/** A run whose terminal write `RunRepo.settle` made. */
+export interface SettledRun {
+  run: Run;
+  /** With `thread`: the thread's status and interrupts after the update, null when the thread is gone. */
+  thread?: Pick<Thread, "status" | "interrupts"> | null;
 }
 
 /**
@@ -134,19 +166,20 @@ export interface RunRepo {
    */
   recordResult?(runId: string, result: RunResult): Promise<void>;
   /**
-   * Settlement's capture and terminal write in one transaction: records `result` as `recordResult` does
-   * (first write wins) when the run exists and — with `owner` — `owner` holds its lease, whatever its
-   * status; then writes `to` as `transition(runId, to, options)` does, with the same guards and return
-   * value. The result is written before the status, and both commit together. A result that cannot be
-   * serialized throws `WireSerializationError` before anything is written. Optional (with `recordResult`):
-   * without it, settlement checks the lease, records and transitions in three calls.
+   * Settlement's writes in one transaction: the result (`result`), the terminal status, the thread
+   * (`thread`) and the lease (`releaseLease`). In order:
+   * - records `result` as `recordResult` does (first write wins) when the run exists and — with `owner` —
+   *   `owner` holds its lease, whatever its status (a cancel that won still gets the holder's result);
+   * - writes `to` as `transition(runId, to, options)` does, with the same guards; if a guard fails,
+   *   nothing else below is written and the call returns null;
+   * - with `thread`, applies it to the run's thread (as `ThreadRepo.update` would);
+   * - with `releaseLease` (and `owner`), clears the lease in the same write, so the thread's next run
+   *   can be claimed only once the thread is updated.
+   * All of it commits together. A result or thread value that cannot be serialized throws
+   * `WireSerializationError` before anything is written. Optional (with `recordResult`): without it,
+   * settlement checks the lease, records, transitions, updates the thread and releases the lease in turn.
    */
-  settle?(
-    runId: string,
-    to: RunStatus,
-    result: RunResult,
-    options: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
-  ): Promise<Run | null>;
+  settle?(runId: string, to: RunStatus, options: RunSettlement): Promise<SettledRun | null>;
   /** The stored result as a fresh copy, or null when there is none. Optional, like `recordResult`. */
   getResult?(runId: string): Promise<RunResult | null>;
   /**

@@ -7,7 +7,9 @@ import {
   type RunError,
   type RunInternal,
   type RunResult,
+  type RunSettlement,
   type RunStatus,
+  type SettledRun,
   type Storage,
   type ThreadStatus,
 } from "@agent-server/core";
@@ -143,45 +145,47 @@ export class Settlement {
     let status: RunStatus = outcome.kind === "success" ? "success" : outcome.kind === "error" ? "error" : "interrupted";
     let error = outcome.kind === "error" ? outcome.error : undefined;
     const owner = options.owner;
-    // A driver that settles in one transaction records the result under the lease's guard and writes the
-    // terminal status with it (steps 2 and 3 at once); a result that cannot be serialized throws before
-    // anything is written and the run ends `error` through the ordinary terminal write below.
-    let settled: { won: Run | null } | undefined;
-    if (outcome.kind === "success" && options.captureResult && this.storage.runs.settle) {
-      try {
-        const won = await this.storage.runs.settle(runId, status, outcome.result, {
-          from: ["running"],
-          ...(owner !== undefined ? { owner } : {}),
-        });
-        settled = { won };
-      } catch (captureError) {
-        if (!(captureError instanceof WireSerializationError)) throw captureError;
-        status = "error";
-        error = captureError;
-      }
-    } else if (outcome.kind === "success" && options.captureResult) {
-      // The result is first-write-wins: an execution that lost its run must not record one for it.
-      if (options.owner !== undefined && (await this.leaseLost(runId, options.owner))) return "lost";
-      try {
-        if (!this.storage.runs.recordResult) throw new Error("storage driver cannot record run results");
-        await this.storage.runs.recordResult(runId, outcome.result);
-      } catch (captureError) {
-        status = "error";
-        error = captureError;
-      }
-    }
-    if (!settled && options.rollbackRequested()) return this.eraseRolledBack(run);
+    const executionCompleted = outcome.kind === "success";
     // The terminal write, owner-guarded (a stale executor whose run another owner now holds changes
     // nothing), with the run's own error in the same write (it outlives the thread's `error`, which the
     // next run overwrites). A failure here propagates: the run is still `running`, its lease runs out and
     // the reaper requeues it: the next attempt resumes from its last checkpoint and settles then.
-    const won = settled
-      ? settled.won
-      : await this.storage.runs.transition(runId, status, {
+    let write: TerminalWrite;
+    if (this.storage.runs.settle) {
+      // A driver that settles in one transaction also records the result (server-marked runs) under the
+      // lease's guard, updates the thread and releases the lease with the status. A result that cannot
+      // be serialized throws before anything is written: the run then ends `error`, without a result.
+      const captured = executionCompleted && options.captureResult ? (outcome as { result: RunResult }).result : undefined;
+      try {
+        write = await this.writeSettled(run, status, error, captured, snapshot, executionCompleted, owner);
+      } catch (captureError) {
+        if (captured === undefined || !(captureError instanceof WireSerializationError)) throw captureError;
+        status = "error";
+        error = captureError;
+        write = await this.writeSettled(run, status, error, undefined, snapshot, executionCompleted, owner);
+      }
+    } else {
+      if (executionCompleted && options.captureResult) {
+        // The result is first-write-wins: an execution that lost its run must not record one for it.
+        if (owner !== undefined && (await this.leaseLost(runId, owner))) return "lost";
+        try {
+          if (!this.storage.runs.recordResult) throw new Error("storage driver cannot record run results");
+          await this.storage.runs.recordResult(runId, (outcome as { result: RunResult }).result);
+        } catch (captureError) {
+          status = "error";
+          error = captureError;
+        }
+      }
+      if (options.rollbackRequested()) return this.eraseRolledBack(run);
+      write = {
+        won: await this.storage.runs.transition(runId, status, {
           from: ["running"],
           ...(owner !== undefined ? { owner } : {}),
           ...(error !== undefined ? { error: storedRunError(error) } : {}),
-        });
+        }),
+      };
+    }
+    const won = write.won;
     // A rollback that arrived while the write was on its way: no waiter, stream, listener or webhook has
     // seen the run end yet.
     if (options.rollbackRequested()) return this.eraseRolledBack(run);
@@ -203,7 +207,11 @@ export class Settlement {
       return null;
     }
     let thread: RunEnd["thread"];
-    await this.step(runId, "thread", async () => (thread = await this.updateThread(final, snapshot, error, outcome.kind === "success")));
+    if (write.thread !== undefined) {
+      thread = write.thread ?? undefined;
+    } else {
+      await this.step(runId, "thread", async () => (thread = await this.updateThread(final, snapshot, error, executionCompleted)));
+    }
     if (won && kwargsOf(run).webhook) {
       await this.step(runId, "webhook", () =>
         this.outbox.enqueueRunWebhook(kwargsOf(run).webhook!, final, snapshot?.values ?? null, error),
@@ -214,7 +222,7 @@ export class Settlement {
     if (won || final.status === "interrupted") await this.notifySettled(final, options.internal);
     if (kwargsOf(run).temporary) await this.step(runId, "temporary-thread", () => this.storage.threads.delete(run.thread_id));
     // Only now may another process claim the thread's next run: this one's thread update is done.
-    if (owner !== undefined) await this.step(runId, "lease", () => this.storage.runs.releaseLease(runId, owner));
+    if (owner !== undefined && !write.released) await this.step(runId, "lease", () => this.storage.runs.releaseLease(runId, owner));
     this.finish(
       runId,
       {
@@ -316,28 +324,54 @@ export class Settlement {
     else console.error(`run ${runId}: settlement step "${step}" failed (the other steps ran):`, error);
   }
 
-  /**
-   * The thread's status after a run, as the official server sets it: `error` after an error; `interrupted`
-   * when the graph stopped by itself with work left (`next` non-empty: a static breakpoint or
-   * `interrupt()`), or when interrupts are pending; else `idle`. A cancelled execution leaves `next`
-   * pointing at the step it was stopped in, which waits on nobody: that thread is `idle`.
-   */
+  /** The thread's update (`threadUpdate`) after `run`, as its own write. */
   private async updateThread(
     run: Run,
     snapshot: ThreadSnapshot | undefined,
     error: unknown,
     executionCompleted: boolean,
   ): Promise<RunEnd["thread"]> {
-    const pending = snapshot !== undefined && Object.keys(snapshot.interrupts).length > 0;
-    const stoppedEarly = executionCompleted && snapshot !== undefined && snapshot.next.length > 0;
-    const status: ThreadStatus =
-      run.status === "error" || run.status === "timeout" ? "error" : pending || stoppedEarly ? "interrupted" : "idle";
-    const updated = await this.storage.threads.update(run.thread_id, {
-      status,
-      ...(snapshot ? { values: snapshot.values, interrupts: snapshot.interrupts } : {}),
-      error: error === undefined ? null : errorPayload(error),
-    });
+    const updated = await this.storage.threads.update(run.thread_id, threadUpdate(run.status, snapshot, error, executionCompleted));
     return updated ? { status: updated.status, interrupts: updated.interrupts } : undefined;
+  }
+
+  /**
+   * The terminal write through `RunRepo.settle`, which also records `result` (server-marked runs), and —
+   * when the write lands — updates the thread and releases the lease in the same transaction. The
+   * thread's update keeps the isolation it had as a step of its own: when the combined write fails (a
+   * thread value that cannot be serialized, a lock timeout on the thread row, ...), the result and the
+   * status are written without it and the thread step runs on its own afterwards, its failure logged.
+   * A result that cannot be serialized throws `WireSerializationError` (nothing written).
+   */
+  private async writeSettled(
+    run: Run,
+    status: RunStatus,
+    error: unknown,
+    result: RunResult | undefined,
+    snapshot: ThreadSnapshot | undefined,
+    executionCompleted: boolean,
+    owner: string | undefined,
+  ): Promise<TerminalWrite> {
+    const settle = (withThread: boolean) =>
+      this.storage.runs.settle!(run.run_id, status, {
+        from: ["running"],
+        ...(owner !== undefined ? { owner } : {}),
+        ...(error !== undefined ? { error: storedRunError(error) } : {}),
+        ...(result !== undefined ? { result } : {}),
+        ...(withThread ? { thread: threadUpdate(status, snapshot, error, executionCompleted), releaseLease: owner !== undefined } : {}),
+      });
+    let settled: SettledRun | null;
+    try {
+      settled = await settle(true);
+    } catch {
+      return { won: (await settle(false))?.run ?? null };
+    }
+    if (!settled) return { won: null };
+    return {
+      won: settled.run,
+      thread: settled.thread ? { status: settled.thread.status, interrupts: settled.thread.interrupts } : null,
+      released: owner !== undefined,
+    };
   }
 
   /**
@@ -371,6 +405,38 @@ export function storedRunError(error: unknown): RunError {
   const last = payload.message.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end -= 1;
   return { error: payload.error, message: payload.message.slice(0, end) };
+}
+
+/** What a terminal write did: the run it ended (null: a guard failed), and what it did besides. */
+interface TerminalWrite {
+  won: Run | null;
+  /** The thread after an update made with the write (null: the thread is gone); undefined: not updated yet. */
+  thread?: RunEnd["thread"] | null;
+  /** The owner's lease was cleared with the write. */
+  released?: boolean;
+}
+
+/**
+ * The thread's update after a run that ended `runStatus`, as the official server sets it: `error` after
+ * an error; `interrupted` when the graph stopped by itself with work left (`next` non-empty: a static
+ * breakpoint or `interrupt()`), or when interrupts are pending; else `idle`. A cancelled execution leaves
+ * `next` pointing at the step it was stopped in, which waits on nobody: that thread is `idle`.
+ */
+function threadUpdate(
+  runStatus: RunStatus,
+  snapshot: ThreadSnapshot | undefined,
+  error: unknown,
+  executionCompleted: boolean,
+): NonNullable<RunSettlement["thread"]> {
+  const pending = snapshot !== undefined && Object.keys(snapshot.interrupts).length > 0;
+  const stoppedEarly = executionCompleted && snapshot !== undefined && snapshot.next.length > 0;
+  const status: ThreadStatus =
+    runStatus === "error" || runStatus === "timeout" ? "error" : pending || stoppedEarly ? "interrupted" : "idle";
+  return {
+    status,
+    ...(snapshot ? { values: snapshot.values, interrupts: snapshot.interrupts } : {}),
+    error: error === undefined ? null : errorPayload(error),
+  };
 }
 
 function kwargsOf(run: Run): EngineRunKwargs {
