@@ -18,6 +18,7 @@ import {
   type RunSettlement,
   type RunStatus,
   type SettledRun,
+  type TaskRuns,
   type Thread,
 } from "@agent-server/core";
 import { page, wireIn, wireObject, wireOut, type MemoryState, type RunRecord } from "./state.js";
@@ -249,6 +250,12 @@ export class MemoryRunRepo implements RunRepo {
       candidates = [...small].filter((id) => large.has(id)).map((id) => this.state.runs.get(id)!);
     }
     return page(candidates.sort(newestFirst), query.offset, query.limit, 10).map((r) => wireOut(r.run));
+  }
+
+  async getTask(taskId: string): Promise<TaskRuns | null> {
+    const record = this.state.runs.get(taskId);
+    if (!record) return null;
+    return { run: wireOut(record.run), internal: wireOut(record.internal), latest: await this.latestContinuation(taskId) };
   }
 
   /** O(runs continuing the task), from `continuationsByTask`. */

@@ -19,6 +19,7 @@ import {
   type RunSettlement,
   type RunStatus,
   type SettledRun,
+  type TaskRuns,
 } from "@agent-server/core";
 import type pg from "pg";
 import { checkpointSql } from "./checkpointer.js";
@@ -64,6 +65,13 @@ export const taskSql = (runs: string) => ({
   rootsOfThread: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_root AND assistant_id = $1 AND thread_id = $4
           ORDER BY created_at DESC, seq DESC LIMIT $2 OFFSET $3`,
   latestContinuation: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 1`,
+  // The run, its internal and its latest continuation (columns prefixed `latest_`), one row; $2 is $1 as task_id stores it.
+  task: `SELECT ${prefixed("r")}, r.internal, ${RUN_COLUMNS.split(", ")
+    .map((c) => `c.${c} AS latest_${c}`)
+    .join(", ")}
+    FROM ${runs} r LEFT JOIN LATERAL (
+      SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_id = $2 ORDER BY created_at DESC, seq DESC LIMIT 1) c ON true
+    WHERE r.run_id = $1`,
   listContinuations: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_id = $1 ORDER BY created_at, seq LIMIT $2`,
 });
 
@@ -376,6 +384,22 @@ export class PostgresRunRepo implements RunRepo {
     return q.thread_id === undefined
       ? query<Run>(this.pool, this.tasks.roots, [q.assistant_id, ...page])
       : query<Run>(this.pool, this.tasks.rootsOfThread, [q.assistant_id, ...page, q.thread_id]);
+  }
+
+  async getTask(taskId: string): Promise<TaskRuns | null> {
+    const [row] = await query(this.pool, this.tasks.task, [taskId, encodeString(taskId)]);
+    if (!row) return null;
+    const run: Record<string, unknown> = {};
+    const latest: Record<string, unknown> = {};
+    for (const column of RUN_COLUMNS.split(", ")) {
+      run[column] = row[column];
+      latest[column] = row[`latest_${column}`];
+    }
+    return {
+      run: run as unknown as Run,
+      internal: (row.internal as RunInternal | null) ?? {},
+      latest: latest.run_id ? (latest as unknown as Run) : null,
+    };
   }
 
   async latestContinuation(taskId: string): Promise<Run | null> {

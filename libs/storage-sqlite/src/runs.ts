@@ -20,6 +20,7 @@ import {
   type RunSettlement,
   type RunStatus,
   type SettledRun,
+  type TaskRuns,
   type ThreadStatus,
 } from "@agent-server/core";
 import type { CheckpointTables } from "./checkpointer.js";
@@ -54,6 +55,15 @@ export const TASK_ROOTS_OF_THREAD_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY 
   WHERE task_root = 1 AND assistant_id = ? AND thread_id = ? ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`;
 export const LATEST_CONTINUATION_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY runs_task_continuations
   WHERE task_id = ? ORDER BY created_at DESC, seq DESC LIMIT 1`;
+/** The run, its internal and its latest continuation (columns prefixed `latest_`) in one row. */
+export const TASK_SQL = `SELECT ${COLUMNS.split(", ")
+  .map((c) => `r.${c}`)
+  .join(", ")}, r.internal, ${COLUMNS.split(", ")
+  .map((c) => `c.${c} AS latest_${c}`)
+  .join(", ")}
+  FROM runs r LEFT JOIN runs c ON c.run_id = (
+    SELECT x.run_id FROM runs x INDEXED BY runs_task_continuations WHERE x.task_id = r.run_id ORDER BY x.created_at DESC, x.seq DESC LIMIT 1)
+  WHERE r.run_id = ?`;
 export const LIST_CONTINUATIONS_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY runs_task_continuations
   WHERE task_id = ? ORDER BY created_at, seq LIMIT ?`;
 
@@ -378,6 +388,22 @@ export class SqliteRunRepo implements RunRepo {
         : this.s.get(TASK_ROOTS_OF_THREAD_SQL).all(query.assistant_id, query.thread_id, ...page)
     ) as RunRow[];
     return rows.map(toRun);
+  }
+
+  async getTask(taskId: string): Promise<TaskRuns | null> {
+    const row = this.s.get(TASK_SQL).get(taskId) as Record<string, unknown> | undefined;
+    if (!row) return null;
+    const run: Record<string, unknown> = {};
+    const latest: Record<string, unknown> = {};
+    for (const column of COLUMNS.split(", ")) {
+      run[column] = row[column];
+      latest[column] = row[`latest_${column}`];
+    }
+    return {
+      run: toRun(run as unknown as RunRow),
+      internal: internalOf(row.internal as string | null),
+      latest: latest.run_id ? toRun(latest as unknown as RunRow) : null,
+    };
   }
 
   async latestContinuation(taskId: string): Promise<Run | null> {

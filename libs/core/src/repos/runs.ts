@@ -80,6 +80,14 @@ export interface RunSettlement {
   releaseLease?: boolean;
 }
 
+/** What `RunRepo.getTask` reads in one go. */
+export interface TaskRuns {
+  run: Run;
+  internal: RunInternal;
+  /** The task's newest continuation, null when it has none. */
+  latest: Run | null;
+}
+
 /** A run whose terminal write `RunRepo.settle` made. */
 export interface SettledRun {
   run: Run;
@@ -188,6 +196,12 @@ export interface RunRepo {
    * index, never a scan of unrelated runs. limit defaults to 10.
    */
   searchTaskRoots(query: { assistant_id: string; thread_id?: string; limit?: number; offset?: number }): Promise<Run[]>;
+  /**
+   * An A2A task in one read: the run `taskId` with its internal marker (`getInternal`) and the task's
+   * latest continuation (`latestContinuation(taskId)`, null when none); null for an unknown run. The
+   * caller decides whether the run is a task. Optional: without it, callers make the three reads.
+   */
+  getTask?(taskId: string): Promise<TaskRuns | null>;
   /** The newest run whose internal `taskId` is `taskId` (the task's latest continuation), or null. Indexed. */
   latestContinuation(taskId: string): Promise<Run | null>;
   /**
