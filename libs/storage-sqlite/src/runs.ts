@@ -25,6 +25,8 @@ import {
 } from "@agent-server/core";
 import type { CheckpointTables } from "./checkpointer.js";
 import { fromRow, intOr, isUniqueViolation, parseJson, Statements, type Db } from "./db.js";
+import { COLUMNS, LATEST_CONTINUATION_SQL, LIST_CONTINUATIONS_SQL, TASK_ROOTS_OF_THREAD_SQL, TASK_ROOTS_SQL, TASK_SQL } from "./run-sql.js";
+import { INSERT_RESULT_GUARDED_SQL, SETTLE_THREAD_SQL, threadUpdateRow } from "./run-settle-sql.js";
 
 interface RunRow {
   run_id: string;
@@ -39,33 +41,17 @@ interface RunRow {
   attempt: number;
 }
 
-/** The columns a `Run` is built from: never `internal`, never a result. */
-const COLUMNS = "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, attempt";
+export { LATEST_CONTINUATION_SQL, LIST_CONTINUATIONS_SQL, TASK_ROOTS_OF_THREAD_SQL, TASK_ROOTS_SQL } from "./run-sql.js";
 
 /**
- * A2A task lineage queries. `task_root` / `task_id` are generated from `internal` (migration 4) and the
- * partial indexes runs_task_roots (assistant_id, created_at, seq), runs_task_roots_thread (assistant_id,
- * thread_id, created_at, seq) and runs_task_continuations (task_id, created_at, seq) hold only the matching
- * runs: each query walks its index (backwards for newest first, forwards for listContinuations) and stops
- * after offset + limit rows (no sort, no scan of other runs). Exported for the query-plan test.
+ * The oldest eligible pending run (partial index runs_pending), skipping threads that have a running run
+ * or one still held under a live lease (index runs_thread_status). Parameters: now, now.
  */
-export const TASK_ROOTS_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY runs_task_roots
-  WHERE task_root = 1 AND assistant_id = ? ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`;
-export const TASK_ROOTS_OF_THREAD_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY runs_task_roots_thread
-  WHERE task_root = 1 AND assistant_id = ? AND thread_id = ? ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`;
-export const LATEST_CONTINUATION_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY runs_task_continuations
-  WHERE task_id = ? ORDER BY created_at DESC, seq DESC LIMIT 1`;
-/** The run, its internal and its latest continuation (columns prefixed `latest_`) in one row. */
-export const TASK_SQL = `SELECT ${COLUMNS.split(", ")
-  .map((c) => `r.${c}`)
-  .join(", ")}, r.internal, ${COLUMNS.split(", ")
-  .map((c) => `c.${c} AS latest_${c}`)
-  .join(", ")}
-  FROM runs r LEFT JOIN runs c ON c.run_id = (
-    SELECT x.run_id FROM runs x INDEXED BY runs_task_continuations WHERE x.task_id = r.run_id ORDER BY x.created_at DESC, x.seq DESC LIMIT 1)
-  WHERE r.run_id = ?`;
-export const LIST_CONTINUATIONS_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY runs_task_continuations
-  WHERE task_id = ? ORDER BY created_at, seq LIMIT ?`;
+const NEXT_PENDING_SQL = `SELECT r.run_id FROM runs r
+  WHERE r.status = 'pending' AND r.created_at <= ?
+    AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.run_id <> r.run_id
+                      AND (x.status = 'running' OR (x.lease_owner IS NOT NULL AND x.lease_expires_at > ?)))
+  ORDER BY r.created_at, r.seq LIMIT 1`;
 
 /** Where each of a run's dependents (core's run cascade) lives; `runs` selects the erased run ids. */
 const DEPENDENT_SQL: Record<RunDependent, (runs: string) => string[]> = {
@@ -100,7 +86,6 @@ export class SqliteRunRepo implements RunRepo {
   private readonly s: Statements;
   private readonly byId;
   private readonly threadExists;
-  private readonly threadActive;
   private readonly insertRow;
   private readonly nextPending;
   private readonly claim;
@@ -116,23 +101,21 @@ export class SqliteRunRepo implements RunRepo {
     this.s = new Statements(db);
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM runs WHERE run_id = ?`);
     this.threadExists = db.prepare("SELECT 1 FROM threads WHERE thread_id = ?");
-    this.threadActive = db.prepare("SELECT 1 FROM runs WHERE thread_id = ? AND status IN ('pending', 'running') LIMIT 1");
+    // One statement: SQLite takes its write lock before the statement reads anything, so the thread's
+    // existence and (with @reject) the active-run check hold for the insert, across connections too.
     this.insertRow = db.prepare(
       `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, internal, error)
-       VALUES (@run_id, @thread_id, @assistant_id, @created_at, @updated_at, @status, @metadata, @kwargs, @multitask_strategy, @internal, @error)`,
+       SELECT @run_id, @thread_id, @assistant_id, @created_at, @updated_at, @status, @metadata, @kwargs, @multitask_strategy, @internal, @error
+        WHERE EXISTS (SELECT 1 FROM threads WHERE thread_id = @thread_id)
+          AND (@reject = 0 OR NOT EXISTS (SELECT 1 FROM runs WHERE thread_id = @thread_id AND status IN ('pending', 'running')))`,
     );
     // Oldest eligible pending run (partial index runs_pending), skipping threads that have a running run
     // (index runs_thread_status).
-    this.nextPending = db.prepare(
-      `SELECT r.run_id FROM runs r
-       WHERE r.status = 'pending' AND r.created_at <= ?
-         AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.run_id <> r.run_id
-                           AND (x.status = 'running' OR (x.lease_owner IS NOT NULL AND x.lease_expires_at > ?)))
-       ORDER BY r.created_at, r.seq LIMIT 1`,
-    );
+    this.nextPending = db.prepare(NEXT_PENDING_SQL);
+    // The pick and the claim in one statement (run under the claim's write lock).
     this.claim = db.prepare(
       `UPDATE runs SET status = 'running', lease_owner = ?, lease_expires_at = ?, attempt = attempt + 1, updated_at = ?
-       WHERE run_id = ? AND status = 'pending' RETURNING ${COLUMNS}, internal`,
+       WHERE run_id = (${NEXT_PENDING_SQL}) AND status = 'pending' RETURNING ${COLUMNS}, internal`,
     );
     // Atomic first-write-wins; a no-op for an unknown run (the SELECT yields no row).
     this.insertResult = db.prepare(
@@ -160,19 +143,18 @@ export class SqliteRunRepo implements RunRepo {
       internal: options?.internal ? stringifyWire(options.internal) : null,
       error: errorText(options?.error),
     };
-    const tx = this.db.transaction(() => {
+    let inserted: number;
+    try {
+      inserted = this.insertRow.run({ ...row, reject: options?.rejectIfThreadActive ? 1 : 0 }).changes;
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ConflictError(`run ${input.run_id} already exists`);
+      throw err;
+    }
+    // Nothing inserted: only now is it worth a read to say why.
+    if (inserted === 0) {
       if (!this.threadExists.get(input.thread_id)) throw new NotFoundError(`thread ${input.thread_id} not found`);
-      if (options?.rejectIfThreadActive && this.threadActive.get(input.thread_id)) {
-        throw new ConflictError(`thread ${input.thread_id} already has an active run`);
-      }
-      try {
-        this.insertRow.run(row);
-      } catch (err) {
-        if (isUniqueViolation(err)) throw new ConflictError(`run ${input.run_id} already exists`);
-        throw err;
-      }
-    });
-    tx.immediate();
+      throw new ConflictError(`thread ${input.thread_id} already has an active run`);
+    }
     const { error: _error, ...created } = row;
     return toRun({ ...created, attempt: 0 });
   }
@@ -284,10 +266,8 @@ export class SqliteRunRepo implements RunRepo {
     // BEGIN IMMEDIATE takes the write lock before reading, so two connections (or processes) on the same
     // file serialize here and never claim the same run.
     const tx = this.db.transaction(() => {
-      const next = this.nextPending.get(now, now) as { run_id: string } | undefined;
-      if (!next) return null;
       const claimedAt = nowIso();
-      const row = this.claim.get(options.owner, addMs(now, options.leaseMs), claimedAt, next.run_id) as
+      const row = this.claim.get(options.owner, addMs(now, options.leaseMs), claimedAt, now, now) as
         (RunRow & { internal: string | null }) | undefined;
       if (row) this.s.get("UPDATE threads SET status = 'busy', updated_at = ? WHERE thread_id = ?").run(claimedAt, row.thread_id);
       return row;
@@ -415,30 +395,6 @@ export class SqliteRunRepo implements RunRepo {
     const rows = this.s.get(LIST_CONTINUATIONS_SQL).all(taskId, intOr(options?.limit, 100)) as RunRow[];
     return rows.map(toRun);
   }
-}
-
-/** The result's first write, only while the run exists and (owner given) its lease is the owner's. */
-const INSERT_RESULT_GUARDED_SQL = `INSERT INTO run_results (run_id, result, created_at)
-  SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ? AND (? IS NULL OR lease_owner = ?))
-  ON CONFLICT (run_id) DO NOTHING`;
-
-/** Settlement's thread update: status always, values / interrupts / error when given (`set_*`). */
-const SETTLE_THREAD_SQL = `UPDATE threads SET updated_at = @updated_at, status = @status,
-    state_values = CASE WHEN @set_values THEN @state_values ELSE state_values END,
-    interrupts = COALESCE(@interrupts, interrupts),
-    error = CASE WHEN @set_error THEN @error ELSE error END
-  WHERE thread_id = @thread_id RETURNING status, interrupts`;
-
-/** `RunSettlement.thread` as the parameters of SETTLE_THREAD_SQL (throws before any write if not JSON). */
-function threadUpdateRow(thread: NonNullable<RunSettlement["thread"]>) {
-  return {
-    status: thread.status,
-    set_values: thread.values !== undefined ? 1 : 0,
-    state_values: thread.values === undefined || thread.values === null ? null : stringifyWire(thread.values),
-    interrupts: thread.interrupts !== undefined ? stringifyWire(thread.interrupts) : null,
-    set_error: "error" in thread ? 1 : 0,
-    error: "error" in thread ? stringifyWire(thread.error) : null,
-  };
 }
 
 /** The `internal` column of runs and the `result` column of run_results (null: no row), as objects. */
