@@ -21,7 +21,7 @@ import {
   type TaskRuns,
   type Thread,
 } from "@agent-server/core";
-import { page, wireIn, wireObject, wireOut, type MemoryState, type RunRecord } from "./state.js";
+import { continuedTask, page, wireIn, wireObject, wireOut, type MemoryState, type RunRecord } from "./state.js";
 
 export class MemoryRunRepo implements RunRepo {
   constructor(private readonly state: MemoryState) {}
@@ -217,15 +217,16 @@ export class MemoryRunRepo implements RunRepo {
     const run = this.transitionNow(record, to, options);
     if (!run) return null;
     if (options.releaseLease && options.owner !== undefined && record.lease?.owner === options.owner) record.lease = null;
-    if (!thread) return { run };
+    const pushConfigs = (this.state.pushConfigs.get(continuedTask(record.internal) ?? runId)?.size ?? 0) > 0;
+    if (!thread) return { run, pushConfigs };
     const threadRecord = this.state.threads.get(record.run.thread_id);
-    if (!threadRecord) return { run, thread: null };
+    if (!threadRecord) return { run, thread: null, pushConfigs };
     const next: Thread = { ...threadRecord.thread, status: thread.status, updated_at: nowIso() };
     if (values !== undefined) next.values = values;
     if (interrupts !== undefined) next.interrupts = interrupts;
     if (threadError !== undefined) next.error = threadError;
     threadRecord.thread = next;
-    return { run, thread: { status: next.status, interrupts: wireOut(next.interrupts) } };
+    return { run, thread: { status: next.status, interrupts: wireOut(next.interrupts) }, pushConfigs };
   }
 
   async getResult(runId: string): Promise<RunResult | null> {

@@ -42,7 +42,9 @@ export async function settleRun(
   const lease = options.releaseLease && owner ? `, lease_owner = NULL, lease_expires_at = NULL` : "";
   ctes.push(`settled AS (
     UPDATE ${t.runs} SET status = $2, updated_at = $3, error = COALESCE($4::jsonb, error)${lease}
-     WHERE ${where.join(" AND ")} RETURNING ${runColumns})`);
+     WHERE ${where.join(" AND ")}
+     RETURNING ${runColumns}, push_registered
+       OR EXISTS (SELECT 1 FROM ${t.pushConfigs} p WHERE p.run_id = COALESCE(task_id, run_id)) AS push_configs)`);
   let select = `SELECT settled.* FROM settled`;
   const thread = options.thread;
   if (thread) {
@@ -55,7 +57,7 @@ export async function settleRun(
       RETURNING status AS thread_status, interrupts AS thread_interrupts)`);
     select = `SELECT settled.*, thread.thread_status, thread.thread_interrupts FROM settled LEFT JOIN thread ON true`;
   }
-  type Row = Run & { thread_status?: ThreadStatus | null; thread_interrupts?: Thread["interrupts"] | null };
+  type Row = Run & { push_configs: boolean; thread_status?: ThreadStatus | null; thread_interrupts?: Thread["interrupts"] | null };
   let row: Row | undefined;
   try {
     [row] = await query<Row>(pool, `WITH ${ctes.join(",\n")}\n${select}`, params.values);
@@ -65,9 +67,9 @@ export async function settleRun(
     throw error;
   }
   if (!row) return null;
-  const { thread_status, thread_interrupts, ...run } = row;
-  if (!thread) return { run };
-  return { run, thread: thread_status ? { status: thread_status, interrupts: thread_interrupts ?? {} } : null };
+  const { thread_status, thread_interrupts, push_configs: pushConfigs, ...run } = row;
+  if (!thread) return { run, pushConfigs };
+  return { run, thread: thread_status ? { status: thread_status, interrupts: thread_interrupts ?? {} } : null, pushConfigs };
 }
 
 /** A run's error as the `error` column stores it: only its two strings (null: none). */

@@ -193,7 +193,8 @@ export class SqliteRunRepo implements RunRepo {
     to: RunStatus,
     options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
   ): Promise<Run | null> {
-    return this.transitionNow(runId, to, options);
+    const row = this.transitionNow(runId, to, options);
+    return row ? toRun(row) : null;
   }
 
   /**
@@ -208,30 +209,41 @@ export class SqliteRunRepo implements RunRepo {
     const release = options.releaseLease === true && owner !== null;
     const write = (): SettledRun | null => {
       if (result !== null) this.s.get(INSERT_RESULT_GUARDED_SQL).run(runId, result, nowIso(), runId, owner, owner);
-      const run = this.transitionNow(runId, to, options, release);
-      if (!run) return null;
-      if (!thread) return { run };
-      const row = this.s.get(SETTLE_THREAD_SQL).get({ ...thread, thread_id: run.thread_id, updated_at: nowIso() }) as
+      const settled = this.transitionNow(runId, to, options, release, true);
+      if (!settled) return null;
+      const { push_configs, ...row } = settled;
+      const run = toRun(row);
+      const pushConfigs = push_configs === 1;
+      if (!thread) return { run, pushConfigs };
+      const updated = this.s.get(SETTLE_THREAD_SQL).get({ ...thread, thread_id: run.thread_id, updated_at: nowIso() }) as
         { status: ThreadStatus; interrupts: string } | undefined;
-      return { run, thread: row ? { status: row.status, interrupts: parseJson(row.interrupts, {}) } : null };
+      return { run, thread: updated ? { status: updated.status, interrupts: parseJson(updated.interrupts, {}) } : null, pushConfigs };
     };
     return result === null && thread === null ? write() : this.db.transaction(write).immediate();
   }
 
-  /** With `releaseLease`, the owner's lease is cleared by the same write (the guard holds it is the owner's). */
+  /**
+   * The guarded terminal UPDATE, as its RETURNING row. With `releaseLease`, the owner's lease is cleared by
+   * the same write (the guard holds it is the owner's); with `withPush`, the row says (`push_configs`, 0/1)
+   * whether the run's task — its internal taskId, else the run — has push configs.
+   */
   private transitionNow(
     runId: string,
     to: RunStatus,
     options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
     releaseLease = false,
-  ): Run | null {
+    withPush = false,
+  ): (RunRow & { push_configs?: number }) | undefined {
     // error = COALESCE(new, old): one statement writes the status and the error together, or neither.
     const lease = releaseLease ? ", lease_owner = NULL, lease_expires_at = NULL" : "";
-    const row = this.s
+    const push = withPush
+      ? ", EXISTS (SELECT 1 FROM push_configs p WHERE p.run_id = COALESCE(runs.task_id, runs.run_id)) AS push_configs"
+      : "";
+    return this.s
       .get(
         `UPDATE runs SET status = ?, updated_at = ?, error = COALESCE(?, error)${lease}
          WHERE run_id = ? AND (? IS NULL OR status IN (SELECT value FROM json_each(?))) AND (? IS NULL OR lease_owner = ?)
-         RETURNING ${COLUMNS}`,
+         RETURNING ${COLUMNS}${push}`,
       )
       .get(
         to,
@@ -240,8 +252,7 @@ export class SqliteRunRepo implements RunRepo {
         runId,
         ...twice(options?.from ? JSON.stringify(options.from) : null),
         ...twice(options?.owner ?? null),
-      ) as RunRow | undefined;
-    return row ? toRun(row) : null;
+      ) as (RunRow & { push_configs?: number }) | undefined;
   }
 
   async getLease(runId: string): Promise<{ owner: string; expires_at: string } | null> {

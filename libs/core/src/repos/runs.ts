@@ -93,6 +93,12 @@ export interface SettledRun {
   run: Run;
   /** With `thread`: the thread's status and interrupts after the update, null when the thread is gone. */
   thread?: Pick<Thread, "status" | "interrupts"> | null;
+  /**
+   * Whether, as of the terminal write, the run's A2A task (internal `taskId`, else the run itself) has push
+   * notification configs, or one was registered with this run (`PushConfigRepo.put` with `run`, which a
+   * settle racing it still sees). False: no notification to send. Absent: the driver does not say.
+   */
+  pushConfigs?: boolean;
 }
 
 /**

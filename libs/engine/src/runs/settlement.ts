@@ -28,6 +28,11 @@ export interface RunSettledEvent {
   status: RunStatus;
   /** Server-private facts of the run (A2A marker and lineage), null when it has none. */
   internal: RunInternal | null;
+  /**
+   * False when the terminal write found no A2A push notification config for the run's task
+   * (`SettledRun.pushConfigs`): a listener need not look them up. Absent: not known.
+   */
+  pushConfigs?: boolean;
 }
 
 /**
@@ -94,11 +99,16 @@ export class Settlement {
    * Tells the listeners that `run` (its stored row, terminal status written, thread updated) has ended.
    * `internal` is read from storage when the caller does not have it. Never throws.
    */
-  async notifySettled(run: Run, internal?: RunInternal | null): Promise<void> {
+  async notifySettled(run: Run, internal?: RunInternal | null, facts: { pushConfigs?: boolean } = {}): Promise<void> {
     if (this.listeners.size === 0) return;
     let event: RunSettledEvent;
     try {
-      event = { run, status: run.status, internal: internal === undefined ? await this.storage.runs.getInternal(run.run_id) : internal };
+      event = {
+        run,
+        status: run.status,
+        internal: internal === undefined ? await this.storage.runs.getInternal(run.run_id) : internal,
+        ...(facts.pushConfigs !== undefined ? { pushConfigs: facts.pushConfigs } : {}),
+      };
     } catch (error) {
       this.listenerFailed(run.run_id, error);
       return;
@@ -219,7 +229,9 @@ export class Settlement {
     }
     // This path reports the end when its own write won, or when a cancel won (engine.cancel leaves an
     // executing run's follow-up work to its executor).
-    if (won || final.status === "interrupted") await this.notifySettled(final, options.internal);
+    if (won || final.status === "interrupted") {
+      await this.notifySettled(final, options.internal, write.pushConfigs !== undefined ? { pushConfigs: write.pushConfigs } : {});
+    }
     if (kwargsOf(run).temporary) await this.step(runId, "temporary-thread", () => this.storage.threads.delete(run.thread_id));
     // Only now may another process claim the thread's next run: this one's thread update is done.
     if (owner !== undefined && !write.released) await this.step(runId, "lease", () => this.storage.runs.releaseLease(runId, owner));
@@ -364,13 +376,15 @@ export class Settlement {
     try {
       settled = await settle(true);
     } catch {
-      return { won: (await settle(false))?.run ?? null };
+      const alone = await settle(false);
+      return alone ? { won: alone.run, ...(alone.pushConfigs !== undefined ? { pushConfigs: alone.pushConfigs } : {}) } : { won: null };
     }
     if (!settled) return { won: null };
     return {
       won: settled.run,
       thread: settled.thread ? { status: settled.thread.status, interrupts: settled.thread.interrupts } : null,
       released: owner !== undefined,
+      ...(settled.pushConfigs !== undefined ? { pushConfigs: settled.pushConfigs } : {}),
     };
   }
 
@@ -414,6 +428,8 @@ interface TerminalWrite {
   thread?: RunEnd["thread"] | null;
   /** The owner's lease was cleared with the write. */
   released?: boolean;
+  /** `SettledRun.pushConfigs` of the write. */
+  pushConfigs?: boolean;
 }
 
 /**

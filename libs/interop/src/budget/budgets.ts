@@ -7,9 +7,9 @@
  * docs/benchmarks.md ("Query budget") keeps the history of these figures.
  */
 export const budgets = {
-  "A2A SendMessage, new context": { postgres: 41, sqlite: 33, sqlitePrepares: 0, postgresNotifyMax: 6 },
-  "A2A SendMessage, existing context": { postgres: 41, sqlite: 33, sqlitePrepares: 0, postgresNotifyMax: 6 },
-  "A2A SendStreamingMessage": { postgres: 49, sqlite: 40, sqlitePrepares: 0, postgresNotifyMax: 6 },
+  "A2A SendMessage, new context": { postgres: 40, sqlite: 32, sqlitePrepares: 0, postgresNotifyMax: 6 },
+  "A2A SendMessage, existing context": { postgres: 40, sqlite: 32, sqlitePrepares: 0, postgresNotifyMax: 6 },
+  "A2A SendStreamingMessage": { postgres: 48, sqlite: 39, sqlitePrepares: 0, postgresNotifyMax: 6 },
   "A2A GetTask": { postgres: 3, sqlite: 3, sqlitePrepares: 0, postgresNotifyMax: 0 },
   "A2A ListTasks page": { postgres: 8, sqlite: 8, sqlitePrepares: 0, postgresNotifyMax: 0 },
   "SDK threads.create": { postgres: 1, sqlite: 1, sqlitePrepares: 0, postgresNotifyMax: 0 },
