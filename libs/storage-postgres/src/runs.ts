@@ -129,18 +129,21 @@ export class PostgresRunRepo implements RunRepo {
         return run!;
       }
       // The thread row lock serializes every creator of this thread's runs, in every process; the
-      // active-run check runs after the lock is granted, so it sees the previous creator's commit.
+      // guarded insert is a statement of its own after the lock is granted, so its active-run check sees
+      // the previous creator's commit (in the lock's statement it would read an older snapshot).
       return await transaction(this.pool, async (client) => {
         const [thread] = await query(client, `SELECT 1 FROM ${this.t.threads} WHERE thread_id = $1 FOR NO KEY UPDATE`, [input.thread_id]);
         if (!thread) throw new NotFoundError(`thread ${input.thread_id} not found`);
-        const [active] = await query(
+        const [run] = await query<Run>(
           client,
-          `SELECT 1 FROM ${this.t.runs} WHERE thread_id = $1 AND status IN ('pending', 'running') LIMIT 1`,
-          [input.thread_id],
+          `INSERT INTO ${this.t.runs} (${RUN_COLUMNS}, internal, error)
+           SELECT $1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10::jsonb, $11::jsonb
+            WHERE NOT EXISTS (SELECT 1 FROM ${this.t.runs} WHERE thread_id = $2 AND status IN ('pending', 'running'))
+           RETURNING ${RUN_COLUMNS}`,
+          values,
         );
-        if (active) throw new ConflictError(`thread ${input.thread_id} has an active run`);
-        const [run] = await query<Run>(client, insert, values);
-        return run!;
+        if (!run) throw new ConflictError(`thread ${input.thread_id} has an active run`);
+        return run;
       });
     } catch (error) {
       if (pgCode(error) === FOREIGN_KEY_VIOLATION) throw new NotFoundError(`thread ${input.thread_id} not found`);

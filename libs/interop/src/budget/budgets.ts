@@ -13,8 +13,8 @@ export const budgets = {
   "A2A GetTask": { postgres: 3, sqlite: 3, sqlitePrepares: 0, postgresNotifyMax: 0 },
   "A2A ListTasks page": { postgres: 8, sqlite: 8, sqlitePrepares: 0, postgresNotifyMax: 0 },
   "SDK threads.create": { postgres: 1, sqlite: 1, sqlitePrepares: 0, postgresNotifyMax: 0 },
-  "SDK threads.create + runs.wait": { postgres: 44, sqlite: 31, sqlitePrepares: 0, postgresNotifyMax: 6 },
-  "SDK runs.stream": { postgres: 43, sqlite: 30, sqlitePrepares: 0, postgresNotifyMax: 6 },
+  "SDK threads.create + runs.wait": { postgres: 43, sqlite: 31, sqlitePrepares: 0, postgresNotifyMax: 6 },
+  "SDK runs.stream": { postgres: 42, sqlite: 30, sqlitePrepares: 0, postgresNotifyMax: 6 },
   "SDK threads.getState": { postgres: 5, sqlite: 5, sqlitePrepares: 0, postgresNotifyMax: 0 },
   "SDK threads.getHistory": { postgres: 5, sqlite: 5, sqlitePrepares: 1, postgresNotifyMax: 0 },
 } satisfies Record<string, { postgres: number; sqlite: number; sqlitePrepares: number; postgresNotifyMax: number }>;
