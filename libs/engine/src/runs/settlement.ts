@@ -380,7 +380,11 @@ export class Settlement {
     if (!settled) return { won: null };
     return {
       won: settled.run,
-      thread: settled.thread ? { status: settled.thread.status, interrupts: settled.thread.interrupts } : null,
+      // A driver that did not say (`thread` absent) leaves the thread to step 4 on its own.
+      thread:
+        settled.thread === undefined
+          ? undefined
+          : settled.thread && { status: settled.thread.status, interrupts: settled.thread.interrupts },
       released: owner !== undefined,
       ...(settled.pushConfigs !== undefined ? { pushConfigs: settled.pushConfigs } : {}),
     };
