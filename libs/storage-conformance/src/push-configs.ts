@@ -35,6 +35,42 @@ export function describePushConfigs(h: Harness): void {
       expect(typeof s.pushConfigs?.put).toBe("function");
     });
 
+    it("RunRepo.settle says whether the run's task has push configs, for its first run and its continuations", async () => {
+      const s = await h.open();
+      const repo = pushConfigs(s);
+      if (!s.runs.settle) return;
+      const settle = s.runs.settle.bind(s.runs);
+      const past = new Date(Date.now() - 1000).toISOString();
+      const plain = await newRun(s, { status: "success" });
+      const root = await s.runs.create(
+        { run_id: uid(), thread_id: plain.thread_id, assistant_id: plain.assistant_id, created_at: past },
+        { internal: { captureResult: true } },
+      );
+      /** Claims `run` (the only pending one) and settles it; the answer's `pushConfigs` (absent: not said). */
+      const settled = async (run_id: string) => {
+        expect((await s.runs.claimNext({ owner: "w1", leaseMs: 60_000 }))?.run.run_id).toBe(run_id);
+        const out = await settle(run_id, "success", { from: ["running"], owner: "w1", releaseLease: true });
+        expect(out?.run.status).toBe("success");
+        return out!.pushConfigs;
+      };
+      const continuation = async () =>
+        (
+          await s.runs.create(
+            { run_id: uid(), thread_id: root.thread_id, assistant_id: root.assistant_id, created_at: past },
+            { internal: { captureResult: true, taskId: root.run_id } },
+          )
+        ).run_id;
+      expect(await settled(root.run_id)).not.toBe(true);
+      // A config of the task (registered with a continuation, as a SendMessage carrying one does).
+      const first = await continuation();
+      expect(await repo.put(config(root.run_id, "c1"), { run: first })).toMatchObject({ run_id: root.run_id, config_id: "c1" });
+      expect(await settled(first)).not.toBe(false);
+      // A later continuation without a config of its own: the task's config counts.
+      expect(await settled(await continuation())).not.toBe(false);
+      await repo.delete(root.run_id, "c1");
+      expect(await settled(await continuation())).not.toBe(true);
+    });
+
     it("put/get/list/delete round trip; nulls are kept; unknown ids read as null, [] and false", async () => {
       const s = await h.open();
       const repo = pushConfigs(s);

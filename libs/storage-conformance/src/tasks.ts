@@ -74,6 +74,34 @@ export function describeTasks(h: Harness): void {
       expect(found.status).toBe("success");
     });
 
+    it("getTask (when the driver has it): the run, its internal and its latest continuation, as the three reads give them", async () => {
+      const s = await h.open();
+      if (!s.runs.getTask) return;
+      const { create } = await setup(s);
+      const thread = (await newThread(s)).thread_id;
+      const message = { messageId: "m1", parts: [{ text: "a\u0000b" }] };
+      const root = await create(thread, { captureResult: true, message });
+      expect(await s.runs.getTask(uid())).toBeNull();
+      expect(await s.runs.getTask(root.run_id)).toEqual({ run: root, internal: { captureResult: true, message }, latest: null });
+      const at = new Date(Date.now() + 1_000).toISOString();
+      await create(thread, { captureResult: true, taskId: root.run_id }, at);
+      const newest = await create(thread, { taskId: root.run_id }, at);
+      await s.runs.transition(root.run_id, "success");
+      const task = await s.runs.getTask(root.run_id);
+      expect(task).toEqual({
+        run: await s.runs.get(root.run_id),
+        internal: await s.runs.getInternal(root.run_id),
+        latest: await s.runs.latestContinuation(root.run_id),
+      });
+      expect(task?.latest?.run_id).toBe(newest.run_id);
+      expect(Object.keys(task!.run).sort()).toEqual(RUN_KEYS);
+      expect(Object.keys(task!.latest!).sort()).toEqual(RUN_KEYS);
+      // A run without a marker reads with an empty one; a continuation is read as any run (no latest of its own).
+      const plain = await create(thread);
+      expect(await s.runs.getTask(plain.run_id)).toEqual({ run: plain, internal: {}, latest: null });
+      expect((await s.runs.getTask(newest.run_id))?.internal).toEqual({ taskId: root.run_id });
+    });
+
     it("latestContinuation: the newest run whose internal taskId matches (created_at, then insertion order); null without one", async () => {
       const s = await h.open();
       const { assistant, create } = await setup(s);

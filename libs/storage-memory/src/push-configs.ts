@@ -10,6 +10,7 @@ import { compareValues, wireOut, type MemoryState } from "./state.js";
 export class MemoryPushConfigRepo implements PushConfigRepo {
   constructor(private readonly state: MemoryState) {}
 
+  /** `options.run` needs nothing here: a settle and a put never interleave (no await inside either). */
   async put(input: NewPushConfig): Promise<PushConfig | null> {
     // Normalize first (a bad value throws without side effects), then check-and-set with no await.
     const authentication = input.authentication == null ? null : (toWireObject(input.authentication) as PushConfig["authentication"]);

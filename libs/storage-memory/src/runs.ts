@@ -15,9 +15,13 @@ import {
   type RunLease,
   type RunResult,
   type RunSearch,
+  type RunSettlement,
   type RunStatus,
+  type SettledRun,
+  type TaskRuns,
+  type Thread,
 } from "@agent-server/core";
-import { page, wireObject, wireOut, type MemoryState, type RunRecord } from "./state.js";
+import { continuedTask, page, wireIn, wireObject, wireOut, type MemoryState, type RunRecord } from "./state.js";
 
 export class MemoryRunRepo implements RunRepo {
   constructor(private readonly state: MemoryState) {}
@@ -68,9 +72,16 @@ export class MemoryRunRepo implements RunRepo {
     to: RunStatus,
     options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
   ): Promise<Run | null> {
-    const error = options?.error ? storedError(options.error) : null;
     const record = this.state.runs.get(runId);
-    if (!record) return null;
+    return record ? this.transitionNow(record, to, options) : null;
+  }
+
+  private transitionNow(
+    record: RunRecord,
+    to: RunStatus,
+    options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
+  ): Run | null {
+    const error = options?.error ? storedError(options.error) : null;
     if (options?.from && !options.from.includes(record.run.status)) return null;
     if (options?.owner !== undefined && record.lease?.owner !== options.owner) return null;
     this.state.setRunStatus(record, to, nowIso());
@@ -194,18 +205,30 @@ export class MemoryRunRepo implements RunRepo {
     record.result = stored;
   }
 
-  async settle(
-    runId: string,
-    to: RunStatus,
-    result: RunResult,
-    options: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
-  ): Promise<Run | null> {
-    const stored = toWireObject(result) as unknown as RunResult;
+  async settle(runId: string, to: RunStatus, options: RunSettlement): Promise<SettledRun | null> {
+    // Everything is normalized before anything changes: a value that cannot be serialized writes nothing.
+    const stored = options.result ? (toWireObject(options.result) as unknown as RunResult) : null;
+    const thread = options.thread;
+    const values = thread?.values === undefined ? undefined : thread.values === null ? null : wireObject(thread.values, {});
+    const interrupts = thread?.interrupts === undefined ? undefined : wireObject(thread.interrupts, {});
+    const threadError = thread && "error" in thread ? wireIn(thread.error) : undefined;
     const record = this.state.runs.get(runId);
     if (!record) return null;
-    // No await between the result and the status: nothing sees one without the other.
-    if (record.result === null && (options.owner === undefined || record.lease?.owner === options.owner)) record.result = stored;
-    return this.transition(runId, to, options);
+    // No await from here on: nothing sees the result, the status, the thread and the lease apart.
+    if (stored && record.result === null && (options.owner === undefined || record.lease?.owner === options.owner)) record.result = stored;
+    const run = this.transitionNow(record, to, options);
+    if (!run) return null;
+    if (options.releaseLease && options.owner !== undefined && record.lease?.owner === options.owner) record.lease = null;
+    const pushConfigs = (this.state.pushConfigs.get(continuedTask(record.internal) ?? runId)?.size ?? 0) > 0;
+    if (!thread) return { run, pushConfigs };
+    const threadRecord = this.state.threads.get(record.run.thread_id);
+    if (!threadRecord) return { run, thread: null, pushConfigs };
+    const next: Thread = { ...threadRecord.thread, status: thread.status, updated_at: nowIso() };
+    if (values !== undefined) next.values = values;
+    if (interrupts !== undefined) next.interrupts = interrupts;
+    if (threadError !== undefined) next.error = threadError;
+    threadRecord.thread = next;
+    return { run, thread: { status: next.status, interrupts: wireOut(next.interrupts) }, pushConfigs };
   }
 
   async getResult(runId: string): Promise<RunResult | null> {
@@ -230,6 +253,12 @@ export class MemoryRunRepo implements RunRepo {
       candidates = [...small].filter((id) => large.has(id)).map((id) => this.state.runs.get(id)!);
     }
     return page(candidates.sort(newestFirst), query.offset, query.limit, 10).map((r) => wireOut(r.run));
+  }
+
+  async getTask(taskId: string): Promise<TaskRuns | null> {
+    const record = this.state.runs.get(taskId);
+    if (!record) return null;
+    return { run: wireOut(record.run), internal: wireOut(record.internal), latest: await this.latestContinuation(taskId) };
   }
 
   /** O(runs continuing the task), from `continuationsByTask`. */

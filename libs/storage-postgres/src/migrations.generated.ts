@@ -27,4 +27,10 @@ export const MIGRATIONS: readonly Migration[] = [
     checksum: "5e28816425b0e20ae915f67ffa0a786fb477dd2a832fc07a2a25681099972434",
     sql: "-- 0004_run_errors: the error a run failed with ({error, message}, RunRepo.getError), written by the same\n-- UPDATE as its terminal status. A column of the run, so erasure takes it; NULL for runs that did not\n-- fail (and for rows written before this migration).\n\nALTER TABLE runs ADD COLUMN IF NOT EXISTS error jsonb;\n",
   },
+  {
+    version: "0005",
+    name: "0005_run_push_registered",
+    checksum: "39e842db937a2462a29d9972ab5520e46daba08c11f4a16145dc418dddc8f64e",
+    sql: "-- 0005_run_push_registered: set on a run when an A2A push notification config is registered with it\n-- (PushConfigRepo.put with `run`, in the same statement as the config's insert). Settlement's terminal\n-- UPDATE returns it: a row lock orders the two writes, and the UPDATE re-reads a row it waited for, so a\n-- registration that commits while the run settles is seen (a subquery on push_configs would read the\n-- statement's older snapshot). Existing rows: false (their configs are found by the subquery).\n\nALTER TABLE runs ADD COLUMN IF NOT EXISTS push_registered boolean NOT NULL DEFAULT false;\n",
+  },
 ];

@@ -15,17 +15,32 @@ export class PostgresPushConfigRepo implements PushConfigRepo {
     private readonly t: Tables,
   ) {}
 
-  /** One statement: nothing is written for an unknown run; a replacement keeps created_at. */
-  async put(input: NewPushConfig): Promise<PushConfig | null> {
+  /**
+   * One statement: nothing is written for an unknown run; a replacement keeps created_at. With
+   * `options.run`, that run's `push_registered` is set by the same statement (migration 0005 says why).
+   */
+  async put(input: NewPushConfig, options?: { run?: string }): Promise<PushConfig | null> {
     const authentication = input.authentication == null ? null : toDbJson(input.authentication); // before any query
+    const mark =
+      options?.run !== undefined
+        ? `WITH marked AS (UPDATE ${this.t.runs} SET push_registered = true WHERE run_id = $7 AND EXISTS (SELECT 1 FROM ${this.t.runs} WHERE run_id = $1))\n`
+        : "";
     try {
       const [row] = await query<PushConfig>(
         this.pool,
-        `INSERT INTO ${this.t.pushConfigs} (${COLUMNS})
+        `${mark}INSERT INTO ${this.t.pushConfigs} (${COLUMNS})
          SELECT $1, $2, $3, $4, $5::jsonb, $6 WHERE EXISTS (SELECT 1 FROM ${this.t.runs} WHERE run_id = $1)
          ON CONFLICT (run_id, config_id) DO UPDATE SET url = EXCLUDED.url, token = EXCLUDED.token, authentication = EXCLUDED.authentication
          RETURNING ${COLUMNS}`,
-        [input.run_id, input.config_id, input.url, input.token ?? null, authentication, nowIso()],
+        [
+          input.run_id,
+          input.config_id,
+          input.url,
+          input.token ?? null,
+          authentication,
+          nowIso(),
+          ...(options?.run !== undefined ? [options.run] : []),
+        ],
       );
       return row ?? null;
     } catch (error) {

@@ -16,7 +16,10 @@ import {
   type RunLease,
   type RunResult,
   type RunSearch,
+  type RunSettlement,
   type RunStatus,
+  type SettledRun,
+  type TaskRuns,
 } from "@agent-server/core";
 import type pg from "pg";
 import { checkpointSql } from "./checkpointer.js";
@@ -36,6 +39,7 @@ import {
   type Tables,
 } from "./db.js";
 import { containsSql } from "./filters-sql.js";
+import { errorJson, settleRun } from "./run-settle.js";
 
 /** The columns of `Run`: internal, lease and attempt columns are never selected into a Run. */
 export const RUN_COLUMNS = `run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy`;
@@ -61,6 +65,13 @@ export const taskSql = (runs: string) => ({
   rootsOfThread: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_root AND assistant_id = $1 AND thread_id = $4
           ORDER BY created_at DESC, seq DESC LIMIT $2 OFFSET $3`,
   latestContinuation: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 1`,
+  // The run, its internal and its latest continuation (columns prefixed `latest_`), one row; $2 is $1 as task_id stores it.
+  task: `SELECT ${prefixed("r")}, r.internal, ${RUN_COLUMNS.split(", ")
+    .map((c) => `c.${c} AS latest_${c}`)
+    .join(", ")}
+    FROM ${runs} r LEFT JOIN LATERAL (
+      SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_id = $2 ORDER BY created_at DESC, seq DESC LIMIT 1) c ON true
+    WHERE r.run_id = $1`,
   listContinuations: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_id = $1 ORDER BY created_at, seq LIMIT $2`,
 });
 
@@ -118,18 +129,21 @@ export class PostgresRunRepo implements RunRepo {
         return run!;
       }
       // The thread row lock serializes every creator of this thread's runs, in every process; the
-      // active-run check runs after the lock is granted, so it sees the previous creator's commit.
+      // guarded insert is a statement of its own after the lock is granted, so its active-run check sees
+      // the previous creator's commit (in the lock's statement it would read an older snapshot).
       return await transaction(this.pool, async (client) => {
         const [thread] = await query(client, `SELECT 1 FROM ${this.t.threads} WHERE thread_id = $1 FOR NO KEY UPDATE`, [input.thread_id]);
         if (!thread) throw new NotFoundError(`thread ${input.thread_id} not found`);
-        const [active] = await query(
+        const [run] = await query<Run>(
           client,
-          `SELECT 1 FROM ${this.t.runs} WHERE thread_id = $1 AND status IN ('pending', 'running') LIMIT 1`,
-          [input.thread_id],
+          `INSERT INTO ${this.t.runs} (${RUN_COLUMNS}, internal, error)
+           SELECT $1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10::jsonb, $11::jsonb
+            WHERE NOT EXISTS (SELECT 1 FROM ${this.t.runs} WHERE thread_id = $2 AND status IN ('pending', 'running'))
+           RETURNING ${RUN_COLUMNS}`,
+          values,
         );
-        if (active) throw new ConflictError(`thread ${input.thread_id} has an active run`);
-        const [run] = await query<Run>(client, insert, values);
-        return run!;
+        if (!run) throw new ConflictError(`thread ${input.thread_id} has an active run`);
+        return run;
       });
     } catch (error) {
       if (pgCode(error) === FOREIGN_KEY_VIOLATION) throw new NotFoundError(`thread ${input.thread_id} not found`);
@@ -183,36 +197,9 @@ export class PostgresRunRepo implements RunRepo {
     return run ?? null;
   }
 
-  /** One statement: the result's INSERT (guarded by the lease) as a CTE of the terminal UPDATE. */
-  async settle(
-    runId: string,
-    to: RunStatus,
-    result: RunResult,
-    options: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
-  ): Promise<Run | null> {
-    const json = toDbJson(result); // throws WireSerializationError before any query
-    const params = new Params([runId, to, nowIso(), errorJson(options.error), json]);
-    const where = [`run_id = $1`];
-    if (options.from) where.push(`status = ANY(${params.add([...options.from])}::text[])`);
-    const owner = options.owner !== undefined ? params.add(options.owner) : undefined;
-    if (owner) where.push(`lease_owner = ${owner}`);
-    try {
-      const [run] = await query<Run>(
-        this.pool,
-        `WITH recorded AS (
-           INSERT INTO ${this.t.runResults} (run_id, result, created_at)
-           SELECT $1, $5::jsonb, $3 WHERE EXISTS (SELECT 1 FROM ${this.t.runs} WHERE run_id = $1 ${owner ? `AND lease_owner = ${owner}` : ""})
-           ON CONFLICT (run_id) DO NOTHING)
-         UPDATE ${this.t.runs} SET status = $2, updated_at = $3, error = COALESCE($4::jsonb, error) ${whereClause(where)}
-         RETURNING ${RUN_COLUMNS}`,
-        params.values,
-      );
-      return run ?? null;
-    } catch (error) {
-      // The run was deleted between the snapshot and the foreign-key check: nothing to settle.
-      if (pgCode(error) === FOREIGN_KEY_VIOLATION) return null;
-      throw error;
-    }
+  /** One statement (see `settleRun`). */
+  async settle(runId: string, to: RunStatus, options: RunSettlement): Promise<SettledRun | null> {
+    return settleRun(this.pool, this.t, RUN_COLUMNS, runId, to, options);
   }
 
   async getLease(runId: string): Promise<{ owner: string; expires_at: string } | null> {
@@ -406,6 +393,22 @@ export class PostgresRunRepo implements RunRepo {
       : query<Run>(this.pool, this.tasks.rootsOfThread, [q.assistant_id, ...page, q.thread_id]);
   }
 
+  async getTask(taskId: string): Promise<TaskRuns | null> {
+    const [row] = await query(this.pool, this.tasks.task, [taskId, encodeString(taskId)]);
+    if (!row) return null;
+    const run: Record<string, unknown> = {};
+    const latest: Record<string, unknown> = {};
+    for (const column of RUN_COLUMNS.split(", ")) {
+      run[column] = row[column];
+      latest[column] = row[`latest_${column}`];
+    }
+    return {
+      run: run as unknown as Run,
+      internal: (row.internal as RunInternal | null) ?? {},
+      latest: latest.run_id ? (latest as unknown as Run) : null,
+    };
+  }
+
   async latestContinuation(taskId: string): Promise<Run | null> {
     // task_id holds the taskId as stored in the jsonb (NUL-encoded): compare in that form.
     const [run] = await query<Run>(this.pool, this.tasks.latestContinuation, [encodeString(taskId)]);
@@ -416,9 +419,4 @@ export class PostgresRunRepo implements RunRepo {
     const limit = Math.max(0, Math.floor(options?.limit ?? 100));
     return query<Run>(this.pool, this.tasks.listContinuations, [encodeString(taskId), limit]);
   }
-}
-
-/** A run's error as the `error` column stores it: only its two strings (null: none). */
-function errorJson(error: RunError | undefined): string | null {
-  return error ? toDbJson({ error: String(error.error), message: String(error.message) }) : null;
 }

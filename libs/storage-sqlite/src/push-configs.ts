@@ -37,6 +37,7 @@ export class SqlitePushConfigRepo implements PushConfigRepo {
     this.remove = db.prepare("DELETE FROM push_configs WHERE run_id = ? AND config_id = ?");
   }
 
+  /** `options.run` needs nothing here: SQLite serializes writers, so a settle sees every config committed before it. */
   async put(input: NewPushConfig): Promise<PushConfig | null> {
     const row = this.upsert.get({
       run_id: input.run_id,

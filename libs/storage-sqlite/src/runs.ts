@@ -17,10 +17,16 @@ import {
   type RunLease,
   type RunResult,
   type RunSearch,
+  type RunSettlement,
   type RunStatus,
+  type SettledRun,
+  type TaskRuns,
+  type ThreadStatus,
 } from "@agent-server/core";
 import type { CheckpointTables } from "./checkpointer.js";
 import { fromRow, intOr, isUniqueViolation, parseJson, Statements, type Db } from "./db.js";
+import { COLUMNS, LATEST_CONTINUATION_SQL, LIST_CONTINUATIONS_SQL, TASK_ROOTS_OF_THREAD_SQL, TASK_ROOTS_SQL, TASK_SQL } from "./run-sql.js";
+import { INSERT_RESULT_GUARDED_SQL, SETTLE_THREAD_SQL, threadUpdateRow } from "./run-settle-sql.js";
 
 interface RunRow {
   run_id: string;
@@ -35,24 +41,17 @@ interface RunRow {
   attempt: number;
 }
 
-/** The columns a `Run` is built from: never `internal`, never a result. */
-const COLUMNS = "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, attempt";
+export { LATEST_CONTINUATION_SQL, LIST_CONTINUATIONS_SQL, TASK_ROOTS_OF_THREAD_SQL, TASK_ROOTS_SQL } from "./run-sql.js";
 
 /**
- * A2A task lineage queries. `task_root` / `task_id` are generated from `internal` (migration 4) and the
- * partial indexes runs_task_roots (assistant_id, created_at, seq), runs_task_roots_thread (assistant_id,
- * thread_id, created_at, seq) and runs_task_continuations (task_id, created_at, seq) hold only the matching
- * runs: each query walks its index (backwards for newest first, forwards for listContinuations) and stops
- * after offset + limit rows (no sort, no scan of other runs). Exported for the query-plan test.
+ * The oldest `limit` eligible pending runs (partial index runs_pending), skipping threads that have a
+ * running run or one still held under a live lease (index runs_thread_status). Parameter: @now.
  */
-export const TASK_ROOTS_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY runs_task_roots
-  WHERE task_root = 1 AND assistant_id = ? ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`;
-export const TASK_ROOTS_OF_THREAD_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY runs_task_roots_thread
-  WHERE task_root = 1 AND assistant_id = ? AND thread_id = ? ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`;
-export const LATEST_CONTINUATION_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY runs_task_continuations
-  WHERE task_id = ? ORDER BY created_at DESC, seq DESC LIMIT 1`;
-export const LIST_CONTINUATIONS_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY runs_task_continuations
-  WHERE task_id = ? ORDER BY created_at, seq LIMIT ?`;
+const claimableSql = (limit: number) => `SELECT r.run_id FROM runs r
+  WHERE r.status = 'pending' AND r.created_at <= @now
+    AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.run_id <> r.run_id
+                      AND (x.status = 'running' OR (x.lease_owner IS NOT NULL AND x.lease_expires_at > @now)))
+  ORDER BY r.created_at, r.seq LIMIT ${limit}`;
 
 /** Where each of a run's dependents (core's run cascade) lives; `runs` selects the erased run ids. */
 const DEPENDENT_SQL: Record<RunDependent, (runs: string) => string[]> = {
@@ -87,7 +86,6 @@ export class SqliteRunRepo implements RunRepo {
   private readonly s: Statements;
   private readonly byId;
   private readonly threadExists;
-  private readonly threadActive;
   private readonly insertRow;
   private readonly nextPending;
   private readonly claim;
@@ -103,24 +101,20 @@ export class SqliteRunRepo implements RunRepo {
     this.s = new Statements(db);
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM runs WHERE run_id = ?`);
     this.threadExists = db.prepare("SELECT 1 FROM threads WHERE thread_id = ?");
-    this.threadActive = db.prepare("SELECT 1 FROM runs WHERE thread_id = ? AND status IN ('pending', 'running') LIMIT 1");
+    // One statement: SQLite takes its write lock before the statement reads anything, so the thread's
+    // existence and (with @reject) the active-run check hold for the insert, across connections too.
     this.insertRow = db.prepare(
       `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, internal, error)
-       VALUES (@run_id, @thread_id, @assistant_id, @created_at, @updated_at, @status, @metadata, @kwargs, @multitask_strategy, @internal, @error)`,
+       SELECT @run_id, @thread_id, @assistant_id, @created_at, @updated_at, @status, @metadata, @kwargs, @multitask_strategy, @internal, @error
+        WHERE EXISTS (SELECT 1 FROM threads WHERE thread_id = @thread_id)
+          AND (@reject = 0 OR NOT EXISTS (SELECT 1 FROM runs WHERE thread_id = @thread_id AND status IN ('pending', 'running')))`,
     );
-    // Oldest eligible pending run (partial index runs_pending), skipping threads that have a running run
-    // (index runs_thread_status).
-    // The oldest pending run no other run of its thread holds (running, or a lease still unwinding).
-    const claimable = (limit: number) =>
-      `SELECT r.run_id FROM runs r
-       WHERE r.status = 'pending' AND r.created_at <= @now
-         AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.run_id <> r.run_id
-                           AND (x.status = 'running' OR (x.lease_owner IS NOT NULL AND x.lease_expires_at > @now)))
-       ORDER BY r.created_at, r.seq LIMIT ${limit}`;
-    this.nextPending = db.prepare(claimable(2)).pluck();
+    // Two: the claim also tells whether another run is waiting (ClaimedRun.more).
+    this.nextPending = db.prepare(claimableSql(2)).pluck();
+    // The pick and the claim in one statement (run under the claim's write lock).
     this.claim = db.prepare(
       `UPDATE runs SET status = 'running', lease_owner = @owner, lease_expires_at = @until, attempt = attempt + 1, updated_at = @at
-       WHERE run_id = (${claimable(1)}) RETURNING ${COLUMNS}, internal`,
+       WHERE run_id = (${claimableSql(1)}) RETURNING ${COLUMNS}, internal`,
     );
     // Atomic first-write-wins; a no-op for an unknown run (the SELECT yields no row).
     this.insertResult = db.prepare(
@@ -148,19 +142,18 @@ export class SqliteRunRepo implements RunRepo {
       internal: options?.internal ? stringifyWire(options.internal) : null,
       error: errorText(options?.error),
     };
-    const tx = this.db.transaction(() => {
+    let inserted: number;
+    try {
+      inserted = this.insertRow.run({ ...row, reject: options?.rejectIfThreadActive ? 1 : 0 }).changes;
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ConflictError(`run ${input.run_id} already exists`);
+      throw err;
+    }
+    // Nothing inserted: only now is it worth a read to say why.
+    if (inserted === 0) {
       if (!this.threadExists.get(input.thread_id)) throw new NotFoundError(`thread ${input.thread_id} not found`);
-      if (options?.rejectIfThreadActive && this.threadActive.get(input.thread_id)) {
-        throw new ConflictError(`thread ${input.thread_id} already has an active run`);
-      }
-      try {
-        this.insertRow.run(row);
-      } catch (err) {
-        if (isUniqueViolation(err)) throw new ConflictError(`run ${input.run_id} already exists`);
-        throw err;
-      }
-    });
-    tx.immediate();
+      throw new ConflictError(`thread ${input.thread_id} already has an active run`);
+    }
     const { error: _error, ...created } = row;
     return toRun({ ...created, attempt: 0 });
   }
@@ -199,43 +192,57 @@ export class SqliteRunRepo implements RunRepo {
     to: RunStatus,
     options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
   ): Promise<Run | null> {
-    return this.transitionNow(runId, to, options);
+    const row = this.transitionNow(runId, to, options);
+    return row ? toRun(row) : null;
   }
 
-  /** The result (guarded by the lease) and the terminal write in one IMMEDIATE transaction: one commit. */
-  async settle(
-    runId: string,
-    to: RunStatus,
-    result: RunResult,
-    options: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
-  ): Promise<Run | null> {
-    const text = stringifyWire(result);
+  /**
+   * The result (guarded by the lease), the terminal write (clearing the lease with it) and the thread in
+   * one IMMEDIATE transaction: one commit. A terminal write alone is one autocommit statement.
+   */
+  async settle(runId: string, to: RunStatus, options: RunSettlement): Promise<SettledRun | null> {
+    // Serialized before the transaction: a value that is not JSON writes nothing.
+    const result = options.result ? stringifyWire(options.result) : null;
+    const thread = options.thread ? threadUpdateRow(options.thread) : null;
     const owner = options.owner ?? null;
-    return this.db
-      .transaction(() => {
-        this.s
-          .get(
-            `INSERT INTO run_results (run_id, result, created_at)
-             SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ? AND (? IS NULL OR lease_owner = ?))
-             ON CONFLICT (run_id) DO NOTHING`,
-          )
-          .run(runId, text, nowIso(), runId, owner, owner);
-        return this.transitionNow(runId, to, options);
-      })
-      .immediate();
+    const release = options.releaseLease === true && owner !== null;
+    const write = (): SettledRun | null => {
+      if (result !== null) this.s.get(INSERT_RESULT_GUARDED_SQL).run(runId, result, nowIso(), runId, owner, owner);
+      const settled = this.transitionNow(runId, to, options, release, true);
+      if (!settled) return null;
+      const { push_configs, ...row } = settled;
+      const run = toRun(row);
+      const pushConfigs = push_configs === 1;
+      if (!thread) return { run, pushConfigs };
+      const updated = this.s.get(SETTLE_THREAD_SQL).get({ ...thread, thread_id: run.thread_id, updated_at: nowIso() }) as
+        { status: ThreadStatus; interrupts: string } | undefined;
+      return { run, thread: updated ? { status: updated.status, interrupts: parseJson(updated.interrupts, {}) } : null, pushConfigs };
+    };
+    return result === null && thread === null ? write() : this.db.transaction(write).immediate();
   }
 
+  /**
+   * The guarded terminal UPDATE, as its RETURNING row. With `releaseLease`, the owner's lease is cleared by
+   * the same write (the guard holds it is the owner's); with `withPush`, the row says (`push_configs`, 0/1)
+   * whether the run's task — its internal taskId, else the run — has push configs.
+   */
   private transitionNow(
     runId: string,
     to: RunStatus,
     options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
-  ): Run | null {
+    releaseLease = false,
+    withPush = false,
+  ): (RunRow & { push_configs?: number }) | undefined {
     // error = COALESCE(new, old): one statement writes the status and the error together, or neither.
-    const row = this.s
+    const lease = releaseLease ? ", lease_owner = NULL, lease_expires_at = NULL" : "";
+    const push = withPush
+      ? ", EXISTS (SELECT 1 FROM push_configs p WHERE p.run_id = COALESCE(runs.task_id, runs.run_id)) AS push_configs"
+      : "";
+    return this.s
       .get(
-        `UPDATE runs SET status = ?, updated_at = ?, error = COALESCE(?, error)
+        `UPDATE runs SET status = ?, updated_at = ?, error = COALESCE(?, error)${lease}
          WHERE run_id = ? AND (? IS NULL OR status IN (SELECT value FROM json_each(?))) AND (? IS NULL OR lease_owner = ?)
-         RETURNING ${COLUMNS}`,
+         RETURNING ${COLUMNS}${push}`,
       )
       .get(
         to,
@@ -244,8 +251,7 @@ export class SqliteRunRepo implements RunRepo {
         runId,
         ...twice(options?.from ? JSON.stringify(options.from) : null),
         ...twice(options?.owner ?? null),
-      ) as RunRow | undefined;
-    return row ? toRun(row) : null;
+      ) as (RunRow & { push_configs?: number }) | undefined;
   }
 
   async getLease(runId: string): Promise<{ owner: string; expires_at: string } | null> {
@@ -383,6 +389,22 @@ export class SqliteRunRepo implements RunRepo {
         : this.s.get(TASK_ROOTS_OF_THREAD_SQL).all(query.assistant_id, query.thread_id, ...page)
     ) as RunRow[];
     return rows.map(toRun);
+  }
+
+  async getTask(taskId: string): Promise<TaskRuns | null> {
+    const row = this.s.get(TASK_SQL).get(taskId) as Record<string, unknown> | undefined;
+    if (!row) return null;
+    const run: Record<string, unknown> = {};
+    const latest: Record<string, unknown> = {};
+    for (const column of COLUMNS.split(", ")) {
+      run[column] = row[column];
+      latest[column] = row[`latest_${column}`];
+    }
+    return {
+      run: toRun(run as unknown as RunRow),
+      internal: internalOf(row.internal as string | null),
+      latest: latest.run_id ? toRun(latest as unknown as RunRow) : null,
+    };
   }
 
   async latestContinuation(taskId: string): Promise<Run | null> {

@@ -21,9 +21,11 @@ export type NewPushConfig = Omit<PushConfig, "created_at">;
 export interface PushConfigRepo {
   /**
    * Inserts the config, or replaces the one with the same (run_id, config_id) keeping its created_at.
-   * Returns null and stores nothing when the run does not exist.
+   * Returns null and stores nothing when the run does not exist. With `run` (the task's run the config
+   * came with: its first run or a continuation), a `RunRepo.settle` of that run that races this put
+   * reports `pushConfigs: true` unless it committed first (and then the caller sees the run ended).
    */
-  put(input: NewPushConfig): Promise<PushConfig | null>;
+  put(input: NewPushConfig, options?: { run?: string }): Promise<PushConfig | null>;
   get(runId: string, configId: string): Promise<PushConfig | null>;
   /** The run's configs, oldest first (created_at, then config_id). */
   list(runId: string): Promise<PushConfig[]>;

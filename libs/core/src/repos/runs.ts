@@ -1,4 +1,16 @@
-import type { Metadata, MultitaskStrategy, Run, RunError, RunInternal, RunKwargs, RunStatus } from "../model.js";
+import type {
+  DefaultValues,
+  Interrupt,
+  Metadata,
+  MultitaskStrategy,
+  Run,
+  RunError,
+  RunInternal,
+  RunKwargs,
+  RunStatus,
+  Thread,
+  ThreadStatus,
+} from "../model.js";
 import type { RunResult } from "../result.js";
 
 export interface NewRun {
@@ -58,6 +70,40 @@ export interface RunLease {
 export interface RequeueGuard {
   expiredBefore?: string;
   owner?: string;
+}
+
+/** What `RunRepo.settle` writes besides the terminal status. */
+export interface RunSettlement {
+  from?: readonly RunStatus[];
+  owner?: string;
+  error?: RunError;
+  /** The run's result (A2A), recorded before the status. */
+  result?: RunResult;
+  /** The run's thread after the run (no metadata or config: those are the caller's). */
+  thread?: { status: ThreadStatus; values?: DefaultValues | null; interrupts?: Record<string, Interrupt[]>; error?: unknown };
+  /** Clears `owner`'s lease with the terminal write (the executor is done with the run). */
+  releaseLease?: boolean;
+}
+
+/** What `RunRepo.getTask` reads in one go. */
+export interface TaskRuns {
+  run: Run;
+  internal: RunInternal;
+  /** The task's newest continuation, null when it has none. */
+  latest: Run | null;
+}
+
+/** A run whose terminal write `RunRepo.settle` made. */
+export interface SettledRun {
+  run: Run;
+  /** With `thread`: the thread's status and interrupts after the update, null when the thread is gone. */
+  thread?: Pick<Thread, "status" | "interrupts"> | null;
+  /**
+   * Whether, as of the terminal write, the run's A2A task (internal `taskId`, else the run itself) has push
+   * notification configs, or one was registered with this run (`PushConfigRepo.put` with `run`, which a
+   * settle racing it still sees). False: no notification to send. Absent: the driver does not say.
+   */
+  pushConfigs?: boolean;
 }
 
 /**
@@ -142,19 +188,20 @@ export interface RunRepo {
    */
   recordResult?(runId: string, result: RunResult): Promise<void>;
   /**
-   * Settlement's capture and terminal write in one transaction: records `result` as `recordResult` does
-   * (first write wins) when the run exists and — with `owner` — `owner` holds its lease, whatever its
-   * status; then writes `to` as `transition(runId, to, options)` does, with the same guards and return
-   * value. The result is written before the status, and both commit together. A result that cannot be
-   * serialized throws `WireSerializationError` before anything is written. Optional (with `recordResult`):
-   * without it, settlement checks the lease, records and transitions in three calls.
+   * Settlement's writes in one transaction: the result (`result`), the terminal status, the thread
+   * (`thread`) and the lease (`releaseLease`). In order:
+   * - records `result` as `recordResult` does (first write wins) when the run exists and — with `owner` —
+   *   `owner` holds its lease, whatever its status (a cancel that won still gets the holder's result);
+   * - writes `to` as `transition(runId, to, options)` does, with the same guards; if a guard fails,
+   *   nothing else below is written and the call returns null;
+   * - with `thread`, applies it to the run's thread (as `ThreadRepo.update` would);
+   * - with `releaseLease` (and `owner`), clears the lease in the same write, so the thread's next run
+   *   can be claimed only once the thread is updated.
+   * All of it commits together. A result or thread value that cannot be serialized throws
+   * `WireSerializationError` before anything is written. Optional (with `recordResult`): without it,
+   * settlement checks the lease, records, transitions, updates the thread and releases the lease in turn.
    */
-  settle?(
-    runId: string,
-    to: RunStatus,
-    result: RunResult,
-    options: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
-  ): Promise<Run | null>;
+  settle?(runId: string, to: RunStatus, options: RunSettlement): Promise<SettledRun | null>;
   /** The stored result as a fresh copy, or null when there is none. Optional, like `recordResult`. */
   getResult?(runId: string): Promise<RunResult | null>;
   /**
@@ -163,6 +210,12 @@ export interface RunRepo {
    * index, never a scan of unrelated runs. limit defaults to 10.
    */
   searchTaskRoots(query: { assistant_id: string; thread_id?: string; limit?: number; offset?: number }): Promise<Run[]>;
+  /**
+   * An A2A task in one read: the run `taskId` with its internal marker (`getInternal`) and the task's
+   * latest continuation (`latestContinuation(taskId)`, null when none); null for an unknown run. The
+   * caller decides whether the run is a task. Optional: without it, callers make the three reads.
+   */
+  getTask?(taskId: string): Promise<TaskRuns | null>;
   /** The newest run whose internal `taskId` is `taskId` (the task's latest continuation), or null. Indexed. */
   latestContinuation(taskId: string): Promise<Run | null>;
   /**

@@ -73,19 +73,21 @@ it("a rollback that reaches a run after its terminal write is refused, not repor
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   let reached!: () => void;
-  const atThreadUpdate = new Promise<void>((resolve) => (reached = resolve));
+  const atWebhook = new Promise<void>((resolve) => (reached = resolve));
   const threadId = await newThread(instrumented.storage);
-  // Holds settlement's thread update, the step after the run's terminal write.
+  // Holds settlement at its webhook, a step after the run's terminal write (and the thread's update).
   instrumented.before = async (call) => {
-    if (call.repo === "threads" && call.method === "update" && (call.args[1] as { status?: string })?.status !== "busy") {
+    if (call.repo === "deliveries" && call.method === "enqueue") {
       reached();
       await held;
     }
   };
-  const run = await engine.createRun({ assistant_id: "echo", input: { messages: [{ role: "user", content: "hi" }] } } as never, {
-    threadId,
-  });
-  await atThreadUpdate;
+  // Nothing listens at the webhook: its delivery fails and is retried in the background, beside the point.
+  const run = await engine.createRun(
+    { assistant_id: "echo", input: { messages: [{ role: "user", content: "hi" }] }, webhook: "http://127.0.0.1:9/settled" } as never,
+    { threadId },
+  );
+  await atWebhook;
   expect((await instrumented.storage.runs.get(run.run_id))?.status).toBe("success");
 
   const cancelled = await engine.cancel([run.run_id], { action: "rollback" });

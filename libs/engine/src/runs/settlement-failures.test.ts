@@ -6,6 +6,15 @@ import { collect, newThread, startEngine } from "../testing/harness.js";
 import { instrumentStorage, type InstrumentedStorage, type StorageCall } from "../testing/instrumented-storage.js";
 import type { RunSettledEvent, SettlementStep } from "./settlement.js";
 
+/**
+ * Settlement's thread update: `threads.update` other than the claim's `busy` mark, or `runs.settle` with
+ * the thread's update folded in (that whole write fails: settlement writes the status without it, then
+ * updates the thread on its own, which fails again).
+ */
+const settlementThreadUpdate = (c: StorageCall) =>
+  (c.repo === "threads" && c.method === "update" && (c.args[1] as { status?: string }).status !== "busy") ||
+  (c.repo === "runs" && c.method === "settle" && (c.args[2] as { thread?: unknown }).thread !== undefined);
+
 /** Nothing listens here: a delivery to it fails and is retried in the background, which is beside the point. */
 const WEBHOOK = "http://127.0.0.1:9/settled";
 
@@ -70,9 +79,9 @@ describe.each(drivers)("settlement with a failing step on $name", (driver) => {
   it("the thread update fails: listeners, webhook, streams and waiters still run", async () => {
     const seen = recordSettled();
     const threadId = await newThread(storage);
-    // Settlement's thread update is the one that is not the executor's `busy` mark.
-    instrumented.fault = (c: StorageCall) =>
-      c.repo === "threads" && c.method === "update" && (c.args[1] as { status?: string }).status !== "busy";
+    // Settlement's thread update is the one that is not the executor's `busy` mark; a driver with
+    // `settle` makes it with the terminal write, which then fails as a whole.
+    instrumented.fault = (c: StorageCall) => settlementThreadUpdate(c);
     const { run, streamed, end } = await runThrough("echo", { messages: [{ role: "user", content: "hi" }] }, {}, threadId);
     instrumented.fault = undefined;
 
@@ -116,7 +125,7 @@ describe.each(drivers)("settlement with a failing step on $name", (driver) => {
     const seen = recordSettled();
     const threadId = await newThread(storage);
     instrumented.fault = (c) =>
-      (c.repo === "threads" && c.method === "update" && (c.args[1] as { status?: string }).status !== "busy") ||
+      settlementThreadUpdate(c) ||
       (c.repo === "deliveries" && c.method === "enqueue") ||
       (c.repo === "events" && c.method === "append" && c.args[1] === "error");
     const { run, end } = await runThrough("failing", { messages: [] }, { stream_resumable: true }, threadId);

@@ -42,14 +42,26 @@ function terminalWrites(calls: StorageCall[], runId: string): StorageCall[] {
   return calls.filter((c) => c.repo === "runs" && isStatusWrite(c) && c.args[0] === runId && TERMINAL.has(c.args[1] as string) && c.result);
 }
 
-/** Holds the first engine call `match` accepts until `open()`; `reached` resolves when it arrives. */
-function gateOn(instrumented: InstrumentedStorage, match: (call: StorageCall) => boolean) {
+/** Nothing listens here: a delivery fails and is retried in the background; the enqueue is what counts. */
+const WEBHOOK = "http://127.0.0.1:9/settled";
+
+/** Which call to hold, and whether before it reaches the driver or after the driver answered it. */
+interface GatedCall {
+  match: (call: StorageCall) => boolean;
+  when: "before" | "after";
+}
+
+/**
+ * Holds the first engine call `match` accepts until `open()` (before it reaches the driver, or after its
+ * answer); `reached` resolves when it arrives.
+ */
+function gateOn(instrumented: InstrumentedStorage, { match, when }: GatedCall) {
   let markReached!: () => void;
   let open!: () => void;
   const reached = new Promise<void>((resolve) => (markReached = resolve));
   const opened = new Promise<void>((resolve) => (open = resolve));
   let hit = false;
-  instrumented.before = (call) => {
+  instrumented[when] = (call) => {
     if (hit || byTest.getStore() || !match(call)) return;
     hit = true;
     markReached();
@@ -59,21 +71,22 @@ function gateOn(instrumented: InstrumentedStorage, match: (call: StorageCall) =>
 }
 
 /** The call settlement makes first at `point`, for `run` (its graph finished unless cancelled while executing). */
-function settlementCallAt(point: Point, run: Run, capture: boolean): ((call: StorageCall) => boolean) | undefined {
+function settlementCallAt(point: Point, run: Run, capture: boolean): GatedCall | undefined {
   const ofRun = (c: StorageCall) => c.repo === "runs" && c.args[0] === run.run_id;
-  if (point === "executing") return (c) => ofRun(c) && (c.method === "transition" || c.method === "delete");
+  const before = (match: GatedCall["match"]): GatedCall => ({ match, when: "before" });
+  if (point === "executing") return before((c) => ofRun(c) && (isStatusWrite(c) || c.method === "delete"));
   // A driver with `settle` records the result in the terminal write itself: both points are that call.
-  if (point === "before-result" && capture) return (c) => ofRun(c) && (c.method === "recordResult" || c.method === "settle");
+  if (point === "before-result" && capture) return before((c) => ofRun(c) && (c.method === "recordResult" || c.method === "settle"));
   if (point === "before-result" || point === "at-terminal-write") {
-    return (c) => ofRun(c) && isStatusWrite(c) && c.args[1] !== "interrupted";
+    return before((c) => ofRun(c) && isStatusWrite(c) && c.args[1] !== "interrupted");
   }
+  // Past the terminal write (and the thread's update, which a driver with `settle` makes with it): the
+  // run's webhook, the next step that reaches storage.
   if (point === "after-terminal-write") {
-    return (c) => c.repo === "threads" && c.method === "update" && c.args[0] === run.thread_id && !isBusyMark(c);
+    return before((c) => c.repo === "deliveries" && c.method === "enqueue" && (c.args[0] as { run_id?: string }).run_id === run.run_id);
   }
   return undefined;
 }
-
-const isBusyMark = (c: StorageCall) => (c.args[1] as { status?: string }).status === "busy";
 
 /** Cancels in order, as a client would; a run already erased answers 404. Returns which cancels took. */
 async function cancelInTurn(engine: Engine, runId: string, actions: CancelAction[]): Promise<boolean[]> {
@@ -121,9 +134,10 @@ describe.each(drivers.filter((d) => d.name !== "postgres"))("settlement properti
         fc.boolean(),
         async (point, cancels, capture) => {
           instrumented.before = undefined;
+          instrumented.after = undefined;
           const threadId = await newThread(storage);
           const run = await engine.createRun(
-            { assistant_id: "latch", input: {} },
+            { assistant_id: "latch", input: {}, webhook: WEBHOOK },
             { threadId, ...(capture ? { internal: { captureResult: true } } : {}) },
           );
           const end = engine.waitRun(run.run_id);
@@ -201,7 +215,10 @@ describe("settlement properties across a restart on sqlite", () => {
         let after: Engine | undefined;
         try {
           const threadId = await newThread(first.storage);
-          const run = await before.createRun({ assistant_id: "latch", input: {} }, { threadId, internal: { captureResult: true } });
+          const run = await before.createRun(
+            { assistant_id: "latch", input: {}, webhook: WEBHOOK },
+            { threadId, internal: { captureResult: true } },
+          );
           const match = point === "pending" || point === "executing" ? undefined : settlementCallAt(point, run, true);
           const gate = match && gateOn(first, match);
           if (point !== "pending") {

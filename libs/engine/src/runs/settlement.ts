@@ -1,15 +1,12 @@
 import {
-  RUN_ERROR_MESSAGE_MAX,
-  toWireJson,
   type DefaultValues,
   WireSerializationError,
   type Run,
-  type RunError,
   type RunInternal,
   type RunResult,
   type RunStatus,
+  type SettledRun,
   type Storage,
-  type ThreadStatus,
 } from "@agent-server/core";
 import type { StreamHub } from "../streaming/stream-hub.js";
 import type { WebhookOutbox } from "../webhooks/outbox.js";
@@ -17,6 +14,9 @@ import type { ThreadSnapshot } from "./outcome.js";
 import type { RunLogger } from "./run-executor.js";
 import type { EngineRunKwargs } from "./run-request.js";
 import type { RunEnd, RunWaiters } from "./waiters.js";
+import { errorPayload, storedRunError, threadUpdate, type TerminalWrite } from "./settlement-values.js";
+
+export { errorPayload, storedRunError } from "./settlement-values.js";
 
 /** A run that reached a terminal status, as settlement hands it to `Engine.onRunSettled` listeners. */
 export interface RunSettledEvent {
@@ -26,6 +26,11 @@ export interface RunSettledEvent {
   status: RunStatus;
   /** Server-private facts of the run (A2A marker and lineage), null when it has none. */
   internal: RunInternal | null;
+  /**
+   * False when the terminal write found no A2A push notification config for the run's task
+   * (`SettledRun.pushConfigs`): a listener need not look them up. Absent: not known.
+   */
+  pushConfigs?: boolean;
 }
 
 /**
@@ -92,11 +97,16 @@ export class Settlement {
    * Tells the listeners that `run` (its stored row, terminal status written, thread updated) has ended.
    * `internal` is read from storage when the caller does not have it. Never throws.
    */
-  async notifySettled(run: Run, internal?: RunInternal | null): Promise<void> {
+  async notifySettled(run: Run, internal?: RunInternal | null, facts: { pushConfigs?: boolean } = {}): Promise<void> {
     if (this.listeners.size === 0) return;
     let event: RunSettledEvent;
     try {
-      event = { run, status: run.status, internal: internal === undefined ? await this.storage.runs.getInternal(run.run_id) : internal };
+      event = {
+        run,
+        status: run.status,
+        internal: internal === undefined ? await this.storage.runs.getInternal(run.run_id) : internal,
+        ...(facts.pushConfigs !== undefined ? { pushConfigs: facts.pushConfigs } : {}),
+      };
     } catch (error) {
       this.listenerFailed(run.run_id, error);
       return;
@@ -143,45 +153,47 @@ export class Settlement {
     let status: RunStatus = outcome.kind === "success" ? "success" : outcome.kind === "error" ? "error" : "interrupted";
     let error = outcome.kind === "error" ? outcome.error : undefined;
     const owner = options.owner;
-    // A driver that settles in one transaction records the result under the lease's guard and writes the
-    // terminal status with it (steps 2 and 3 at once); a result that cannot be serialized throws before
-    // anything is written and the run ends `error` through the ordinary terminal write below.
-    let settled: { won: Run | null } | undefined;
-    if (outcome.kind === "success" && options.captureResult && this.storage.runs.settle) {
-      try {
-        const won = await this.storage.runs.settle(runId, status, outcome.result, {
-          from: ["running"],
-          ...(owner !== undefined ? { owner } : {}),
-        });
-        settled = { won };
-      } catch (captureError) {
-        if (!(captureError instanceof WireSerializationError)) throw captureError;
-        status = "error";
-        error = captureError;
-      }
-    } else if (outcome.kind === "success" && options.captureResult) {
-      // The result is first-write-wins: an execution that lost its run must not record one for it.
-      if (options.owner !== undefined && (await this.leaseLost(runId, options.owner))) return "lost";
-      try {
-        if (!this.storage.runs.recordResult) throw new Error("storage driver cannot record run results");
-        await this.storage.runs.recordResult(runId, outcome.result);
-      } catch (captureError) {
-        status = "error";
-        error = captureError;
-      }
-    }
-    if (!settled && options.rollbackRequested()) return this.eraseRolledBack(run);
+    const executionCompleted = outcome.kind === "success";
     // The terminal write, owner-guarded (a stale executor whose run another owner now holds changes
     // nothing), with the run's own error in the same write (it outlives the thread's `error`, which the
     // next run overwrites). A failure here propagates: the run is still `running`, its lease runs out and
     // the reaper requeues it: the next attempt resumes from its last checkpoint and settles then.
-    const won = settled
-      ? settled.won
-      : await this.storage.runs.transition(runId, status, {
+    let write: TerminalWrite;
+    if (this.storage.runs.settle) {
+      // A driver that settles in one transaction also records the result (server-marked runs) under the
+      // lease's guard, updates the thread and releases the lease with the status. A result that cannot
+      // be serialized throws before anything is written: the run then ends `error`, without a result.
+      const captured = executionCompleted && options.captureResult ? (outcome as { result: RunResult }).result : undefined;
+      try {
+        write = await this.writeSettled(run, status, error, captured, snapshot, executionCompleted, owner);
+      } catch (captureError) {
+        if (captured === undefined || !(captureError instanceof WireSerializationError)) throw captureError;
+        status = "error";
+        error = captureError;
+        write = await this.writeSettled(run, status, error, undefined, snapshot, executionCompleted, owner);
+      }
+    } else {
+      if (executionCompleted && options.captureResult) {
+        // The result is first-write-wins: an execution that lost its run must not record one for it.
+        if (owner !== undefined && (await this.leaseLost(runId, owner))) return "lost";
+        try {
+          if (!this.storage.runs.recordResult) throw new Error("storage driver cannot record run results");
+          await this.storage.runs.recordResult(runId, (outcome as { result: RunResult }).result);
+        } catch (captureError) {
+          status = "error";
+          error = captureError;
+        }
+      }
+      if (options.rollbackRequested()) return this.eraseRolledBack(run);
+      write = {
+        won: await this.storage.runs.transition(runId, status, {
           from: ["running"],
           ...(owner !== undefined ? { owner } : {}),
           ...(error !== undefined ? { error: storedRunError(error) } : {}),
-        });
+        }),
+      };
+    }
+    const won = write.won;
     // A rollback that arrived while the write was on its way: no waiter, stream, listener or webhook has
     // seen the run end yet.
     if (options.rollbackRequested()) return this.eraseRolledBack(run);
@@ -203,7 +215,11 @@ export class Settlement {
       return null;
     }
     let thread: RunEnd["thread"];
-    await this.step(runId, "thread", async () => (thread = await this.updateThread(final, snapshot, error, outcome.kind === "success")));
+    if (write.thread !== undefined) {
+      thread = write.thread ?? undefined;
+    } else {
+      await this.step(runId, "thread", async () => (thread = await this.updateThread(final, snapshot, error, executionCompleted)));
+    }
     if (won && kwargsOf(run).webhook) {
       await this.step(runId, "webhook", () =>
         this.outbox.enqueueRunWebhook(kwargsOf(run).webhook!, final, snapshot?.values ?? null, error),
@@ -211,10 +227,12 @@ export class Settlement {
     }
     // This path reports the end when its own write won, or when a cancel won (engine.cancel leaves an
     // executing run's follow-up work to its executor).
-    if (won || final.status === "interrupted") await this.notifySettled(final, options.internal);
+    if (won || final.status === "interrupted") {
+      await this.notifySettled(final, options.internal, write.pushConfigs !== undefined ? { pushConfigs: write.pushConfigs } : {});
+    }
     if (kwargsOf(run).temporary) await this.step(runId, "temporary-thread", () => this.storage.threads.delete(run.thread_id));
     // Only now may another process claim the thread's next run: this one's thread update is done.
-    if (owner !== undefined) await this.step(runId, "lease", () => this.storage.runs.releaseLease(runId, owner));
+    if (owner !== undefined && !write.released) await this.step(runId, "lease", () => this.storage.runs.releaseLease(runId, owner));
     this.finish(
       runId,
       {
@@ -316,28 +334,60 @@ export class Settlement {
     else console.error(`run ${runId}: settlement step "${step}" failed (the other steps ran):`, error);
   }
 
-  /**
-   * The thread's status after a run, as the official server sets it: `error` after an error; `interrupted`
-   * when the graph stopped by itself with work left (`next` non-empty: a static breakpoint or
-   * `interrupt()`), or when interrupts are pending; else `idle`. A cancelled execution leaves `next`
-   * pointing at the step it was stopped in, which waits on nobody: that thread is `idle`.
-   */
+  /** The thread's update (`threadUpdate`) after `run`, as its own write. */
   private async updateThread(
     run: Run,
     snapshot: ThreadSnapshot | undefined,
     error: unknown,
     executionCompleted: boolean,
   ): Promise<RunEnd["thread"]> {
-    const pending = snapshot !== undefined && Object.keys(snapshot.interrupts).length > 0;
-    const stoppedEarly = executionCompleted && snapshot !== undefined && snapshot.next.length > 0;
-    const status: ThreadStatus =
-      run.status === "error" || run.status === "timeout" ? "error" : pending || stoppedEarly ? "interrupted" : "idle";
-    const updated = await this.storage.threads.update(run.thread_id, {
-      status,
-      ...(snapshot ? { values: snapshot.values, interrupts: snapshot.interrupts } : {}),
-      error: error === undefined ? null : errorPayload(error),
-    });
+    const updated = await this.storage.threads.update(run.thread_id, threadUpdate(run.status, snapshot, error, executionCompleted));
     return updated ? { status: updated.status, interrupts: updated.interrupts } : undefined;
+  }
+
+  /**
+   * The terminal write through `RunRepo.settle`, which also records `result` (server-marked runs), and —
+   * when the write lands — updates the thread and releases the lease in the same transaction. The
+   * thread's update keeps the isolation it had as a step of its own: when the combined write fails (a
+   * thread value that cannot be serialized, a lock timeout on the thread row, ...), the result and the
+   * status are written without it and the thread step runs on its own afterwards, its failure logged.
+   * A result that cannot be serialized throws `WireSerializationError` (nothing written).
+   */
+  private async writeSettled(
+    run: Run,
+    status: RunStatus,
+    error: unknown,
+    result: RunResult | undefined,
+    snapshot: ThreadSnapshot | undefined,
+    executionCompleted: boolean,
+    owner: string | undefined,
+  ): Promise<TerminalWrite> {
+    const settle = (withThread: boolean) =>
+      this.storage.runs.settle!(run.run_id, status, {
+        from: ["running"],
+        ...(owner !== undefined ? { owner } : {}),
+        ...(error !== undefined ? { error: storedRunError(error) } : {}),
+        ...(result !== undefined ? { result } : {}),
+        ...(withThread ? { thread: threadUpdate(status, snapshot, error, executionCompleted), releaseLease: owner !== undefined } : {}),
+      });
+    let settled: SettledRun | null;
+    try {
+      settled = await settle(true);
+    } catch {
+      const alone = await settle(false);
+      return alone ? { won: alone.run, ...(alone.pushConfigs !== undefined ? { pushConfigs: alone.pushConfigs } : {}) } : { won: null };
+    }
+    if (!settled) return { won: null };
+    return {
+      won: settled.run,
+      // A driver that did not say (`thread` absent) leaves the thread to step 4 on its own.
+      thread:
+        settled.thread === undefined
+          ? undefined
+          : settled.thread && { status: settled.thread.status, interrupts: settled.thread.interrupts },
+      released: owner !== undefined,
+      ...(settled.pushConfigs !== undefined ? { pushConfigs: settled.pushConfigs } : {}),
+    };
   }
 
   /**
@@ -352,25 +402,6 @@ export class Settlement {
     }
     this.waiters.resolve(runId, outcome);
   }
-}
-
-export function errorPayload(error: unknown): { error: string; message: string } {
-  if (error instanceof WireSerializationError) return { error: "SerializationError", message: error.message };
-  if (error instanceof Error) return { error: error.name, message: error.message };
-  return { error: "Error", message: JSON.stringify(toWireJson(error ?? null)) };
-}
-
-/**
- * A run's error as the run keeps it (`RunRepo.getError`): type and message, the message cut at
- * `RUN_ERROR_MESSAGE_MAX` characters (never inside a surrogate pair); never a stack.
- */
-export function storedRunError(error: unknown): RunError {
-  const payload = errorPayload(error);
-  if (payload.message.length <= RUN_ERROR_MESSAGE_MAX) return payload;
-  let end = RUN_ERROR_MESSAGE_MAX;
-  const last = payload.message.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
-  return { error: payload.error, message: payload.message.slice(0, end) };
 }
 
 function kwargsOf(run: Run): EngineRunKwargs {

@@ -75,7 +75,7 @@ describe.each(drivers)("a stalled executor on $name", (driver) => {
       expect(more).toEqual([]);
       expect(write?.args[1]).toBe("success");
       // The stale write was refused by its owner guard, not by chance.
-      const refused = stale.calls.filter((c) => c.repo === "runs" && c.method === "transition");
+      const refused = stale.calls.filter((c) => c.repo === "runs" && (c.method === "transition" || c.method === "settle"));
       expect(refused.map((c) => [c.args[1], c.result])).toEqual([["interrupted", null]]);
       expect((refused[0]!.args[2] as { owner?: string }).owner).toBeDefined();
       expect((refused[0]!.args[2] as { owner?: string }).owner).not.toBe((write!.args[2] as { owner?: string }).owner);

@@ -26,6 +26,11 @@ export interface InstrumentedStorage {
    * holds a chosen call at a gate it opens later.
    */
   before: ((call: StorageCall) => Promise<void> | void) | undefined;
+  /**
+   * Awaited after the driver answered a call, before its caller gets the answer: a test holds the engine
+   * right after a write landed (settlement after its terminal write, say).
+   */
+  after: ((call: StorageCall) => Promise<void> | void) | undefined;
 }
 
 /**
@@ -39,6 +44,7 @@ export function instrumentStorage(inner: Storage): InstrumentedStorage {
     calls: [],
     fault: undefined,
     before: undefined,
+    after: undefined,
   };
   const wrapRepo = (repoName: string, repo: object) =>
     new Proxy(repo, {
@@ -51,6 +57,7 @@ export function instrumentStorage(inner: Storage): InstrumentedStorage {
           await instrumented.before?.(call);
           if (instrumented.fault?.(call)) throw new Error(`injected failure: ${repoName}.${property}`);
           call.result = await (value as (...a: unknown[]) => unknown).apply(target, args);
+          await instrumented.after?.(call);
           return call.result;
         };
       },

@@ -17,7 +17,7 @@ let dispose: () => Promise<void>;
 let base: string;
 const logged: Array<{ fields: Record<string, unknown>; message: string }> = [];
 const logger: A2ALogger = { error: (fields, message) => logged.push({ fields, message }) };
-/** While set, `runs.get` and `runs.searchTaskRoots` fail as a broken database would. */
+/** While set, `runs.get`, `runs.getTask` and `runs.searchTaskRoots` fail as a broken database would. */
 let brokenStorage = false;
 
 beforeAll(async () => {
@@ -37,7 +37,7 @@ function breakable(inner: Storage): Storage {
   const runs = new Proxy(inner.runs, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
-      if ((property === "get" || property === "searchTaskRoots") && typeof value === "function") {
+      if ((property === "get" || property === "getTask" || property === "searchTaskRoots") && typeof value === "function") {
         return (...args: unknown[]) => {
           if (brokenStorage) throw new Error("SQLITE_CORRUPT: secret table layout at /var/lib/agent.sqlite");
           return (value as (...a: unknown[]) => unknown).apply(target, args);

@@ -32,7 +32,7 @@ import { requireWaitingForInput } from "./tasks/resume-check.js";
 import { TaskAccess } from "./tasks/task-access.js";
 import { declaredInputModes } from "./tasks/message-input.js";
 import { admitting, TaskAdmission } from "./tasks/task-admission.js";
-import { currentRun, rememberInternal, taskRuns } from "./tasks/task-lineage.js";
+import { currentRun, taskRuns } from "./tasks/task-lineage.js";
 import { TaskRenderer, type RenderOptions } from "./tasks/task-renderer.js";
 import { followTask, joinTokenStream } from "./tasks/task-stream.js";
 
@@ -98,8 +98,7 @@ export class TaskRequestHandler implements A2ARequestHandler {
       // A new task that settled here: its row comes with its end and its marker with its admission, so
       // only its result is read (a continuation, or a run settled elsewhere, is read as GetTask reads it).
       if (admitted.internal && end.run?.run_id === admitted.taskId) {
-        rememberInternal(end.run, admitted.internal);
-        return this.renderRuns(end.run, end.run, { historyLength: length });
+        return this.renderer.render(end.run, end.run, { historyLength: length }, admitted.internal);
       }
     }
     return this.render(admitted.taskId, openScope, { historyLength: length });
@@ -129,8 +128,9 @@ export class TaskRequestHandler implements A2ARequestHandler {
    */
   async cancelTask(params: CancelTaskRequest, context?: ServerCallContext): Promise<Task> {
     const scope = this.scope(context);
-    const first = await this.access.requireTask(checkTaskId(params.id), scope, "update");
-    let current = await currentRun(this.deps.storage, first);
+    const found = await this.access.requireTaskRuns(checkTaskId(params.id), scope, "update");
+    const first = found.first;
+    let current = found.current;
     if (current.status === "pending" || current.status === "running") {
       await this.deps.engine.cancel([current.run_id], { threadId: current.thread_id });
       const after = await this.render(first.run_id, openScope);
@@ -191,9 +191,8 @@ export class TaskRequestHandler implements A2ARequestHandler {
    * a streaming message admitted), its artifact and the final status.
    */
   async *resubscribe(params: SubscribeToTaskRequest, context?: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    const first = await this.access.requireTask(checkTaskId(params.id), this.scope(context), "read");
-    const current = await currentRun(this.deps.storage, first);
-    const task = await this.renderRuns(first, current);
+    const { first, internal, current } = await this.access.requireTaskRuns(checkTaskId(params.id), this.scope(context), "read");
+    const task = await this.renderer.render(first, current, {}, internal);
     if (TERMINAL_TASK_STATES.includes(task.status!.state)) {
       throw new UnsupportedOperationError(`task "${first.run_id}" is ${TaskState[task.status!.state]}: nothing to subscribe to`);
     }
@@ -214,8 +213,8 @@ export class TaskRequestHandler implements A2ARequestHandler {
 
   /** The task: its current run row (effective status) and the result recorded for that run. */
   private async render(taskId: string, scope: A2ARequestScope, options?: RenderOptions): Promise<Task> {
-    const first = await this.access.requireTask(taskId, scope, "read");
-    return this.renderRuns(first, await currentRun(this.deps.storage, first), options);
+    const { first, internal, current } = await this.access.requireTaskRuns(taskId, scope, "read");
+    return this.renderer.render(first, current, options, internal);
   }
 
   private renderRuns(first: Run, current: Run, options?: RenderOptions): Promise<Task> {

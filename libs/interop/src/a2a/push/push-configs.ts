@@ -133,7 +133,8 @@ export class TaskPushConfigs {
    * never enqueue one notification twice.
    */
   async register(taskId: string, config: RequestedPushConfig, run: Run): Promise<void> {
-    const stored = await this.repo().put({ run_id: taskId, ...config, config_id: config.config_id || taskId });
+    // Registered with `run`: its settlement sees the config even when the two race (PushConfigRepo.put).
+    const stored = await this.repo().put({ run_id: taskId, ...config, config_id: config.config_id || taskId }, { run: run.run_id });
     if (!stored) return; // the task is gone again (rolled back): nothing to notify about
     const now = await this.deps.storage.runs.get(run.run_id);
     if (now && now.status !== "pending" && now.status !== "running") {

@@ -22,8 +22,10 @@ const registered = new WeakSet<Engine>();
 export function registerPushDelivery(deps: A2AHandlerDeps): void {
   if (!deps.storage.pushConfigs || registered.has(deps.engine)) return;
   registered.add(deps.engine);
-  deps.engine.onRunSettled(async ({ run, internal }: RunSettledEvent) => {
-    if (!internal?.captureResult) return;
+  deps.engine.onRunSettled(async ({ run, internal, pushConfigs }: RunSettledEvent) => {
+    // The terminal write said the task has no config: nothing to look up (a registration racing it
+    // enqueues the notification itself, see TaskPushConfigs.register).
+    if (!internal?.captureResult || pushConfigs === false) return;
     await enqueueTaskNotifications(deps, run, internal.taskId ?? run.run_id);
   });
 }

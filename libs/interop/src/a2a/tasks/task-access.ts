@@ -1,7 +1,7 @@
 import { TaskNotFoundError } from "@a2a-js/sdk/errors";
 import type { Run, Storage } from "@agent-server/core";
 import { openScope, type A2ARequestScope, type A2AThreadAction } from "../request-scope.js";
-import { taskRun } from "./task-lineage.js";
+import { findTask, type FoundTask } from "./task-lineage.js";
 
 /**
  * Which tasks of one agent a caller may act on. A task is scoped like every other run operation,
@@ -19,9 +19,14 @@ export class TaskAccess {
    * denials (403) propagate.
    */
   async requireTask(taskId: string, scope: A2ARequestScope, action: A2AThreadAction): Promise<Run> {
-    const first = await taskRun(this.storage, taskId, this.assistantId);
-    if (!first || !(await this.visible(first, scope, action))) throw new TaskNotFoundError(`task "${taskId}" not found`);
-    return first;
+    return (await this.requireTaskRuns(taskId, scope, action)).first;
+  }
+
+  /** `requireTask`, with the first run's marker and the task's current run read along (`findTask`). */
+  async requireTaskRuns(taskId: string, scope: A2ARequestScope, action: A2AThreadAction): Promise<FoundTask> {
+    const task = await findTask(this.storage, taskId, this.assistantId);
+    if (!task || !(await this.visible(task.first, scope, action))) throw new TaskNotFoundError(`task "${taskId}" not found`);
+    return task;
   }
 
   async visible(first: Run, scope: A2ARequestScope, action: A2AThreadAction): Promise<boolean> {

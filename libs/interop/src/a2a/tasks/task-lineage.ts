@@ -7,35 +7,34 @@ import type { Run, RunInternal, Storage } from "@agent-server/core";
  * the drivers index it (`searchTaskRoots`, `latestContinuation`), so no lookup scans unrelated runs.
  */
 
-/**
- * The internal marker a call already read for a run object (`taskRun` reads it to tell a task), so the
- * same call's rendering does not read it again. Keyed by the object: it lives as long as the call holds it.
- */
-const loadedInternals = new WeakMap<Run, RunInternal>();
-
-/** `run`'s internal marker is `internal` (this call wrote or read it). */
-export function rememberInternal(run: Run, internal: RunInternal): void {
-  loadedInternals.set(run, internal);
-}
-
-/** The run's internal marker: the one this call loaded with the run, else read. */
-export async function internalOf(storage: Storage, run: Run): Promise<RunInternal | null> {
-  return loadedInternals.get(run) ?? (await storage.runs.getInternal(run.run_id));
-}
-
 /** How many task roots one `searchTaskRoots` call reads while listing. */
 const TASK_PAGE = 500;
 
-/** The run as a task of `assistantId`: the first run of an A2A task, or null when it is none. */
-export async function taskRun(storage: Storage, taskId: string, assistantId: string): Promise<Run | null> {
+/** A task as one read finds it: its first run, that run's internal marker, and its CURRENT run. */
+export interface FoundTask {
+  first: Run;
+  internal: RunInternal;
+  /** The newest continuation, or the first run itself. */
+  current: Run;
+}
+
+/**
+ * The run as a task of `assistantId` (the first run of an A2A task) with its marker and current run, or
+ * null when it is none. One read with `RunRepo.getTask`, else three (run, marker, latest continuation).
+ */
+export async function findTask(storage: Storage, taskId: string, assistantId: string): Promise<FoundTask | null> {
   if (!taskId) return null;
-  const run = await storage.runs.get(taskId);
+  const read = storage.runs.getTask
+    ? await storage.runs.getTask(taskId)
+    : await (async () => {
+        const run = await storage.runs.get(taskId);
+        if (!run) return null;
+        return { run, internal: (await storage.runs.getInternal(taskId)) ?? {}, latest: await storage.runs.latestContinuation(taskId) };
+      })();
   // A run of another assistant, a plain (non-A2A) run, or a continuation is not a task of this agent.
-  if (!run || run.assistant_id !== assistantId) return null;
-  const internal = await storage.runs.getInternal(run.run_id);
-  if (!internal?.captureResult || internal.taskId) return null;
-  loadedInternals.set(run, internal);
-  return run;
+  if (!read || read.run.assistant_id !== assistantId) return null;
+  if (!read.internal.captureResult || read.internal.taskId) return null;
+  return { first: read.run, internal: read.internal, current: read.latest ?? read.run };
 }
 
 /** The task's CURRENT run: its newest continuation, or the first run itself. One indexed read. */

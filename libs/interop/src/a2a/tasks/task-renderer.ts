@@ -1,7 +1,6 @@
 import { Message, Role, type Task } from "@a2a-js/sdk";
-import type { Run, RunError, RunResult, Storage } from "@agent-server/core";
+import type { Run, RunError, RunInternal, RunResult, Storage } from "@agent-server/core";
 import { interruptsMessage, projectTask, textPart } from "../task-projection.js";
-import { internalOf } from "./task-lineage.js";
 
 /** What a caller asked to see of a task. */
 export interface RenderOptions {
@@ -24,27 +23,35 @@ const HISTORY_TURNS = 100;
 export class TaskRenderer {
   constructor(private readonly storage: Storage) {}
 
-  async render(first: Run, current: Run, options: RenderOptions = {}): Promise<Task> {
+  /** `firstInternal`: the first run's marker, when the caller has it (else it is read for the history). */
+  async render(first: Run, current: Run, options: RenderOptions = {}, firstInternal?: RunInternal): Promise<Task> {
     const result = await this.result(current);
     const failure = await this.failure(current);
     const task = projectTask({ run: current, result, taskId: first.run_id, failure });
     if (options.includeArtifacts === false) task.artifacts = [];
     if (options.historyLength !== 0) {
-      const history = await this.history(first, current, result, task);
+      const history = await this.history(first, current, result, task, firstInternal);
       task.history = options.historyLength === undefined ? history : history.slice(-options.historyLength);
     }
     return task;
   }
 
   /** `currentResult` is the current run's result, already read for the task's state and artifacts. */
-  private async history(first: Run, current: Run, currentResult: RunResult | null, task: Task): Promise<Message[]> {
+  private async history(
+    first: Run,
+    current: Run,
+    currentResult: RunResult | null,
+    task: Task,
+    firstInternal: RunInternal | undefined,
+  ): Promise<Message[]> {
     const runs =
       first.run_id === current.run_id
         ? [first]
         : [first, ...(await this.storage.runs.listContinuations(first.run_id, { limit: HISTORY_TURNS }))];
     const history: Message[] = [];
     for (const run of runs) {
-      const asked = (await internalOf(this.storage, run))?.message;
+      const internal = run === first && firstInternal ? firstInternal : await this.storage.runs.getInternal(run.run_id);
+      const asked = internal?.message;
       if (asked) history.push(Message.fromJSON(asked));
       const isCurrent = run.run_id === current.run_id;
       // The current run's answer is the status message when it asks for input: not repeated here.

@@ -214,12 +214,12 @@ describe.each(drivers)("A2A gRPC binding ($name)", (driver) => {
   });
 });
 
-/** `inner` whose `runs.get` throws while `isBroken()` (as a corrupt database would). */
+/** `inner` whose run reads (`runs.get`, and `runs.getTask`, a task's read) throw while `isBroken()` (as a corrupt database would). */
 function breakable(inner: Storage, isBroken: () => boolean): Storage {
   const runs = new Proxy(inner.runs, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
-      if (property !== "get" || typeof value !== "function") return value;
+      if ((property !== "get" && property !== "getTask") || typeof value !== "function") return value;
       return (...args: unknown[]) => {
         if (isBroken()) throw new Error("SECRET database layout");
         return (value as (...a: unknown[]) => unknown).apply(target, args);

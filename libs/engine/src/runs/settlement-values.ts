@@ -1,0 +1,67 @@
+import {
+  RUN_ERROR_MESSAGE_MAX,
+  toWireJson,
+  WireSerializationError,
+  type Run,
+  type RunError,
+  type RunSettlement,
+  type RunStatus,
+  type ThreadStatus,
+} from "@agent-server/core";
+import type { ThreadSnapshot } from "./outcome.js";
+import type { RunEnd } from "./waiters.js";
+
+/** Values settlement writes: a run's error as the API and the run keep it, the thread's update after a run. */
+
+export function errorPayload(error: unknown): { error: string; message: string } {
+  if (error instanceof WireSerializationError) return { error: "SerializationError", message: error.message };
+  if (error instanceof Error) return { error: error.name, message: error.message };
+  return { error: "Error", message: JSON.stringify(toWireJson(error ?? null)) };
+}
+
+/**
+ * A run's error as the run keeps it (`RunRepo.getError`): type and message, the message cut at
+ * `RUN_ERROR_MESSAGE_MAX` characters (never inside a surrogate pair); never a stack.
+ */
+export function storedRunError(error: unknown): RunError {
+  const payload = errorPayload(error);
+  if (payload.message.length <= RUN_ERROR_MESSAGE_MAX) return payload;
+  let end = RUN_ERROR_MESSAGE_MAX;
+  const last = payload.message.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return { error: payload.error, message: payload.message.slice(0, end) };
+}
+
+/** What a terminal write did: the run it ended (null: a guard failed), and what it did besides. */
+export interface TerminalWrite {
+  won: Run | null;
+  /** The thread after an update made with the write (null: the thread is gone); undefined: not updated yet. */
+  thread?: RunEnd["thread"] | null;
+  /** The owner's lease was cleared with the write. */
+  released?: boolean;
+  /** `SettledRun.pushConfigs` of the write. */
+  pushConfigs?: boolean;
+}
+
+/**
+ * The thread's update after a run that ended `runStatus`, as the official server sets it: `error` after
+ * an error; `interrupted` when the graph stopped by itself with work left (`next` non-empty: a static
+ * breakpoint or `interrupt()`), or when interrupts are pending; else `idle`. A cancelled execution leaves
+ * `next` pointing at the step it was stopped in, which waits on nobody: that thread is `idle`.
+ */
+export function threadUpdate(
+  runStatus: RunStatus,
+  snapshot: ThreadSnapshot | undefined,
+  error: unknown,
+  executionCompleted: boolean,
+): NonNullable<RunSettlement["thread"]> {
+  const pending = snapshot !== undefined && Object.keys(snapshot.interrupts).length > 0;
+  const stoppedEarly = executionCompleted && snapshot !== undefined && snapshot.next.length > 0;
+  const status: ThreadStatus =
+    runStatus === "error" || runStatus === "timeout" ? "error" : pending || stoppedEarly ? "interrupted" : "idle";
+  return {
+    status,
+    ...(snapshot ? { values: snapshot.values, interrupts: snapshot.interrupts } : {}),
+    error: error === undefined ? null : errorPayload(error),
+  };
+}

@@ -1,0 +1,78 @@
+import {
+  nowIso,
+  type Run,
+  type RunError,
+  type RunSettlement,
+  type RunStatus,
+  type SettledRun,
+  type Thread,
+  type ThreadStatus,
+} from "@agent-server/core";
+import type pg from "pg";
+import { FOREIGN_KEY_VIOLATION, Params, pgCode, query, toDbJson, type Tables } from "./db.js";
+
+/**
+ * `RunRepo.settle` on PostgreSQL: one statement. The result's INSERT (guarded by the lease), the
+ * terminal UPDATE (clearing the lease with `releaseLease`) and the thread's UPDATE (only when the
+ * terminal write landed: it reads the run's row from the UPDATE's RETURNING) are CTEs of one query, so
+ * they commit together and cost one round trip. `runColumns` are the columns of a `Run`.
+ */
+export async function settleRun(
+  pool: pg.Pool,
+  t: Tables,
+  runColumns: string,
+  runId: string,
+  to: RunStatus,
+  options: RunSettlement,
+): Promise<SettledRun | null> {
+  // Everything is serialized before the query: a value that is not JSON throws and writes nothing.
+  const params = new Params([runId, to, nowIso(), errorJson(options.error)]);
+  const result = options.result ? params.add(toDbJson(options.result)) : undefined;
+  const where = [`run_id = $1`];
+  if (options.from) where.push(`status = ANY(${params.add([...options.from])}::text[])`);
+  const owner = options.owner !== undefined ? params.add(options.owner) : undefined;
+  if (owner) where.push(`lease_owner = ${owner}`);
+  const ctes: string[] = [];
+  if (result) {
+    ctes.push(`recorded AS (
+      INSERT INTO ${t.runResults} (run_id, result, created_at)
+      SELECT $1, ${result}::jsonb, $3 WHERE EXISTS (SELECT 1 FROM ${t.runs} WHERE run_id = $1 ${owner ? `AND lease_owner = ${owner}` : ""})
+      ON CONFLICT (run_id) DO NOTHING)`);
+  }
+  const lease = options.releaseLease && owner ? `, lease_owner = NULL, lease_expires_at = NULL` : "";
+  ctes.push(`settled AS (
+    UPDATE ${t.runs} SET status = $2, updated_at = $3, error = COALESCE($4::jsonb, error)${lease}
+     WHERE ${where.join(" AND ")}
+     RETURNING ${runColumns}, push_registered
+       OR EXISTS (SELECT 1 FROM ${t.pushConfigs} p WHERE p.run_id = COALESCE(task_id, run_id)) AS push_configs)`);
+  let select = `SELECT settled.* FROM settled`;
+  const thread = options.thread;
+  if (thread) {
+    const sets = [`updated_at = $3`, `status = ${params.add(thread.status)}`];
+    if (thread.values !== undefined) sets.push(`"values" = ${params.add(thread.values === null ? null : toDbJson(thread.values))}::jsonb`);
+    if (thread.interrupts !== undefined) sets.push(`interrupts = ${params.add(toDbJson(thread.interrupts))}::jsonb`);
+    if ("error" in thread) sets.push(`error = ${params.add(toDbJson(thread.error))}::jsonb`);
+    ctes.push(`thread AS (
+      UPDATE ${t.threads} SET ${sets.join(", ")} WHERE thread_id = (SELECT thread_id FROM settled)
+      RETURNING status AS thread_status, interrupts AS thread_interrupts)`);
+    select = `SELECT settled.*, thread.thread_status, thread.thread_interrupts FROM settled LEFT JOIN thread ON true`;
+  }
+  type Row = Run & { push_configs: boolean; thread_status?: ThreadStatus | null; thread_interrupts?: Thread["interrupts"] | null };
+  let row: Row | undefined;
+  try {
+    [row] = await query<Row>(pool, `WITH ${ctes.join(",\n")}\n${select}`, params.values);
+  } catch (error) {
+    // The run was deleted between the snapshot and the foreign-key check: nothing to settle.
+    if (pgCode(error) === FOREIGN_KEY_VIOLATION) return null;
+    throw error;
+  }
+  if (!row) return null;
+  const { thread_status, thread_interrupts, push_configs: pushConfigs, ...run } = row;
+  if (!thread) return { run, pushConfigs };
+  return { run, thread: thread_status ? { status: thread_status, interrupts: thread_interrupts ?? {} } : null, pushConfigs };
+}
+
+/** A run's error as the `error` column stores it: only its two strings (null: none). */
+export function errorJson(error: RunError | undefined): string | null {
+  return error ? toDbJson({ error: String(error.error), message: String(error.message) }) : null;
+}

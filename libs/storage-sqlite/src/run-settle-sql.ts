@@ -1,0 +1,27 @@
+import { stringifyWire, type RunSettlement } from "@agent-server/core";
+
+/** The statements of `SqliteRunRepo.settle` (runs.ts). */
+
+/** The result's first write, only while the run exists and (owner given) its lease is the owner's. */
+export const INSERT_RESULT_GUARDED_SQL = `INSERT INTO run_results (run_id, result, created_at)
+  SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ? AND (? IS NULL OR lease_owner = ?))
+  ON CONFLICT (run_id) DO NOTHING`;
+
+/** Settlement's thread update: status always, values / interrupts / error when given (`set_*`). */
+export const SETTLE_THREAD_SQL = `UPDATE threads SET updated_at = @updated_at, status = @status,
+    state_values = CASE WHEN @set_values THEN @state_values ELSE state_values END,
+    interrupts = COALESCE(@interrupts, interrupts),
+    error = CASE WHEN @set_error THEN @error ELSE error END
+  WHERE thread_id = @thread_id RETURNING status, interrupts`;
+
+/** `RunSettlement.thread` as the parameters of SETTLE_THREAD_SQL (throws before any write if not JSON). */
+export function threadUpdateRow(thread: NonNullable<RunSettlement["thread"]>) {
+  return {
+    status: thread.status,
+    set_values: thread.values !== undefined ? 1 : 0,
+    state_values: thread.values === undefined || thread.values === null ? null : stringifyWire(thread.values),
+    interrupts: thread.interrupts !== undefined ? stringifyWire(thread.interrupts) : null,
+    set_error: "error" in thread ? 1 : 0,
+    error: "error" in thread ? stringifyWire(thread.error) : null,
+  };
+}
