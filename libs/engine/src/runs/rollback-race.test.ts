@@ -56,6 +56,34 @@ describe.each(drivers)("rollback while a claim is in flight ($name)", (driver) =
     expect(await storage.runs.get(first.run_id)).toBeNull();
   });
 
+  it("a rollback arriving while settlement's combined write is on its way is refused: the run is kept, its thread agrees", async () => {
+    if (!storage.runs.settle) return;
+    const threadId = await newThread(storage);
+    const runs = storage.runs as { settle: NonNullable<Storage["runs"]["settle"]> };
+    const settle = runs.settle.bind(storage.runs);
+    let release!: () => void;
+    const writing = new Promise<void>((resolve) => {
+      runs.settle = async (...args) => {
+        resolve();
+        await new Promise<void>((done) => (release = done));
+        return settle(...args);
+      };
+    });
+    const first = await engine.createRun({ assistant_id: "echo", input: { messages: [{ role: "user", content: "kept" }] } }, { threadId });
+    await writing;
+    const cancelled = engine.cancel([first.run_id], { action: "rollback" });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    await cancelled;
+    // Too late to erase: the cancel ends it as an interrupt if that lands first, else it completed. Either
+    // way it is kept, and the thread shows what its checkpoints hold.
+    const end = await engine.waitRun(first.run_id);
+    expect(["success", "interrupted"]).toContain(end.status);
+    expect((await storage.runs.get(first.run_id))?.status).toBe(end.status);
+    const values = (await storage.threads.get(threadId))?.values as { messages: Array<{ content: string }> };
+    expect(values.messages.map((m) => m.content)).toEqual(["kept", "echo: kept"]);
+  });
+
   it("a rolled-back running run goes from running to gone: readers never see it interrupted", async () => {
     const threadId = await newThread(storage);
     const first = await engine.createRun({ assistant_id: "slow", input: { delayMs: 300 } }, { threadId });

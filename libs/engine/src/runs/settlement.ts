@@ -164,6 +164,9 @@ export class Settlement {
       // lease's guard, updates the thread and releases the lease with the status. A result that cannot
       // be serialized throws before anything is written: the run then ends `error`, without a result.
       const captured = executionCompleted && options.captureResult ? (outcome as { result: RunResult }).result : undefined;
+      // That write updates the thread too, which an erase would not undo: a rollback arriving from now on
+      // is too late (refused, as after any terminal write), not one to erase a half-settled run for.
+      options.rollbackClosed?.();
       try {
         write = await this.writeSettled(run, status, error, captured, snapshot, executionCompleted, owner);
       } catch (captureError) {
