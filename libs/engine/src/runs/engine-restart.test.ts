@@ -126,7 +126,11 @@ describe.each(drivers)("engine shutdown on $name", (driver) => {
       for (let attempt = 1; attempt <= 3; attempt++) {
         await running(storage, run.run_id);
         await engine.stop(0, 0);
-        expect(await storage.runs.get(run.run_id)).toMatchObject({ status: "pending", metadata: { run_attempt: attempt + 1 } });
+        const handedBack = await storage.runs.get(run.run_id);
+        expect(handedBack?.status).toBe("pending");
+        // A claim already on its way when the stop began may land after it: that run is handed back too
+        // (one attempt more), never executed past the stop.
+        expect(handedBack?.metadata?.run_attempt).toBeGreaterThan(attempt);
         engine = await startEngine(storage, { maxAttempts: 2 });
       }
       try {
