@@ -76,9 +76,9 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
   // The API app, in-process: relative webhooks and the SDK's `new Client()` (in custom routes and graphs)
   // are sent through it. Bound before graphs and routes load, which may make a Client at import time.
   let api: ReturnType<typeof createApp> | undefined;
-  const loopback = (request: Request) => {
+  const loopback = (request: Request, env?: unknown) => {
     if (!api) throw new Error("the server is not started yet: in-process requests are served once it is");
-    return api.fetch(request);
+    return api.fetch(request, env);
   };
   const unbindSdkLoopback = bindSdkLoopback(loopback);
   try {
@@ -212,7 +212,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
  * with the way out (exit 2), not a stack trace.
  */
 async function listenOrExplain(
-  fetch: (request: Request) => Response | Promise<Response>,
+  fetch: (request: Request, env?: unknown) => Response | Promise<Response>,
   host: string,
   port: number,
 ): Promise<RunningServer> {

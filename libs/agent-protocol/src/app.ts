@@ -12,6 +12,7 @@ import { internal } from "./internal/index.js";
 import { meta } from "./meta/index.js";
 import { runs } from "./runs/index.js";
 import { store } from "./store/index.js";
+import { threadStream } from "./thread-stream/index.js";
 import { threads } from "./threads/index.js";
 import { uiRoutes } from "./ui/routes.js";
 
@@ -39,6 +40,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route("/", crons);
   app.route("/", assistants);
   app.route("/", threads);
+  app.route("/", threadStream);
   app.route("/", runs);
   app.route("/", store);
   if (deps.dev) app.route("/", internal);

@@ -12,6 +12,8 @@ import { ThreadExecution } from "./runs/thread-execution.js";
 import { ThreadLock } from "./runs/thread-lock.js";
 import { RunWaiters, type RunEnd } from "./runs/waiters.js";
 import { WorkerPool } from "./runs/worker-pool.js";
+import { ProtocolRuns } from "./protocol/protocol-run.js";
+import { ThreadEventLog } from "./protocol/thread-event-log.js";
 import { EngineSignals } from "./signals/engine-signals.js";
 import { StreamHub, type RunEventStream, type StreamEvent } from "./streaming/stream-hub.js";
 import { DEFAULT_OUTBOX_OPTIONS, WebhookOutbox, type LoopbackFetch, type OutboxOptions } from "./webhooks/outbox.js";
@@ -60,6 +62,8 @@ export type CancelAction = "interrupt" | "rollback";
 export class Engine {
   readonly registry: GraphRegistry;
   readonly hub: StreamHub;
+  /** Every thread's events of the thread streaming protocol, durable and replayable (`ThreadEventLog`). */
+  readonly threadEvents: ThreadEventLog;
   readonly outbox: WebhookOutbox;
   readonly crons: CronScheduler;
   /** Signals to and from the other processes on the same storage (or within this one). */
@@ -92,6 +96,7 @@ export class Engine {
         return run?.status === "pending" || run?.status === "running";
       },
     });
+    this.threadEvents = new ThreadEventLog(this.storage.events, options.eventTtlMs ?? 60 * 60_000, this.signals);
     this.outbox = new WebhookOutbox(
       this.storage,
       { ...DEFAULT_OUTBOX_OPTIONS, ...options.outbox },
@@ -111,6 +116,7 @@ export class Engine {
       this.settlement,
       this.threadExecution,
       options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      new ProtocolRuns(this.threadEvents),
       options.logger,
     );
     this.pool = new WorkerPool(

@@ -23,7 +23,7 @@ export {
 export { McpConfigSchema, type McpConfig } from "./config/mcp.js";
 export { unsupportedConfigKeys } from "./config/unsupported-keys.js";
 export { systemAssistantDefaultsFromEnv, type SystemAssistantDefaults } from "./config/system-assistant-defaults.js";
-export { REJECT_MESSAGE, type AdmissionOptions } from "./runs/admission.js";
+export { REJECT_MESSAGE, CheckpointNotFoundError, type AdmissionOptions } from "./runs/admission.js";
 export type { RunCreateRequest, RunCommand, StreamMode, EngineRunKwargs, RunAuthContext } from "./runs/run-request.js";
 export { configurableFromHeaders, createRunAuthValue } from "./runs/run-request-rules.js";
 export type { RunEnd } from "./runs/waiters.js";
@@ -37,3 +37,4 @@ export * from "./threads/index.js";
 export { isRelativeWebhook } from "@agent-server/core";
 export type { LoopbackFetch, OutboxDelivery } from "./webhooks/outbox.js";
 export { outboundUrlPolicy, WebhooksConfigSchema, type ServerMode, type WebhooksConfig } from "./config/webhooks.js";
+export * from "./protocol/index.js";

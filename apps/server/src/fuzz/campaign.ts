@@ -145,7 +145,7 @@ export class Campaign {
     const violations = answerViolations(request, response, secretIds(this.world));
     // A generic 500 text hides the cause: the server's own log line tells the bugs apart.
     for (const violation of violations) {
-      if (violation.oracle === "5xx" || violation.oracle === "JSON-RPC -32603") {
+      if (violation.oracle === "5xx" || violation.oracle === "JSON-RPC -32603" || violation.oracle === "protocol unknown_error") {
         const logged = this.server.errorSince(mark);
         if (logged) violation.detail += ` [server log: ${logged}]`;
       }

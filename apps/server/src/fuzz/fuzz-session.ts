@@ -6,16 +6,28 @@ import { Campaign, type CampaignOptions, type CampaignReport } from "./campaign.
 import { closeConnections } from "./http-exchange.js";
 import { mcpTarget } from "./mcp-targets.js";
 import { openApiTargets, type OpenApiDocument } from "./openapi-targets.js";
+import { threadCommandTarget } from "./protocol-targets.js";
 import type { FuzzTarget } from "./request-parts.js";
 import type { GenContext } from "./schema-arbitraries.js";
 import { startServerUnderTest, startSink, type ServerUnderTest } from "./server-under-test.js";
 import { seedWorld, type World } from "./world.js";
 
-/** Every target: each OpenAPI operation, unrouted paths, both A2A JSON-RPC versions, each HTTP+JSON route and /mcp. */
+/**
+ * Every target: each OpenAPI operation, unrouted paths, the thread streaming protocol's commands, both A2A
+ * JSON-RPC versions, each HTTP+JSON route and /mcp.
+ */
 export function allTargets(doc: OpenApiDocument, world: World): FuzzTarget[] {
   const ctx: GenContext = { world, components: doc.components?.schemas ?? {} };
   const [api, last] = splitLast(openApiTargets(doc, ctx));
-  return [...api, a2aJsonRpcTarget(ctx, "1.0"), a2aJsonRpcTarget(ctx, "0.3"), ...a2aHttpTargets(ctx), mcpTarget(ctx), ...last];
+  return [
+    ...api,
+    threadCommandTarget(ctx),
+    a2aJsonRpcTarget(ctx, "1.0"),
+    a2aJsonRpcTarget(ctx, "0.3"),
+    ...a2aHttpTargets(ctx),
+    mcpTarget(ctx),
+    ...last,
+  ];
 }
 
 /** The truncate route stays last (see openapi-targets.ts). */

@@ -32,6 +32,13 @@ export interface FuzzResponse {
 const BODY_LIMIT = 256 * 1024;
 
 /**
+ * A thread's event stream (the thread streaming protocol) never ends by itself: it is read this long
+ * (its replay arrives at once), then closed, so each such request does not cost a whole timeout.
+ */
+const ENDLESS_STREAM_READ_MS = 300;
+const ENDLESS_STREAM = / \/threads\/\{thread_id\}\/stream\/events$/;
+
+/**
  * Keep-alive socket pool shared by every request of a campaign. The fuzz requests are sequential, so one
  * socket suffices; more would only let streams that outlive their timeout pile up.
  */
@@ -87,6 +94,12 @@ function exchange(
         });
         incoming.on("end", () => finish());
         incoming.on("error", (error) => finish({ error: error.message }));
+        if (contentType.startsWith("text/event-stream") && ENDLESS_STREAM.test(req.route)) {
+          setTimeout(() => {
+            finish();
+            outgoing.destroy();
+          }, ENDLESS_STREAM_READ_MS);
+        }
         incoming.on("aborted", () => finish({ error: "response aborted" }));
       },
     );

@@ -4,7 +4,15 @@ import { VICTIM, type Secret } from "./world.js";
 /** What an oracle found wrong with one exchange. */
 export interface Violation {
   oracle:
-    "5xx" | "no response" | "JSON-RPC -32603" | "internal error text" | "partial write" | "auth leak" | "server down" | "victim changed";
+    | "5xx"
+    | "no response"
+    | "JSON-RPC -32603"
+    | "protocol unknown_error"
+    | "internal error text"
+    | "partial write"
+    | "auth leak"
+    | "server down"
+    | "victim changed";
   /** Goes into the failure group's key: what makes two violations the same bug (body line, tables, leaked id kind). */
   detail: string;
 }
@@ -39,9 +47,24 @@ export function jsonRpcEnvelopes(response: FuzzResponse): { error?: { code?: unk
   return envelopes;
 }
 
-/** A request the server refused: a 4xx, or an A2A JSON-RPC answer carrying an error. Nothing may have been written. */
+/** A thread streaming protocol command (`POST /threads/{id}/commands`): answered with a success or error envelope. */
+function isProtocolCommand(request: FuzzRequest): boolean {
+  return request.route.startsWith("POST /threads/{thread_id}/commands");
+}
+
+/** The error code of a protocol command's error envelope, if the answer is one. */
+function protocolError(response: FuzzResponse): string | undefined {
+  const [envelope] = jsonRpcEnvelopes(response) as { type?: unknown; error?: unknown }[];
+  return envelope?.type === "error" && typeof envelope.error === "string" ? envelope.error : undefined;
+}
+
+/**
+ * A request the server refused: a 4xx, or a JSON-RPC (A2A) or protocol-command answer carrying an error.
+ * Nothing may have been written.
+ */
 export function refused(request: FuzzRequest, response: FuzzResponse): boolean {
   if (response.status >= 400 && response.status < 500) return true;
+  if (response.status === 200 && isProtocolCommand(request)) return protocolError(response) !== undefined;
   return request.jsonRpc === true && response.status === 200 && jsonRpcEnvelopes(response).some((e) => e.error !== undefined);
 }
 
@@ -63,6 +86,10 @@ export function answerViolations(request: FuzzRequest, response: FuzzResponse, s
       if (envelope.error?.code === INTERNAL_ERROR)
         found.push({ oracle: "JSON-RPC -32603", detail: String(envelope.error.message).slice(0, 160) });
     }
+  }
+  // The protocol's answer to a failure the server did not expect: bad input must never produce it.
+  if (isProtocolCommand(request) && protocolError(response) === "unknown_error") {
+    found.push({ oracle: "protocol unknown_error", detail: bodyLine(response.body) });
   }
   const internal = INTERNAL_TEXT.exec(response.body);
   if (internal && !(request.body ?? "").includes(internal[0]) && !request.path.includes(internal[0])) {

@@ -22,8 +22,10 @@ export async function deleteAssistantThreads(c: Context<AppEnv>, assistantId: st
         skipped++;
         continue;
       }
-      if (await storage.threads.delete(thread.thread_id)) deleted++;
-      else skipped++;
+      if (await storage.threads.delete(thread.thread_id)) {
+        deleted++;
+        await c.var.deps.engine.threadEvents.delete(thread.thread_id);
+      } else skipped++;
     }
   }
 }

@@ -70,6 +70,9 @@ const EXPECTED_EVENTS: Record<string, string[]> = {
   "POST /runs/stream": ["threads:create_run"],
   "POST /runs/wait": ["threads:create_run"],
   "POST /runs/batch": ["threads:create_run"],
+  "POST /threads/{thread_id}/commands": ["threads:read"],
+  "POST /threads/{thread_id}/stream/events": ["threads:read"],
+  "GET /threads/{thread_id}/stream/events": ["threads:read"],
   "PUT /store/items": ["store:put"],
   "GET /store/items": ["store:get"],
   "DELETE /store/items": ["store:delete"],
@@ -84,6 +87,7 @@ const BODY_OVERRIDES: Record<string, (ids: Record<string, string>) => Record<str
   "POST /runs/crons": (ids) => ({ schedule: "0 0 1 1 *", assistant_id: ids.assistant_id }),
   "POST /threads/{thread_id}/runs/crons": (ids) => ({ schedule: "0 0 1 1 *", assistant_id: ids.assistant_id }),
   "POST /runs/cancel": (ids) => ({ thread_id: ids.thread_id, run_ids: [ids.run_id] }),
+  "POST /threads/{thread_id}/commands": () => ({ id: 1, method: "state.get", params: { namespace: [] } }),
 };
 
 /** Public: served without authentication, nothing to authorize. */
@@ -135,6 +139,8 @@ const FILTERED: Record<string, "404" | "409" | "empty"> = {
   "GET /runs/{run_id}/stream": "404",
   "POST /threads/{thread_id}/runs/{run_id}/cancel": "404",
   "POST /runs/cancel": "404",
+  "POST /threads/{thread_id}/stream/events": "404",
+  "GET /threads/{thread_id}/stream/events": "404",
 };
 
 /** An empty list or a zero count. */

@@ -165,6 +165,8 @@ export const crudRoutes = createRouter()
       await c.var.deps.engine.withThreadLock(thread_id, async () => {
         await stopThreadRuns(c, thread_id);
         await c.var.deps.storage.threads.delete(thread_id);
+        // Its protocol events are keyed by the thread, not by its runs: the drivers' run cascade misses them.
+        await c.var.deps.engine.threadEvents.delete(thread_id);
       });
       return c.body(null, 204);
     },

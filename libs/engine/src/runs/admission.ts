@@ -30,11 +30,20 @@ export interface AdmissionOptions {
   /** Server-private facts (A2A marker and lineage). Only server code passes this. */
   internal?: RunInternal;
   /**
+   * The run was started through the thread streaming protocol: it streams LangGraph's protocol events
+   * to its thread's event log (`ProtocolRuns`) instead of the run's own stream. `answered`: the ids of
+   * the interrupts it resumes (announced as `input.answered` when it starts). Server code only.
+   */
+  protocol?: { answered?: string[] };
+  /**
    * Admit the run already ended as cancelled (`interrupted`): validated and written like any run, but
    * never queued, so it cannot execute. See `Engine.createCancelledRun`.
    */
   cancelled?: boolean;
 }
+
+/** The checkpoint a run request names does not exist on its thread (a 404, like any NotFoundError). */
+export class CheckpointNotFoundError extends NotFoundError {}
 
 export const REJECT_MESSAGE = "Thread is already running a task. Wait for it to finish or choose a different multitask strategy.";
 
@@ -73,7 +82,12 @@ export class Admission {
           assistant_id: assistant.assistant_id,
           status: options.cancelled ? "interrupted" : "pending",
           metadata: request.metadata ?? {},
-          kwargs: this.kwargs(request, assistant, thread, runId, stateless, options.auth),
+          kwargs: {
+            ...this.kwargs(request, assistant, thread, runId, stateless, options.auth),
+            ...(options.protocol
+              ? { protocol: true, ...(options.protocol.answered?.length ? { answered: options.protocol.answered } : {}) }
+              : {}),
+          },
           multitask_strategy: strategy,
           created_at: request.after_seconds ? addMs(nowIso(), request.after_seconds * 1000) : undefined,
         },
@@ -124,7 +138,7 @@ export class Admission {
       (await this.storage.checkpointer.getTuple({
         configurable: { thread_id: threadId, checkpoint_ns: checkpointNs, checkpoint_id: checkpointId },
       }));
-    if (!found) throw new NotFoundError(`Checkpoint "${String(checkpointId)}" not found on this thread`);
+    if (!found) throw new CheckpointNotFoundError(`Checkpoint "${String(checkpointId)}" not found on this thread`);
   }
 
   private temporaryThread(assistant: Assistant, request: RunCreateRequest): Promise<Thread> {

@@ -35,11 +35,7 @@ export interface EmittedEvent {
  * `control`: a drain requested through it (shutdown) stops the graph at its next superstep boundary,
  * with that step's checkpoint saved; the stream then throws LangGraph's `GraphDrained`.
  */
-export async function* executeGraph(
-  run: Run,
-  graph: CompiledGraph,
-  options: { attempt: number; signal: AbortSignal; resume?: boolean; control?: RunControl },
-): AsyncGenerator<EmittedEvent> {
+export async function* executeGraph(run: Run, graph: CompiledGraph, options: GraphCallOptions): AsyncGenerator<EmittedEvent> {
   const kwargs = run.kwargs as EngineRunKwargs;
   const userModes = new Set<StreamMode>(kwargs.stream_mode);
   const libModes = new Set<string>([...userModes].filter((m) => m !== "events" && m !== "messages-tuple"));
@@ -53,27 +49,8 @@ export async function* executeGraph(
 
   yield { event: "metadata", data: { run_id: run.run_id, attempt: options.attempt } };
 
-  let input = kwargs.command != null ? toCommand(kwargs.command) : (kwargs.input ?? null);
-  let configurable = kwargs.config.configurable;
-  if (options.resume) {
-    input = null;
-    const { checkpoint_id: _startedAt, ...rest } = configurable ?? {};
-    configurable = rest;
-  }
-  const streamConfig = {
-    configurable,
-    tags: kwargs.config.tags,
-    recursionLimit: kwargs.config.recursion_limit,
-    metadata: { ...kwargs.config.metadata, run_attempt: options.attempt },
-    context: kwargs.context,
-    interruptBefore: kwargs.interrupt_before,
-    interruptAfter: kwargs.interrupt_after,
-    subgraphs: kwargs.subgraphs,
-    streamMode: [...libModes],
-    runId: run.run_id,
-    signal: options.signal,
-    control: options.control,
-  };
+  const { input, config } = graphCall(run, options);
+  const streamConfig = { ...config, subgraphs: kwargs.subgraphs, streamMode: [...libModes] };
   // streamEvents attaches an event callback to every runnable the graph invokes (each node, each channel
   // write, each edge): it costs more than a small graph's own work. The `events` and `messages` modes need
   // it, and subgraph streams (where it adds LangGraph's checkpoint envelopes, which the official server
@@ -122,6 +99,44 @@ export async function* executeGraph(
       yield { event: "messages/partial", data: [merged] };
     }
   }
+}
+
+export interface GraphCallOptions {
+  attempt: number;
+  signal: AbortSignal;
+  resume?: boolean;
+  control?: RunControl;
+}
+
+/**
+ * What a run hands its graph: the input (a `Command` for a command) and the config of the call. A resumed
+ * attempt continues from the thread's latest checkpoint, as LangGraph resumes: no input (the run's input
+ * or command is already in that state), and no `checkpoint_id` (that is where the first attempt started).
+ */
+export function graphCall(run: Run, options: GraphCallOptions): { input: unknown; config: Record<string, unknown> } {
+  const kwargs = run.kwargs as EngineRunKwargs;
+  let input = kwargs.command != null ? toCommand(kwargs.command) : (kwargs.input ?? null);
+  let configurable = kwargs.config.configurable;
+  if (options.resume) {
+    input = null;
+    const { checkpoint_id: _startedAt, ...rest } = configurable ?? {};
+    configurable = rest;
+  }
+  return {
+    input,
+    config: {
+      configurable,
+      tags: kwargs.config.tags,
+      recursionLimit: kwargs.config.recursion_limit,
+      metadata: { ...kwargs.config.metadata, run_attempt: options.attempt },
+      context: kwargs.context,
+      interruptBefore: kwargs.interrupt_before,
+      interruptAfter: kwargs.interrupt_after,
+      runId: run.run_id,
+      signal: options.signal,
+      control: options.control,
+    },
+  };
 }
 
 /** The graph's own stream, shaped as the root graph's `on_chain_stream` events of `streamEvents`. */

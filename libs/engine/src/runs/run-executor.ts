@@ -2,6 +2,7 @@ import { isGraphDrained } from "@langchain/langgraph";
 import { NotFoundError, type ClaimedRun, type Delivery, type Run, type Storage } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
 import type { CompiledGraph } from "../graphs/types.js";
+import type { ProtocolRuns } from "../protocol/protocol-run.js";
 import type { StreamHub } from "../streaming/stream-hub.js";
 import { executeGraph } from "./execute-graph.js";
 import { readThreadSnapshot, toRunResult, type ThreadSnapshot } from "./outcome.js";
@@ -59,6 +60,7 @@ export class RunExecutor {
     private readonly settlement: Settlement,
     private readonly threads: ThreadExecution,
     private readonly maxAttempts: number,
+    private readonly protocol: ProtocolRuns,
     private readonly logger?: RunLogger,
   ) {}
 
@@ -81,10 +83,11 @@ export class RunExecutor {
       // The claim marked the thread busy.
       const internal = claimedInternal ?? (await this.storage.runs.getInternal(run.run_id));
       let graph: CompiledGraph | undefined;
+      let graphId: string | undefined;
       let snapshot: ThreadSnapshot | undefined;
       let outcome: ExecutionOutcome;
       try {
-        const graphId = await this.graphIdOf(run);
+        graphId = await this.graphIdOf(run);
         graph = await this.registry.get(graphId, kwargs.config);
         // Each earlier attempt ended with its process (it never settled): the run stops here rather than
         // crash the server again and again. Attempts a shutdown handed back do not count.
@@ -93,8 +96,10 @@ export class RunExecutor {
         const resume = attempt > 1 && (await wroteCheckpoint(this.storage, run));
         const signal = execution.controller.signal;
         const context = { run_id: run.run_id, thread_id: run.thread_id, graph_id: graphId, assistant_id: run.assistant_id };
+        const call = { attempt, signal, resume, control: execution.control };
         await withRunContext(context, async () => {
-          for await (const event of executeGraph(run, graph!, { attempt, signal, resume, control: execution.control })) {
+          if (kwargs.protocol === true) return this.protocol.execute(run, graph!, graphId!, call);
+          for await (const event of executeGraph(run, graph!, call)) {
             await this.hub.publish(run.run_id, event.event, event.data, { resumable: kwargs.resumable });
           }
         });
@@ -110,6 +115,7 @@ export class RunExecutor {
         outcome = execution.controller.signal.aborted ? { kind: "interrupted" } : { kind: "error", error };
         if (graph) snapshot = await readThreadSnapshot(graph, run.thread_id).catch(() => undefined);
       }
+      if (kwargs.protocol === true) await this.endProtocolRun(run, graphId ?? run.assistant_id, outcome, snapshot);
       const final = await this.settlement.settle(run, outcome, snapshot, {
         captureResult: internal?.captureResult === true,
         rollbackRequested: () => execution.rollback,
@@ -121,6 +127,15 @@ export class RunExecutor {
       const status = final === "lost" ? "lost" : (final?.status ?? "erased");
       this.logger?.runEnded(run.run_id, run.thread_id, status, Date.now() - started);
     });
+  }
+
+  /** The run's last event on its thread's protocol stream; a storage failure here does not stop settlement. */
+  private async endProtocolRun(run: Run, graphId: string, outcome: ExecutionOutcome, snapshot: ThreadSnapshot | undefined): Promise<void> {
+    try {
+      await this.protocol.end(run, graphId, outcome, snapshot);
+    } catch (error) {
+      this.logger?.settlementStepFailed?.(run.run_id, "protocol-lifecycle", error);
+    }
   }
 
   /**

@@ -49,6 +49,10 @@ export interface EngineRunKwargs {
   subgraphs: boolean;
   resumable: boolean;
   on_disconnect?: "cancel" | "continue";
+  /** Started through the thread streaming protocol (see `AdmissionOptions.protocol`). */
+  protocol?: boolean;
+  /** A protocol run that resumes interrupts: their ids. */
+  answered?: string[];
   [key: string]: unknown;
 }
 

@@ -48,6 +48,8 @@ export type RunSettledListener = (event: RunSettledEvent) => void | Promise<void
 export type SettlementStep =
   /** Publishing the run's `error` event to its stream. */
   | "error-event"
+  /** Appending a thread-streaming-protocol run's terminal `lifecycle` event to its thread's stream. */
+  | "protocol-lifecycle"
   /** Reading the run row after another path (a cancel) won the terminal write. */
   | "read-final"
   /** Updating (or freeing) the run's thread. */

@@ -9,6 +9,8 @@ export const WAKE_CHANNEL = "queue";
 export const CONTROL_CHANNEL = "control";
 /** One run's live stream, its end, and answers to a control signal about it. */
 export const runChannel = (runId: string): string => `run:${runId}`;
+/** One thread's protocol events (the thread streaming protocol), as their appender stored them. */
+export const threadChannel = (threadId: string): string => `thread:${threadId}`;
 
 export type CancelAction = "interrupt" | "rollback";
 
@@ -87,6 +89,25 @@ export class EngineSignals {
     // The run row stays in this process: others read it where they need it.
     const { values, run: _run, ...rest } = end;
     this.send(runChannel(runId), { kind: "end", origin: this.origin, end: options.withValues ? { ...rest, values } : rest });
+  }
+
+  /** A thread's protocol event, stored already: other processes deliver it to their streams of the thread. */
+  threadEvent(threadId: string, event: unknown): void {
+    if (this.crossProcess) this.send(threadChannel(threadId), { origin: this.origin, event });
+  }
+
+  /** Protocol events of a thread appended by other engines; resolves once later ones will be delivered. */
+  async onThread(threadId: string, handler: (event: unknown) => void): Promise<() => void> {
+    if (!this.crossProcess) return () => undefined;
+    try {
+      return await this.bus.subscribe(threadChannel(threadId), (payload) => {
+        const signal = payload as { origin?: unknown; event?: unknown } | null;
+        if (signal && typeof signal === "object" && signal.origin !== this.origin) handler(signal.event);
+      });
+    } catch (error) {
+      this.onError(error);
+      return () => undefined;
+    }
   }
 
   control(runId: string, action: CancelAction): void {

@@ -1,6 +1,7 @@
-import { toWireJson, type EventRepo, type StoredEvent } from "@agent-server/core";
+import type { EventRepo, StoredEvent } from "@agent-server/core";
 import type { RunEnd } from "../runs/waiters.js";
 import type { EngineSignals } from "../signals/engine-signals.js";
+import { toStreamJson } from "./stream-json.js";
 
 export interface StreamEvent {
   /**
@@ -211,26 +212,5 @@ export class Subscription implements RunEventStream {
     const waiter = this.waiter;
     this.waiter = undefined;
     waiter?.();
-  }
-}
-
-/**
- * Stream payloads are best-effort JSON: a chunk with something JSON cannot carry (a callback in an
- * `events` payload, say) must not kill the run, so such members degrade the way JSON.stringify would.
- */
-function toStreamJson(data: unknown): unknown {
-  try {
-    return toWireJson(data);
-  } catch {
-    return JSON.parse(
-      JSON.stringify(data, (_key, value) => {
-        if (typeof value === "bigint") return value.toString();
-        if (value && typeof value === "object" && typeof value.toDict === "function") {
-          const { type, data: body } = value.toDict();
-          return { ...body, type };
-        }
-        return value;
-      }) ?? "null",
-    );
   }
 }

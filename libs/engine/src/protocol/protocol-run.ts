@@ -1,0 +1,65 @@
+import type { Run } from "@agent-server/core";
+import type { CompiledGraph } from "../graphs/types.js";
+import { graphCall, type GraphCallOptions } from "../runs/execute-graph.js";
+import type { ExecutionOutcome } from "../runs/settlement.js";
+import type { ThreadSnapshot } from "../runs/outcome.js";
+import type { EngineRunKwargs } from "../runs/run-request.js";
+import { ProtocolEventMapper, type LangGraphProtocolEvent } from "./protocol-events.js";
+import type { ThreadEventLog } from "./thread-event-log.js";
+
+/** The root lifecycle statuses a run goes through on its thread's protocol stream. */
+export type RootStatus = "running" | "completed" | "interrupted" | "failed";
+
+/**
+ * Executes runs started through the thread streaming protocol (`kwargs.protocol`): the graph streams
+ * through `streamEvents(..., { version: "v3" })`, so LangGraph's own protocol events (with the graph's
+ * stream transformers) reach the thread's log, framed by the run's root lifecycle:
+ *
+ * 1. `lifecycle: running` (root namespace, `graph_name` the graph id) when the attempt starts, and for a
+ *    run that resumes interrupts, `input.answered` with their ids (so every client on the thread, not
+ *    only the one that answered, stops offering them);
+ * 2. the graph's events, mapped by `ProtocolEventMapper`;
+ * 3. `lifecycle: completed | interrupted | failed` when it ends, appended by the executor before
+ *    settlement's terminal write, so it precedes every event of the thread's next run, wherever that
+ *    one executes. A run handed back by a shutdown ends nothing: its next attempt starts with `running`.
+ */
+export class ProtocolRuns {
+  constructor(private readonly log: ThreadEventLog) {}
+
+  async execute(run: Run, graph: CompiledGraph, graphId: string, options: GraphCallOptions): Promise<void> {
+    await this.lifecycle(run, graphId, "running");
+    const answered = (run.kwargs as EngineRunKwargs).answered;
+    if (answered?.length) {
+      const params = { namespace: [], timestamp: Date.now(), data: { interrupt_ids: answered } };
+      await this.log.append(run.thread_id, run.run_id, "input.answered", params);
+    }
+    const { input, config } = graphCall(run, options);
+    const stream = (await graph.streamEvents(input, {
+      ...config,
+      version: "v3",
+    } as never)) as unknown as AsyncIterable<LangGraphProtocolEvent>;
+    const mapper = new ProtocolEventMapper();
+    for await (const event of stream) {
+      for (const frame of mapper.map(event)) await this.log.append(run.thread_id, run.run_id, frame.method, frame.params);
+    }
+  }
+
+  /** Appends the run's terminal root lifecycle for the outcome settlement is about to write. */
+  async end(run: Run, graphId: string, outcome: ExecutionOutcome, snapshot: ThreadSnapshot | undefined): Promise<void> {
+    if (outcome.kind === "error") {
+      await this.lifecycle(run, graphId, "failed", errorMessage(outcome.error));
+      return;
+    }
+    const pending = outcome.kind === "interrupted" || Object.keys(snapshot?.interrupts ?? {}).length > 0;
+    await this.lifecycle(run, graphId, pending ? "interrupted" : "completed");
+  }
+
+  private async lifecycle(run: Run, graphId: string, status: RootStatus, error?: string): Promise<void> {
+    const data = { event: status, graph_name: graphId, ...(error !== undefined ? { error } : {}) };
+    await this.log.append(run.thread_id, run.run_id, "lifecycle", { namespace: [], timestamp: Date.now(), data });
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
