@@ -10,6 +10,7 @@ import type { RunCreateRequest } from "./runs/run-request.js";
 import { Settlement, type RunSettledListener } from "./runs/settlement.js";
 import { ThreadExecution } from "./runs/thread-execution.js";
 import { ThreadLock } from "./runs/thread-lock.js";
+import { RunEnds } from "./runs/run-ends.js";
 import { RunWaiters, type RunEnd } from "./runs/waiters.js";
 import { WorkerPool } from "./runs/worker-pool.js";
 import { ProtocolRuns } from "./protocol/protocol-run.js";
@@ -77,6 +78,7 @@ export class Engine {
   private readonly admission: Admission;
   private readonly settlement: Settlement;
   private readonly pool: WorkerPool;
+  private readonly ends: RunEnds;
   private readonly storage: Storage;
   private admitting = false;
   private stopping = false;
@@ -132,6 +134,7 @@ export class Engine {
         onError: (task, error) => this.backgroundFailed(task, error),
       },
     );
+    this.ends = new RunEnds(this.storage, this.waiters, this.signals, this.pollMs, (runId) => this.pool.active.has(runId));
     this.crons = new CronScheduler(
       this.storage,
       (cron, request) =>
@@ -293,9 +296,9 @@ export class Engine {
    */
   async waitRun(runId: string, threadId?: string): Promise<RunEnd> {
     const waiter = this.waiters.wait(runId);
-    const unfollow = await this.followEnd(runId, threadId);
+    const unfollow = await this.ends.follow(runId, threadId);
     try {
-      return await this.awaitEnd(runId, threadId, waiter.promise);
+      return await this.ends.await(runId, threadId, waiter.promise);
     } finally {
       unfollow();
       waiter.cancel();
@@ -331,7 +334,7 @@ export class Engine {
     let run: Run;
     try {
       // Before the run can start: it may execute in another process.
-      unfollow = await this.followEnd(runId, options.threadId);
+      unfollow = await this.ends.follow(runId, options.threadId);
       if (events) await this.hub.ready(runId);
       run = await this.createRun(request, { ...options, runId });
     } catch (error) {
@@ -342,7 +345,7 @@ export class Engine {
     }
     // Just admitted, so pending: its status is read only if neither settlement here nor an end signal
     // tells first (a lost signal), a poll interval later.
-    const end = this.awaitEnd(runId, run.thread_id, waiter.promise, { admitted: true }).finally(() => {
+    const end = this.ends.await(runId, run.thread_id, waiter.promise, { admitted: true }).finally(() => {
       unfollow();
       waiter.cancel();
     });
@@ -352,82 +355,6 @@ export class Engine {
   private backgroundFailed(task: BackgroundTask, error: unknown): void {
     if (this.options.logger?.backgroundFailed) this.options.logger.backgroundFailed(task, error);
     else console.error(`background ${task} round failed`, error);
-  }
-
-  /**
-   * Wakes this process's waiters of `runId` when another process signals its end. The signal carries the
-   * values only when the run's thread is gone; otherwise they are read from the thread, as settlement left it.
-   */
-  private followEnd(runId: string, threadId: string | undefined): Promise<() => void> {
-    return this.signals.onRun(runId, (signal) => {
-      if (signal.kind !== "end" || !this.waiters.has(runId)) return;
-      const { end } = signal;
-      if (end.values !== undefined || end.erased) {
-        this.waiters.resolve(runId, { ...end, values: end.values ?? null });
-        return;
-      }
-      void (async () => {
-        const thread = await this.storage.threads.get(threadId ?? (await this.storage.runs.get(runId))?.thread_id ?? "");
-        this.waiters.resolve(runId, { ...end, values: thread?.values ?? null });
-      })().catch(() => undefined); // the poll of the run's status takes over
-    });
-  }
-
-  private async awaitEnd(
-    runId: string,
-    threadId: string | undefined,
-    settled: Promise<RunEnd>,
-    options: { admitted?: boolean } = {},
-  ): Promise<RunEnd> {
-    const pollMs = this.pollMs;
-    let firstPause = options.admitted ? pollMs : 0;
-    while (true) {
-      const end = await Promise.race([settled, delay(firstPause)]);
-      firstPause = 0;
-      if (end) return end;
-      try {
-        const polled = await this.pollEnd(runId, threadId, settled, pollMs);
-        if (polled) return polled;
-      } catch (error) {
-        if (error instanceof NotFoundError) throw error;
-        // A storage read failed (briefly unreachable): the waiter may still fire, as settlement goes on.
-        const late = await Promise.race([settled, delay(Math.max(pollMs, POLL_FAILURE_GRACE_MS))]);
-        if (late) return late;
-        throw error;
-      }
-    }
-  }
-
-  /** One look at the run from storage: its end when it has one, else undefined (after a pause). */
-  private async pollEnd(
-    runId: string,
-    threadId: string | undefined,
-    settled: Promise<RunEnd>,
-    pollMs: number,
-  ): Promise<RunEnd | undefined> {
-    const run = await this.storage.runs.get(runId, threadId);
-    if (!run) {
-      // Settlement may have just deleted it (rollback, temporary thread): its waiter says how it ended.
-      const late = await Promise.race([settled, delay(pollMs)]);
-      if (late) return late;
-      throw new NotFoundError(`Run "${runId}" not found`);
-    }
-    if (run.status !== "pending" && run.status !== "running") {
-      // Settled here and now: the rest of settlement (thread, webhook) is still under way; its waiter
-      // fires when it is done. (An execution here that lost the run to another owner ends without
-      // settling it: once it is gone, the next round reads the end that owner wrote.)
-      if (this.pool.active.has(runId)) return (await Promise.race([settled, delay(pollMs)])) || undefined;
-      // Ended before we waited (or in another process): the thread keeps the values settlement wrote,
-      // the run its own error (the thread's `error` is the latest run's; it is read only for a run
-      // that failed before runs kept their errors).
-      const thread = await this.storage.threads.get(run.thread_id);
-      const error =
-        run.status === "error" || run.status === "timeout"
-          ? ((await this.storage.runs.getError(runId)) ?? runError(thread?.error))
-          : undefined;
-      return { status: run.status, values: thread?.values ?? null, ...(error ? { error } : {}) };
-    }
-    return (await Promise.race([settled, delay(pollMs)])) || undefined;
   }
 
   /**
@@ -508,24 +435,8 @@ export class Engine {
 const DEFAULT_MAX_ATTEMPTS = 3;
 /** Node's timers fire at once past 2^31 - 1 ms (~24.8 days); later runs are left to the poll. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-/** How long a wait whose storage read failed still gives the run's waiter to fire before it fails. */
-const POLL_FAILURE_GRACE_MS = 1000;
-
-/** A thread's stored error, when it has the `{ error, message }` shape settlement writes. */
-function runError(value: unknown): { error: string; message: string } | undefined {
-  const candidate = value as { error?: unknown; message?: unknown } | null | undefined;
-  if (typeof candidate?.error === "string" && typeof candidate.message === "string") {
-    return { error: candidate.error, message: candidate.message };
-  }
-  return undefined;
-}
-
 function closeOnAbort(subscription: { close(): void }, signal: AbortSignal | undefined): void {
   if (!signal) return;
   if (signal.aborted) subscription.close();
   else signal.addEventListener("abort", () => subscription.close(), { once: true });
-}
-
-function delay(ms: number): Promise<undefined> {
-  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref?.());
 }

@@ -1,0 +1,106 @@
+import { NotFoundError, type Storage } from "@agent-server/core";
+import type { EngineSignals } from "../signals/engine-signals.js";
+import type { RunEnd, RunWaiters } from "./waiters.js";
+
+/**
+ * How a caller learns that a run ended, wherever it executes: settlement in this process wakes the
+ * run's waiter at once; a run executed by another process, by its end signal (`follow`); a lost signal,
+ * by the poll of the run's status every `pollMs` (`await`).
+ */
+export class RunEnds {
+  constructor(
+    private readonly storage: Storage,
+    private readonly waiters: RunWaiters,
+    private readonly signals: EngineSignals,
+    private readonly pollMs: number,
+    /** Whether an execution of the run is under way in this process (its settlement will wake the waiter). */
+    private readonly executingHere: (runId: string) => boolean,
+  ) {}
+
+  /**
+   * Wakes this process's waiters of `runId` when another process signals its end. The signal carries the
+   * values only when the run's thread is gone; otherwise they are read from the thread, as settlement left it.
+   */
+  follow(runId: string, threadId: string | undefined): Promise<() => void> {
+    return this.signals.onRun(runId, (signal) => {
+      if (signal.kind !== "end" || !this.waiters.has(runId)) return;
+      const { end } = signal;
+      if (end.values !== undefined || end.erased) {
+        this.waiters.resolve(runId, { ...end, values: end.values ?? null });
+        return;
+      }
+      void (async () => {
+        const thread = await this.storage.threads.get(threadId ?? (await this.storage.runs.get(runId))?.thread_id ?? "");
+        this.waiters.resolve(runId, { ...end, values: thread?.values ?? null });
+      })().catch(() => undefined); // the poll of the run's status takes over
+    });
+  }
+
+  async await(
+    runId: string,
+    threadId: string | undefined,
+    settled: Promise<RunEnd>,
+    options: { admitted?: boolean } = {},
+  ): Promise<RunEnd> {
+    const pollMs = this.pollMs;
+    let firstPause = options.admitted ? pollMs : 0;
+    while (true) {
+      const end = await Promise.race([settled, delay(firstPause)]);
+      firstPause = 0;
+      if (end) return end;
+      try {
+        const polled = await this.poll(runId, threadId, settled, pollMs);
+        if (polled) return polled;
+      } catch (error) {
+        if (error instanceof NotFoundError) throw error;
+        // A storage read failed (briefly unreachable): the waiter may still fire, as settlement goes on.
+        const late = await Promise.race([settled, delay(Math.max(pollMs, POLL_FAILURE_GRACE_MS))]);
+        if (late) return late;
+        throw error;
+      }
+    }
+  }
+
+  /** One look at the run from storage: its end when it has one, else undefined (after a pause). */
+  private async poll(runId: string, threadId: string | undefined, settled: Promise<RunEnd>, pollMs: number): Promise<RunEnd | undefined> {
+    const run = await this.storage.runs.get(runId, threadId);
+    if (!run) {
+      // Settlement may have just deleted it (rollback, temporary thread): its waiter says how it ended.
+      const late = await Promise.race([settled, delay(pollMs)]);
+      if (late) return late;
+      throw new NotFoundError(`Run "${runId}" not found`);
+    }
+    if (run.status !== "pending" && run.status !== "running") {
+      // Settled here and now: the rest of settlement (thread, webhook) is still under way; its waiter
+      // fires when it is done. (An execution here that lost the run to another owner ends without
+      // settling it: once it is gone, the next round reads the end that owner wrote.)
+      if (this.executingHere(runId)) return (await Promise.race([settled, delay(pollMs)])) || undefined;
+      // Ended before we waited (or in another process): the thread keeps the values settlement wrote,
+      // the run its own error (the thread's `error` is the latest run's; it is read only for a run
+      // that failed before runs kept their errors).
+      const thread = await this.storage.threads.get(run.thread_id);
+      const error =
+        run.status === "error" || run.status === "timeout"
+          ? ((await this.storage.runs.getError(runId)) ?? runError(thread?.error))
+          : undefined;
+      return { status: run.status, values: thread?.values ?? null, ...(error ? { error } : {}) };
+    }
+    return (await Promise.race([settled, delay(pollMs)])) || undefined;
+  }
+}
+
+/** How long a wait whose storage read failed still gives the run's waiter to fire before it fails. */
+const POLL_FAILURE_GRACE_MS = 1000;
+
+/** A thread's stored error, when it has the `{ error, message }` shape settlement writes. */
+function runError(value: unknown): { error: string; message: string } | undefined {
+  const candidate = value as { error?: unknown; message?: unknown } | null | undefined;
+  if (typeof candidate?.error === "string" && typeof candidate.message === "string") {
+    return { error: candidate.error, message: candidate.message };
+  }
+  return undefined;
+}
+
+function delay(ms: number): Promise<undefined> {
+  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref?.());
+}
