@@ -31,6 +31,12 @@ function deferredCheck(check: () => Promise<boolean>): () => Promise<boolean> {
 }
 
 /**
+ * A comment line this often keeps proxies from closing a quiet stream, and lets the SDK (whose idle
+ * watchdog arms once it has seen two) notice a connection that died without a FIN and reconnect.
+ */
+const HEARTBEAT_MS = 15_000;
+
+/**
  * `POST /threads/{thread_id}/stream/events`: the thread's events that match `filter`, as SSE. It starts
  * with the events kept after `since` (all kept ones without it: the SDK's replay contract, each new
  * stream replays the thread), then goes on live until the client closes it; it never ends by itself,
@@ -47,6 +53,7 @@ export function eventStreamResponse(
   c.req.raw.signal.addEventListener("abort", () => events.close(), { once: true });
   return streamSSE(c, async (stream) => {
     stream.onAbort(() => events.close());
+    const heartbeat = setInterval(() => void stream.write(": heartbeat\n\n").catch(() => events.close()), HEARTBEAT_MS);
     try {
       for await (const event of events) {
         if (!filterMatches(event, filter)) continue;
@@ -54,6 +61,7 @@ export function eventStreamResponse(
         await stream.writeSSE(sseFrame(event));
       }
     } finally {
+      clearInterval(heartbeat);
       events.close();
     }
   });
