@@ -1,4 +1,5 @@
 import { HTTPException } from "hono/http-exception";
+import { matchesAuthFilter } from "@agent-server/core";
 import { agentGetTree, namespaceStatuses } from "./agent-tree.js";
 import { errorEnvelope, failure, ProtocolError, success, type CommandResponse, type ProtocolCommand } from "./envelopes.js";
 import { parseParams, ReconnectParams, UnsubscribeParams } from "./params.js";
@@ -63,7 +64,7 @@ async function dispatch(
       return agentGetTree(caller, threadId, params);
     case "subscription.subscribe": {
       const filter = parseFilter(method, params);
-      await caller.auth.authorize("threads", "read", { thread_id: threadId });
+      await visibleOrUnborn(caller, threadId);
       const id = subscriptionId(filter);
       const { replayed } = await host.subscribe(id, filter);
       return { subscription_id: id, replayed_events: replayed };
@@ -81,6 +82,16 @@ async function dispatch(
       await caller.auth.authorize("threads", "read", { thread_id: threadId });
       throw new ProtocolError("unknown_command", `Unknown command: ${method.slice(0, 100)}`);
   }
+}
+
+/**
+ * `threads:read` for a subscription: a thread that does not exist yet may be subscribed to (its first
+ * run creates it); one that exists must match the handler's filter, else it reads as missing.
+ */
+async function visibleOrUnborn(caller: CommandCaller, threadId: string): Promise<void> {
+  const filter = await caller.auth.authorize("threads", "read", { thread_id: threadId });
+  const thread = await caller.deps.storage.threads.get(threadId);
+  if (thread && !matchesAuthFilter(thread.metadata, filter)) throw new ProtocolError("invalid_argument", `Thread "${threadId}" not found`);
 }
 
 /**
