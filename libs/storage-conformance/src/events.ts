@@ -48,6 +48,17 @@ export function describeEvents(h: Harness): void {
       expect(await s.events.list(run)).toEqual([]);
     });
 
+    it("lastId is the latest appended id of a run, null before its first event", async () => {
+      const s = await h.open();
+      const run = uid();
+      expect(s.events.lastId, "EventRepo.lastId (the thread streaming protocol's applied_through_seq)").toBeTypeOf("function");
+      expect(await s.events.lastId!(run)).toBeNull();
+      await s.events.append(run, "a", 1, { ttlMs: 60_000 });
+      const second = await s.events.append(run, "b", 2, { ttlMs: 60_000 });
+      await s.events.append(uid(), "c", 3, { ttlMs: 60_000 });
+      expect(await s.events.lastId!(run)).toBe(second.id);
+    });
+
     it("deleteForRun removes one run's events and returns how many", async () => {
       const s = await h.open();
       const run = uid();

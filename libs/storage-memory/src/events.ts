@@ -24,6 +24,11 @@ export class MemoryEventRepo implements EventRepo {
     return options?.limit !== undefined ? events.slice(0, Math.max(0, options.limit)) : events;
   }
 
+  async lastId(runId: string): Promise<string | null> {
+    const log = this.state.events.get(runId);
+    return log && log.nextId > 1 ? String(log.nextId - 1) : null;
+  }
+
   /** O(all events). */
   async deleteExpired(now: string): Promise<number> {
     let deleted = 0;

@@ -48,6 +48,16 @@ export class PostgresEventRepo implements EventRepo {
     return rows.map((r) => ({ id: r.id, event: r.event, data: r.data ?? null }));
   }
 
+  /** From the run's counter row, which outlives expiry and deletion (ids are never reused). */
+  async lastId(runId: string): Promise<string | null> {
+    const [row] = await query<{ last_id: string }>(
+      this.pool,
+      `SELECT last_id::text AS last_id FROM ${this.t.runEventCounters} WHERE run_id = $1`,
+      [runId],
+    );
+    return row?.last_id ?? null;
+  }
+
   async deleteExpired(now: string): Promise<number> {
     return queryCount(this.pool, `DELETE FROM ${this.t.runEvents} WHERE expires_at < $1`, [now]);
   }

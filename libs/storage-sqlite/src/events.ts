@@ -13,6 +13,7 @@ export class SqliteEventRepo implements EventRepo {
   private readonly listAfter;
   private readonly expired;
   private readonly forRun;
+  private readonly last;
 
   constructor(db: Db) {
     // One statement computes the next per-run id (MAX over the (run_id, event_id) unique index) and
@@ -33,6 +34,8 @@ export class SqliteEventRepo implements EventRepo {
     // Index events_expires.
     this.expired = db.prepare("DELETE FROM events WHERE expires_at < ?");
     this.forRun = db.prepare("DELETE FROM events WHERE run_id = ?");
+    // The (run_id, event_id) unique index answers it.
+    this.last = db.prepare("SELECT MAX(event_id) AS last FROM events WHERE run_id = ?");
   }
 
   async append(runId: string, event: string, data: unknown, options: { ttlMs: number }): Promise<StoredEvent> {
@@ -52,6 +55,11 @@ export class SqliteEventRepo implements EventRepo {
       rows = this.listAll.all(runId, now, limit) as EventRow[];
     }
     return rows.map(toEvent);
+  }
+
+  async lastId(runId: string): Promise<string | null> {
+    const row = this.last.get(runId) as { last: number | null } | undefined;
+    return row?.last == null ? null : String(row.last);
   }
 
   async deleteExpired(now: string): Promise<number> {

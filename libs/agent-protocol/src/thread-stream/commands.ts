@@ -20,6 +20,13 @@ export interface SubscriptionHost {
 }
 
 /**
+ * Commands that start a run. Their answer's `meta.applied_through_seq` is the thread's latest event seq
+ * when the command was applied: the SDK treats events up to it as replayed history (interrupts it may
+ * already have answered) and later ones as the new run's.
+ */
+const RUN_STARTERS = new Set(["run.start", "input.respond", "input.inject", "state.fork"]);
+
+/**
  * Runs one protocol command on a thread and answers it. Errors become error envelopes, except, with
  * `authAsHttp` (the HTTP transport), an auth handler's refusal, which stays the HTTP error it is (401,
  * 403), as on the official server and every other route; over a WebSocket it is `permission_denied`.
@@ -32,8 +39,10 @@ export async function handleCommand(
   options: { authAsHttp?: boolean } = {},
 ): Promise<CommandResponse> {
   try {
+    // Read before the command's run can append anything: what a client holds up to here is history.
+    const through = RUN_STARTERS.has(command.method) ? await caller.deps.engine.threadEvents.lastSeq(threadId) : undefined;
     const result = await dispatch(caller, threadId, command, host);
-    return success(command.id, result, { thread_id: threadId });
+    return success(command.id, result, { thread_id: threadId, ...(through !== undefined ? { applied_through_seq: through } : {}) });
   } catch (error) {
     if (options.authAsHttp && error instanceof HTTPException && (error.status === 401 || error.status === 403)) throw error;
     return errorEnvelope(command.id, error);

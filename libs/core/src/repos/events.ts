@@ -8,5 +8,11 @@ export interface EventRepo {
   list(runId: string, options?: { after?: string; limit?: number }): Promise<StoredEvent[]>;
   /** Removes events whose expiry is before `now`; returns how many. */
   deleteExpired(now: string): Promise<number>;
+  /**
+   * The id of the latest event appended for `runId` (decimal text), null when none was. One indexed read.
+   * Optional for drivers of one's own: without it, thread streaming protocol commands answer without
+   * `meta.applied_through_seq`.
+   */
+  lastId?(runId: string): Promise<string | null>;
   deleteForRun(runId: string): Promise<number>;
 }

@@ -83,6 +83,12 @@ export class ThreadEventLog {
     });
   }
 
+  /** The seq of the thread's latest event (undefined: none yet, or a driver without `EventRepo.lastId`). */
+  async lastSeq(threadId: string): Promise<number | undefined> {
+    const last = await this.events.lastId?.(threadStreamKey(threadId));
+    return last == null ? undefined : Number(last);
+  }
+
   /** Opens a stream of the thread's events after `after` (a seq; undefined: from the first one kept). */
   open(threadId: string, options: { after?: number } = {}): ThreadEventStream {
     const cursor = new ThreadCursor(

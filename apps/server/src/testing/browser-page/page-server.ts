@@ -19,6 +19,27 @@ export async function bundlePageScript(): Promise<string> {
   return result.outputFiles[0]!.text;
 }
 
+const USE_STREAM_ENTRY = fileURLToPath(new URL("./use-stream-page.tsx", import.meta.url));
+
+/**
+ * use-stream-page.tsx with React and @langchain/react, bundled as a frontend's production build would:
+ * JSX by esbuild, and NODE_ENV defined, which React's entry reads and a browser has no `process` for.
+ */
+export async function bundleUseStreamPage(): Promise<string> {
+  const result = await build({
+    entryPoints: [USE_STREAM_ENTRY],
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: "chrome120",
+    jsx: "automatic",
+    define: { "process.env.NODE_ENV": '"production"' },
+    write: false,
+    logLevel: "silent",
+  });
+  return result.outputFiles[0]!.text;
+}
+
 export interface PageServer {
   /** The page's origin, e.g. http://127.0.0.1:41234 (another port than the agent server's: another origin). */
   url: string;
