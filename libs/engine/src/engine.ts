@@ -98,7 +98,7 @@ export class Engine {
         return run?.status === "pending" || run?.status === "running";
       },
     });
-    this.threadEvents = new ThreadEventLog(this.storage.events, options.eventTtlMs ?? 60 * 60_000, this.signals);
+    this.threadEvents = new ThreadEventLog(this.storage.events, options.eventTtlMs ?? 60 * 60_000, this.signals, this.pollMs);
     this.outbox = new WebhookOutbox(
       this.storage,
       { ...DEFAULT_OUTBOX_OPTIONS, ...options.outbox },

@@ -48,6 +48,23 @@ export function describeEvents(h: Harness): void {
       expect(await s.events.list(run)).toEqual([]);
     });
 
+    it("lists ids in numeric order past one digit, and never reuses an id after expiry or deleteForRun", async () => {
+      const s = await h.open();
+      const run = uid();
+      const ids: number[] = [];
+      for (let i = 0; i < 12; i++) ids.push(Number((await s.events.append(run, "e", i, { ttlMs: 60_000 })).id));
+      expect((await s.events.list(run)).map((e) => Number(e.id))).toEqual(ids);
+      expect((await s.events.list(run, { after: String(ids[8]) })).map((e) => e.data)).toEqual([9, 10, 11]);
+      await s.events.append(run, "short", null, { ttlMs: 1 });
+      expect(await s.events.deleteForRun(run)).toBe(13);
+      const after = await s.events.append(run, "again", null, { ttlMs: 1 });
+      expect(Number(after.id)).toBeGreaterThan(ids[11]! + 1);
+      await sleep(20);
+      await s.events.deleteExpired(new Date().toISOString());
+      expect(await s.events.list(run)).toEqual([]);
+      expect(Number((await s.events.append(run, "later", null, { ttlMs: 60_000 })).id)).toBeGreaterThan(Number(after.id));
+    });
+
     it("lastId is the latest appended id of a run, null before its first event", async () => {
       const s = await h.open();
       const run = uid();

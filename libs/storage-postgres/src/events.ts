@@ -31,15 +31,16 @@ export class PostgresEventRepo implements EventRepo {
 
   async list(runId: string, options?: { after?: string; limit?: number }): Promise<StoredEvent[]> {
     const values: unknown[] = [runId, nowIso()];
-    let sql = `SELECT id::text AS id, event, data FROM ${this.t.runEvents} WHERE run_id = $1 AND expires_at > $2`;
+    // Ordered by the bigint column (`e.id`): `ORDER BY id` would sort the text alias (1, 10, 2, ...).
+    let sql = `SELECT e.id::text AS id, e.event, e.data FROM ${this.t.runEvents} e WHERE e.run_id = $1 AND e.expires_at > $2`;
     if (options?.after !== undefined) {
       // As the memory driver compares numbers: a non-numeric id matches nothing.
       const after = Number(options.after);
       if (Number.isNaN(after)) return [];
       values.push(String(Math.floor(after)));
-      sql += ` AND id > $${values.length}::bigint`;
+      sql += ` AND e.id > $${values.length}::bigint`;
     }
-    sql += ` ORDER BY id`;
+    sql += ` ORDER BY e.id`;
     if (options?.limit !== undefined) {
       values.push(Math.max(0, Math.floor(options.limit)));
       sql += ` LIMIT $${values.length}`;

@@ -13,14 +13,20 @@ export class SqliteEventRepo implements EventRepo {
   private readonly listAfter;
   private readonly expired;
   private readonly forRun;
+  private readonly countExpired;
+  private readonly countRun;
   private readonly last;
+  private readonly deleteExpiredCounted: (now: string) => number;
+  private readonly deleteRunCounted: (runId: string) => number;
 
   constructor(db: Db) {
-    // One statement computes the next per-run id (MAX over the (run_id, event_id) unique index) and
-    // inserts it, so concurrent appenders (even in other processes) never reuse an id.
+    // One statement computes the next per-run id (after both the highest stored id, through the
+    // (run_id, event_id) unique index, and the counter of deleted ones) and inserts it, so concurrent
+    // appenders (even in other processes) never reuse an id.
     this.insert = db.prepare(
       `INSERT INTO events (run_id, event_id, event, data, expires_at)
-       SELECT ?, COALESCE(MAX(event_id), 0) + 1, ?, ?, ? FROM events WHERE run_id = ?
+       SELECT @run, MAX(COALESCE((SELECT MAX(event_id) FROM events WHERE run_id = @run), 0),
+                        COALESCE((SELECT last_id FROM event_counters WHERE run_id = @run), 0)) + 1, @event, @data, @expires
        RETURNING event_id`,
     );
     this.listAll = db.prepare(
@@ -34,13 +40,34 @@ export class SqliteEventRepo implements EventRepo {
     // Index events_expires.
     this.expired = db.prepare("DELETE FROM events WHERE expires_at < ?");
     this.forRun = db.prepare("DELETE FROM events WHERE run_id = ?");
-    // The (run_id, event_id) unique index answers it.
-    this.last = db.prepare("SELECT MAX(event_id) AS last FROM events WHERE run_id = ?");
+    // Before events are deleted: their streams' highest ids, so later appends continue after them.
+    this.countExpired = db.prepare(
+      `INSERT INTO event_counters (run_id, last_id)
+       SELECT run_id, MAX(event_id) FROM events WHERE run_id IN (SELECT DISTINCT run_id FROM events WHERE expires_at < ?) GROUP BY run_id
+       ON CONFLICT (run_id) DO UPDATE SET last_id = MAX(last_id, excluded.last_id)`,
+    );
+    this.countRun = db.prepare(
+      `INSERT INTO event_counters (run_id, last_id) SELECT run_id, MAX(event_id) FROM events WHERE run_id = ? GROUP BY run_id
+       ON CONFLICT (run_id) DO UPDATE SET last_id = MAX(last_id, excluded.last_id)`,
+    );
+    // The (run_id, event_id) unique index and the counter's primary key answer it.
+    this.last = db.prepare(
+      `SELECT MAX(COALESCE((SELECT MAX(event_id) FROM events WHERE run_id = @run), 0),
+                  COALESCE((SELECT last_id FROM event_counters WHERE run_id = @run), 0)) AS last`,
+    );
+    this.deleteExpiredCounted = db.transaction((now: string) => {
+      this.countExpired.run(now);
+      return this.expired.run(now).changes;
+    });
+    this.deleteRunCounted = db.transaction((runId: string) => {
+      this.countRun.run(runId);
+      return this.forRun.run(runId).changes;
+    });
   }
 
   async append(runId: string, event: string, data: unknown, options: { ttlMs: number }): Promise<StoredEvent> {
     const text = stringifyWire(data === undefined ? null : data);
-    const row = this.insert.get(runId, event, text, addMs(nowIso(), options.ttlMs), runId) as { event_id: number };
+    const row = this.insert.get({ run: runId, event, data: text, expires: addMs(nowIso(), options.ttlMs) }) as { event_id: number };
     return toEvent({ event_id: row.event_id, event, data: text });
   }
 
@@ -58,16 +85,16 @@ export class SqliteEventRepo implements EventRepo {
   }
 
   async lastId(runId: string): Promise<string | null> {
-    const row = this.last.get(runId) as { last: number | null } | undefined;
-    return row?.last == null ? null : String(row.last);
+    const row = this.last.get({ run: runId }) as { last: number } | undefined;
+    return row && row.last > 0 ? String(row.last) : null;
   }
 
   async deleteExpired(now: string): Promise<number> {
-    return this.expired.run(now).changes;
+    return this.deleteExpiredCounted(now);
   }
 
   async deleteForRun(runId: string): Promise<number> {
-    return this.forRun.run(runId).changes;
+    return this.deleteRunCounted(runId);
   }
 }
 

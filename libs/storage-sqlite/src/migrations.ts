@@ -254,6 +254,19 @@ CREATE TABLE thread_locks (
     // status. A column of the run, so erasure takes it; NULL for runs that did not fail (and older rows).
     sql: "ALTER TABLE runs ADD COLUMN error TEXT;",
   },
+  {
+    version: 9,
+    name: "event_counters",
+    // The last event id of a stream whose events were deleted (expired, or deleteForRun): the next append
+    // continues after it, so an id is never given to a different event of the same stream (a thread's
+    // protocol stream outlives any one TTL). Written only when events are deleted.
+    sql: `
+CREATE TABLE event_counters (
+  run_id TEXT PRIMARY KEY,
+  last_id INTEGER NOT NULL
+);
+`,
+  },
 ];
 
 /** The exact expression indexed by `checkpoints_run_id`; queries must repeat it verbatim to use the index. */

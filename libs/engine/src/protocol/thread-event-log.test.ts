@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { LocalSignalBus, nowIso, type EventRepo, type Storage } from "@agent-server/core";
+import { addMs, LocalSignalBus, nowIso, type EventRepo, type Storage } from "@agent-server/core";
 import { drivers, type TestDriver } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
 import { EngineSignals } from "../signals/engine-signals.js";
@@ -38,9 +38,12 @@ function signalsOver(storage: Storage, options: { muted?: boolean } = {}): Engin
   });
 }
 
-function logOver(storage: Storage, options: { muted?: boolean; events?: EventRepo; ttlMs?: number } = {}): ThreadEventLog {
-  return new ThreadEventLog(options.events ?? storage.events, options.ttlMs ?? TTL_MS, signalsOver(storage, options));
+function logOver(storage: Storage, options: { muted?: boolean; events?: EventRepo } = {}): ThreadEventLog {
+  return new ThreadEventLog(options.events ?? storage.events, TTL_MS, signalsOver(storage, options), POLL_MS);
 }
+
+/** The fallback read of an open stream that hears nothing (a lost signal): short, so the tests stay quick. */
+const POLL_MS = 300;
 
 const params = (data: unknown) => ({ namespace: [], timestamp: Date.now(), data });
 
@@ -321,18 +324,19 @@ describe.each(sharedSignals)("ThreadEventLog across two engines on one $name dat
 describe.each(drivers)("thread event numbering after expiry on $name", (driver) => {
   it("a thread whose events all expired and were swept goes on numbering after its last event (a seq is never reused)", async () => {
     const { storage } = await openDriver(driver);
-    const short = logOver(storage, { ttlMs: 50 });
+    const log = logOver(storage);
     const thread = crypto.randomUUID();
-    await short.append(thread, "run-1", "values", params(1));
-    await short.append(thread, "run-1", "values", params(2));
-    const stream = short.open(thread);
+    await log.append(thread, "run-1", "values", params(1));
+    await log.append(thread, "run-1", "values", params(2));
+    const stream = log.open(thread);
     cleanups.push(async () => stream.close());
     const read = reader(stream);
     expect(seqs(await read.take(2))).toEqual([1, 2]);
-    await new Promise((resolve) => setTimeout(resolve, 120));
-    await storage.events.deleteExpired(nowIso());
+    // The housekeeping sweep, once the TTL has passed (as seen from then).
+    expect(await storage.events.deleteExpired(addMs(nowIso(), 2 * TTL_MS))).toBeGreaterThanOrEqual(2);
+    expect(await log.list(thread)).toEqual([]);
     // The thread's next run, after an idle hour, on the same open stream (and for a client resuming with since: 2).
-    const next = await short.append(thread, "run-2", "lifecycle", params({ event: "running" }));
+    const next = await log.append(thread, "run-2", "lifecycle", params({ event: "running" }));
     expect(next.seq).toBe(3);
     expect(seqs(await read.take(1))).toEqual([3]);
   });
@@ -360,7 +364,10 @@ describe.each(drivers)("protocol runs on $name", (driver) => {
     const threadId = await newThread(storage);
     const stream = engine.threadEvents.open(threadId);
     cleanups.push(async () => stream.close());
-    const run = await engine.createRun({ assistant_id: "echo", input: { messages: [{ role: "user", content: "hi" }] } }, { threadId, protocol: {} });
+    const run = await engine.createRun(
+      { assistant_id: "echo", input: { messages: [{ role: "user", content: "hi" }] } },
+      { threadId, protocol: {} },
+    );
     expect((await engine.waitRun(run.run_id)).status).toBe("success");
     const logged = await threadEvents(engine, threadId);
     expect(logged.every((l) => l.runId === run.run_id)).toBe(true);

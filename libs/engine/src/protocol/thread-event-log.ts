@@ -62,6 +62,8 @@ export class ThreadEventLog {
     private readonly events: EventRepo,
     private readonly ttlMs: number,
     private readonly signals: EngineSignals,
+    /** How long an open stream waits without a live event before it reads storage anyway (a lost signal). */
+    private readonly pollMs: number,
   ) {}
 
   /** Stores one event of `runId` on its thread and delivers it; resolves with the event as sent. */
@@ -93,6 +95,7 @@ export class ThreadEventLog {
   open(threadId: string, options: { after?: number } = {}): ThreadEventStream {
     const cursor = new ThreadCursor(
       options.after,
+      this.pollMs,
       (from) => this.list(threadId, from),
       () => this.remove(threadId, cursor),
     );
@@ -142,6 +145,7 @@ class ThreadCursor implements ThreadEventStream {
 
   constructor(
     after: number | undefined,
+    private readonly pollMs: number,
     private readonly read: (after: number | undefined) => Promise<LoggedThreadEvent[]>,
     private readonly onClose: () => void,
   ) {
@@ -166,6 +170,7 @@ class ThreadCursor implements ThreadEventStream {
     if (this.done) return;
     this.done = true;
     this.live.length = 0;
+    this.ready.length = 0;
     this.onClose();
     this.reader = wake(this.reader);
     this.pumper = wake(this.pumper);
@@ -187,22 +192,40 @@ class ThreadCursor implements ThreadEventStream {
     }
   }
 
-  /** Replays from storage, then moves live events to `ready` in seq order, filling gaps from storage. */
+  /**
+   * Replays from storage, then moves live events to `ready` in seq order. A live event that skips numbers
+   * makes it read the missing ones from storage first; so does a quiet `pollMs` (the last events of a run
+   * whose signals were lost would otherwise wait for the thread's next event).
+   */
   private async run(following: Promise<void>): Promise<void> {
     await following;
     this.accept((await this.read(this.last)).map((e) => e.event));
     while (!this.done) {
       const event = this.live.shift();
       if (!event) {
-        await new Promise<void>((resolve) => (this.pumper = resolve));
+        if (await this.idle()) this.accept((await this.read(this.last)).map((e) => e.event));
         continue;
       }
-      if (this.last !== undefined && event.seq <= this.last) continue;
-      if (this.last !== undefined && event.seq > this.last + 1) {
-        this.accept((await this.read(this.last)).map((e) => e.event).filter((e) => e.seq < event.seq));
-      }
+      const last = this.last ?? 0;
+      if (event.seq <= last) continue;
+      if (event.seq > last + 1) this.accept((await this.read(this.last)).map((e) => e.event).filter((e) => e.seq < event.seq));
       this.accept([event]);
     }
+  }
+
+  /** Waits for a live event or the poll interval; true when the interval passed without one. */
+  private idle(): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        this.pumper = undefined;
+        resolve(!this.done);
+      }, this.pollMs);
+      timer.unref?.();
+      this.pumper = () => {
+        clearTimeout(timer);
+        resolve(false);
+      };
+    });
   }
 
   private accept(events: ThreadEvent[]): void {
