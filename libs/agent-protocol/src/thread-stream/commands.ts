@@ -81,6 +81,7 @@ async function dispatch(
     case "subscription.unsubscribe": {
       const { subscription_id } = parseParams(method, UnsubscribeParams, params);
       subscriptionFilter(subscription_id);
+      await visibleOrUnborn(caller, threadId);
       if (!host.unsubscribe(subscription_id)) throw new ProtocolError("no_such_subscription", `Unknown subscription: ${subscription_id}`);
       return {};
     }

@@ -39,10 +39,14 @@ const respondExtras = {
 };
 const respondEntry = z.object({ namespace: namespace.optional(), interrupt_id: text().min(1), response: z.unknown() }).passthrough();
 
-export const InputRespondParams = z.union([
-  z.object({ responses: z.array(respondEntry).min(1).max(1000), ...respondExtras }).passthrough(),
-  respondEntry.extend(respondExtras),
-]);
+const InputRespondMany = z.object({ responses: z.array(respondEntry).min(1).max(1000), ...respondExtras }).passthrough();
+const InputRespondOne = respondEntry.extend(respondExtras);
+export const InputRespondParams = z.union([InputRespondMany, InputRespondOne]);
+
+/** The form `params` is in (a batch when it has `responses`), so a refusal names the field that is wrong. */
+export function inputRespondSchema(params: unknown) {
+  return params !== null && typeof params === "object" && "responses" in params ? InputRespondMany : InputRespondOne;
+}
 
 export const InputInjectParams = z
   .object({

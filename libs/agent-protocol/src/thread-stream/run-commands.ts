@@ -9,7 +9,8 @@ import {
 } from "@agent-server/engine";
 import { runAuthContext } from "../auth/request-auth.js";
 import { ProtocolError } from "./envelopes.js";
-import { InputInjectParams, InputRespondParams, parseParams, RunStartParams, StateForkParams } from "./params.js";
+import type { z } from "@hono/zod-openapi";
+import { InputInjectParams, inputRespondSchema, type InputRespondParams, parseParams, RunStartParams, StateForkParams } from "./params.js";
 import { pendingInterruptIds, type CommandCaller } from "./thread-reads.js";
 
 /**
@@ -45,7 +46,7 @@ export async function runStart(caller: CommandCaller, threadId: string, raw: unk
  * response }, update, goto })`). Every id must be pending now: `no_such_interrupt` otherwise.
  */
 export async function inputRespond(caller: CommandCaller, threadId: string, raw: unknown): Promise<{ run_id: string }> {
-  const params = parseParams("input.respond", InputRespondParams, raw);
+  const params: z.output<typeof InputRespondParams> = parseParams("input.respond", inputRespondSchema(raw), raw);
   const entries: Array<{ interrupt_id: string; response?: unknown }> =
     "responses" in params && Array.isArray(params.responses) ? params.responses : [params as { interrupt_id: string; response?: unknown }];
   const thread = await requireThread(caller, threadId);

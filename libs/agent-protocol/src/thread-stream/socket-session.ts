@@ -1,4 +1,4 @@
-import { jsonDepthExceeds, MAX_JSON_DEPTH } from "@agent-server/core";
+import { jsonDepthExceeds, MAX_JSON_DEPTH, stringifyWire } from "@agent-server/core";
 import type { Engine, ThreadEvent, ThreadEventStream } from "@agent-server/engine";
 import { handleCommand, type SubscriptionHost } from "./commands.js";
 import { failure, type CommandResponse, type ProtocolCommand } from "./envelopes.js";
@@ -12,6 +12,8 @@ interface Subscription {
   filter: EventFilter;
   /** Events that arrived between the subscribe and its replay: sent right after the replay. */
   backlog: ThreadEvent[] | undefined;
+  /** The last seq this subscription has (sent, or before a reconnect's last_event_id): never sent again. */
+  sentThrough: number;
 }
 
 /**
@@ -79,7 +81,7 @@ export class ProtocolSocketSession {
     },
     unsubscribe: (id) => this.subscriptions.delete(id),
     restore: async (subscriptions, after) => {
-      for (const { id, filter } of subscriptions) this.add(id, filter);
+      for (const { id, filter } of subscriptions) this.add(id, filter, after ?? 0);
       const ids = subscriptions.map((s) => s.id);
       const missed = (await this.engine.threadEvents.list(this.threadId, after)).filter(({ event }) =>
         ids.some((id) => filterMatches(event, this.subscriptions.get(id)!.filter)),
@@ -89,8 +91,8 @@ export class ProtocolSocketSession {
     },
   };
 
-  private add(id: string, filter: EventFilter): void {
-    this.subscriptions.set(id, { filter, backlog: [] });
+  private add(id: string, filter: EventFilter, sentThrough = 0): void {
+    this.subscriptions.set(id, { filter, backlog: [], sentThrough });
   }
 
   /** Sends what the subscriptions `ids` want of the log after `after` up to `lastSeq`, then their backlog. */
@@ -101,10 +103,13 @@ export class ProtocolSocketSession {
     const backlog = wanted.flatMap((s) => s.backlog ?? []);
     for (const s of wanted) s.backlog = undefined;
     const seen = new Set<number>();
-    for (const event of [...stored.map((e) => e.event).filter((e) => e.seq <= upTo), ...backlog.sort((a, b) => a.seq - b.seq)]) {
-      if (seen.has(event.seq) || !wanted.some((s) => filterMatches(event, s.filter))) continue;
+    const events = [...stored.map((e) => e.event).filter((e) => e.seq <= upTo), ...backlog].sort((a, b) => a.seq - b.seq);
+    for (const event of events) {
+      const takers = wanted.filter((s) => event.seq > s.sentThrough && filterMatches(event, s.filter));
+      if (seen.has(event.seq) || takers.length === 0) continue;
       seen.add(event.seq);
       if (!(await this.visible())) return;
+      for (const s of takers) s.sentThrough = event.seq;
       this.sendJson(event);
     }
   }
@@ -116,9 +121,12 @@ export class ProtocolSocketSession {
         this.lastSeq = event.seq;
         let wanted = false;
         for (const subscription of this.subscriptions.values()) {
-          if (!filterMatches(event, subscription.filter)) continue;
+          if (event.seq <= subscription.sentThrough || !filterMatches(event, subscription.filter)) continue;
           if (subscription.backlog) subscription.backlog.push(event);
-          else wanted = true;
+          else {
+            wanted = true;
+            subscription.sentThrough = event.seq;
+          }
         }
         if (wanted && (await this.visible())) this.sendJson(event);
       });
@@ -131,7 +139,7 @@ export class ProtocolSocketSession {
   }
 
   private sendJson(message: CommandResponse | ThreadEvent): void {
-    if (!this.closed) this.send(JSON.stringify(message));
+    if (!this.closed) this.send(stringifyWire(message));
   }
 }
 

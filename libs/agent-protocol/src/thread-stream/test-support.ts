@@ -197,7 +197,8 @@ export class RawSocket {
   async waitForEvents(check: (events: WireEvent[]) => boolean, timeoutMs = 15_000): Promise<WireEvent[]> {
     const deadline = Date.now() + timeoutMs;
     while (!check(this.events)) {
-      if (this.closed || Date.now() > deadline) throw new Error(`events not received; got ${JSON.stringify(this.events.map((e) => e.seq))}`);
+      if (this.closed || Date.now() > deadline)
+        throw new Error(`events not received; got ${JSON.stringify(this.events.map((e) => e.seq))}`);
       await sleep(20);
     }
     return this.events;

@@ -111,6 +111,9 @@ describe("ThreadStream over SSE (official SDK)", () => {
       await thread.input.respond({ namespace: [], interrupt_id, response: "yes" });
       const { events } = await readSse(server.url, threadId, { channels: ALL }, terminals(2));
       expect(rootLifecycle(events)).toEqual(["running", "interrupted", "running", "completed"]);
+      // The resuming run announces what it answers right after it starts, for every client on the thread.
+      const secondRunning = events.findIndex((e, i) => i > events.findIndex(rootIs("interrupted")) && rootIs("running")(e));
+      expect(events[secondRunning + 1]).toMatchObject({ method: "input.answered", params: { data: { interrupt_ids: [interrupt_id] } } });
       const lastValues = events.filter((e) => e.method === "values").at(-1)!;
       expect(lastValues.params.data).toEqual({ request: "deploy", decision: "yes" });
       expect(await thread.state.get({ namespace: [] })).toMatchObject({ values: { request: "deploy", decision: "yes" } });
@@ -177,7 +180,7 @@ describe.each(httpDrivers)("the SSE replay contract ($name)", (driver) => {
   it("since: N replays exactly the events after seq N", async () => {
     for (const since of [0, 3, all.length - 1]) {
       const { events } = await readSse(server.url, threadId, { channels: ALL, since }, (got) => got.at(-1)?.seq === all.length, {
-        timeoutMs: 5000,
+        timeoutMs: 3000,
       });
       expect(events).toEqual(all.filter((e) => e.seq > since));
     }
