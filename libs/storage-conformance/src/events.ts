@@ -65,6 +65,26 @@ export function describeEvents(h: Harness): void {
       expect(Number((await s.events.append(run, "later", null, { ttlMs: 60_000 })).id)).toBeGreaterThan(Number(after.id));
     });
 
+    it("appendMany appends in order with ids after every earlier one; list and lastId see them", async () => {
+      const s = await h.open();
+      const run = uid();
+      expect(s.events.appendMany, "EventRepo.appendMany (batched thread stream appends)").toBeTypeOf("function");
+      const first = await s.events.append(run, "a", 0, { ttlMs: 60_000 });
+      const batch = await s.events.appendMany!(
+        run,
+        Array.from({ length: 12 }, (_, i) => ({ event: i % 2 ? "b" : "c", data: { i, when: new Date(0) } })),
+        { ttlMs: 60_000 },
+      );
+      expect(batch.map((e) => e.data)).toEqual(Array.from({ length: 12 }, (_, i) => ({ i, when: "1970-01-01T00:00:00.000Z" })));
+      const ids = [first, ...batch].map((e) => Number(e.id));
+      for (let i = 1; i < ids.length; i++) expect(ids[i]).toBe(ids[i - 1]! + 1);
+      expect(await s.events.list(run)).toEqual([first, ...batch]);
+      expect(await s.events.lastId!(run)).toBe(batch.at(-1)!.id);
+      expect(await s.events.appendMany!(run, [], { ttlMs: 60_000 })).toEqual([]);
+      const after = await s.events.append(run, "d", null, { ttlMs: 60_000 });
+      expect(Number(after.id)).toBe(ids.at(-1)! + 1);
+    });
+
     it("lastId is the latest appended id of a run, null before its first event", async () => {
       const s = await h.open();
       const run = uid();

@@ -14,6 +14,12 @@ export class MemoryEventRepo implements EventRepo {
     return wireOut(entry.event);
   }
 
+  async appendMany(runId: string, events: Array<{ event: string; data: unknown }>, options: { ttlMs: number }): Promise<StoredEvent[]> {
+    const stored: StoredEvent[] = [];
+    for (const { event, data } of events) stored.push(await this.append(runId, event, data, options));
+    return stored;
+  }
+
   /** O(events of the run). */
   async list(runId: string, options?: { after?: string; limit?: number }): Promise<StoredEvent[]> {
     const now = nowIso();

@@ -29,6 +29,25 @@ export class PostgresEventRepo implements EventRepo {
     return { id: row!.id, event: row!.event, data: row!.data ?? null };
   }
 
+  /** One statement: the counter moves by the batch's size, the rows take the ids below its new value. */
+  async appendMany(runId: string, events: Array<{ event: string; data: unknown }>, options: { ttlMs: number }): Promise<StoredEvent[]> {
+    if (events.length === 0) return [];
+    const now = nowIso();
+    const rows = await query<{ id: string; event: string; data: unknown }>(
+      this.pool,
+      `WITH counter AS (
+         INSERT INTO ${this.t.runEventCounters} AS c (run_id, last_id) VALUES ($1, $2)
+         ON CONFLICT (run_id) DO UPDATE SET last_id = c.last_id + $2
+         RETURNING last_id)
+       INSERT INTO ${this.t.runEvents} (run_id, id, event, data, created_at, expires_at)
+       SELECT $1, counter.last_id - $2 + e.ord, e.event, e.data, $5, $6
+       FROM counter, unnest($3::text[], $4::jsonb[]) WITH ORDINALITY AS e(event, data, ord)
+       RETURNING id::text AS id, event, data`,
+      [runId, events.length, events.map((e) => e.event), events.map((e) => toDbJson(e.data)), now, addMs(now, options.ttlMs)],
+    );
+    return rows.map((r) => ({ id: r.id, event: r.event, data: r.data ?? null })).sort((a, b) => Number(a.id) - Number(b.id));
+  }
+
   async list(runId: string, options?: { after?: string; limit?: number }): Promise<StoredEvent[]> {
     const values: unknown[] = [runId, nowIso()];
     // Ordered by the bigint column (`e.id`): `ORDER BY id` would sort the text alias (1, 10, 2, ...).

@@ -17,6 +17,7 @@ export class SqliteEventRepo implements EventRepo {
   private readonly countRun;
   private readonly last;
   private readonly deleteExpiredCounted: (now: string) => number;
+  private readonly insertMany: (runId: string, events: Array<{ event: string; data: unknown }>, expires: string) => StoredEvent[];
   private readonly deleteRunCounted: (runId: string) => number;
 
   constructor(db: Db) {
@@ -55,6 +56,13 @@ export class SqliteEventRepo implements EventRepo {
       `SELECT MAX(COALESCE((SELECT MAX(event_id) FROM events WHERE run_id = @run), 0),
                   COALESCE((SELECT last_id FROM event_counters WHERE run_id = @run), 0)) AS last`,
     );
+    this.insertMany = db.transaction((runId: string, events: Array<{ event: string; data: unknown }>, expires: string) =>
+      events.map(({ event, data }) => {
+        const text = stringifyWire(data === undefined ? null : data);
+        const row = this.insert.get({ run: runId, event, data: text, expires }) as { event_id: number };
+        return toEvent({ event_id: row.event_id, event, data: text });
+      }),
+    );
     this.deleteExpiredCounted = db.transaction((now: string) => {
       this.countExpired.run(now);
       return this.expired.run(now).changes;
@@ -82,6 +90,12 @@ export class SqliteEventRepo implements EventRepo {
       rows = this.listAll.all(runId, now, limit) as EventRow[];
     }
     return rows.map(toEvent);
+  }
+
+  /** One transaction (one commit) for the batch; the insert numbers each row after the previous one. */
+  async appendMany(runId: string, events: Array<{ event: string; data: unknown }>, options: { ttlMs: number }): Promise<StoredEvent[]> {
+    const expires = addMs(nowIso(), options.ttlMs);
+    return this.insertMany(runId, events, expires);
   }
 
   async lastId(runId: string): Promise<string | null> {

@@ -4,6 +4,11 @@ import type { StoredEvent } from "../model.js";
 export interface EventRepo {
   /** Appends one event; ids increase within a run (decimal integer strings). */
   append(runId: string, event: string, data: unknown, options: { ttlMs: number }): Promise<StoredEvent>;
+  /**
+   * Appends several events of one stream as one write, in order: their ids follow each other and come
+   * after every id appended before. Optional for drivers of one's own (the server then appends one by one).
+   */
+  appendMany?(runId: string, events: Array<{ event: string; data: unknown }>, options: { ttlMs: number }): Promise<StoredEvent[]>;
   /** Unexpired events in append order, after the given id when one is given. */
   list(runId: string, options?: { after?: string; limit?: number }): Promise<StoredEvent[]>;
   /** Removes events whose expiry is before `now`; returns how many. */

@@ -7,6 +7,9 @@ import type { EngineRunKwargs } from "../runs/run-request.js";
 import { ProtocolEventMapper, type LangGraphProtocolEvent } from "./protocol-events.js";
 import type { ThreadEventLog } from "./thread-event-log.js";
 
+/** Events a run may have appended and not stored yet before it waits for storage to catch up. */
+const MAX_BACKLOG = 2000;
+
 /** The root lifecycle statuses a run goes through on its thread's protocol stream. */
 export type RootStatus = "running" | "completed" | "interrupted" | "failed";
 
@@ -39,9 +42,20 @@ export class ProtocolRuns {
       version: "v3",
     } as never)) as unknown as AsyncIterable<LangGraphProtocolEvent>;
     const mapper = new ProtocolEventMapper();
+    // Appends are not awaited one by one: those made while a write is under way are stored in the next one.
+    // The last one settles after every earlier one; a failed one fails the run (at the latest, at the end).
+    let last: Promise<unknown> = Promise.resolve();
+    let failed: { error: unknown } | undefined;
     for await (const event of stream) {
-      for (const frame of mapper.map(event)) await this.log.append(run.thread_id, run.run_id, frame.method, frame.params);
+      for (const frame of mapper.map(event)) {
+        const appended = this.log.append(run.thread_id, run.run_id, frame.method, frame.params);
+        appended.catch((error: unknown) => (failed ??= { error }));
+        last = appended;
+        if (this.log.backlog(run.thread_id) >= MAX_BACKLOG) await appended;
+      }
+      if (failed) throw failed.error;
     }
+    await last;
   }
 
   /** Appends the run's terminal root lifecycle for the outcome settlement is about to write. */

@@ -1,4 +1,4 @@
-import type { EventRepo } from "@agent-server/core";
+import type { EventRepo, StoredEvent } from "@agent-server/core";
 import type { EngineSignals } from "../signals/engine-signals.js";
 import { toStreamJson } from "../streaming/stream-json.js";
 
@@ -34,6 +34,21 @@ export interface ThreadEventStream extends AsyncIterable<ThreadEvent> {
   close(): void;
 }
 
+interface PendingEvent {
+  method: string;
+  json: { params: ThreadEventParams };
+  resolve: (event: ThreadEvent) => void;
+  reject: (error: unknown) => void;
+}
+
+interface ThreadWriter {
+  queue: PendingEvent[];
+  writing: boolean;
+}
+
+/** Most events stored in one write. */
+const MAX_BATCH = 500;
+
 /** The `EventRepo` stream that holds a thread's protocol events (run streams are keyed by run id). */
 export const threadStreamKey = (threadId: string): string => `thread:${threadId}`;
 
@@ -51,11 +66,14 @@ const MAX_QUEUED_EVENTS = 10_000;
  * appender is another process that is ahead) makes it read the missing ones from storage. So a stream
  * opened late, on another process, or after a restart misses nothing that has not expired.
  *
- * Cost: one insert per event; a stream's replay reads the thread's unexpired events after its cursor once
+ * Cost: one write per batch of events (every event appended while the previous write was under way);
+ * a stream's replay reads the thread's unexpired events after its cursor once
  * (the events index), O(events of the thread within the TTL).
  */
 export class ThreadEventLog {
   private readonly streams = new Map<string, Set<ThreadCursor>>();
+  /** Threads with events appended and not stored yet (removed once a thread's queue is empty). */
+  private readonly writers = new Map<string, ThreadWriter>();
   private readonly followed = new Map<string, Promise<() => void>>();
 
   constructor(
@@ -66,14 +84,66 @@ export class ThreadEventLog {
     private readonly pollMs: number,
   ) {}
 
-  /** Stores one event of `runId` on its thread and delivers it; resolves with the event as sent. */
-  async append(threadId: string, runId: string, method: string, params: ThreadEventParams): Promise<ThreadEvent> {
+  /**
+   * Stores one event of `runId` on its thread and delivers it; resolves with the event as sent. Events of
+   * a thread are stored in the order they were appended; those appended while an earlier write is under
+   * way are stored together in the next one (`EventRepo.appendMany`: one statement), so a graph that
+   * streams tokens faster than storage answers costs one write per batch, not per token.
+   */
+  append(threadId: string, runId: string, method: string, params: ThreadEventParams): Promise<ThreadEvent> {
     const json = toStreamJson({ run_id: runId, params }) as { params: ThreadEventParams };
-    const stored = await this.events.append(threadStreamKey(threadId), method, json, { ttlMs: this.ttlMs });
-    const event = toThreadEvent(stored.id, method, json.params);
-    this.deliver(threadId, event);
-    this.signals.threadEvent(threadId, event);
-    return event;
+    let writer = this.writers.get(threadId);
+    if (!writer) this.writers.set(threadId, (writer = { queue: [], writing: false }));
+    const queued = writer;
+    const stored = new Promise<ThreadEvent>((resolve, reject) => queued.queue.push({ method, json, resolve, reject }));
+    if (!writer.writing) void this.write(threadId, writer);
+    return stored;
+  }
+
+  /** Events of the thread appended and not stored yet (a producer far ahead of storage waits on its appends). */
+  backlog(threadId: string): number {
+    return this.writers.get(threadId)?.queue.length ?? 0;
+  }
+
+  /** Stores the thread's queued events, a batch at a time, until none is left. */
+  private async write(threadId: string, writer: ThreadWriter): Promise<void> {
+    writer.writing = true;
+    try {
+      while (writer.queue.length > 0) {
+        const batch = writer.queue.splice(0, MAX_BATCH);
+        try {
+          const stored = await this.store(threadId, batch);
+          const events = batch.map((pending, i) => toThreadEvent(stored[i]!.id, pending.method, pending.json.params));
+          for (const event of events) {
+            this.deliver(threadId, event);
+            this.signals.threadEvent(threadId, event);
+          }
+          batch.forEach((pending, i) => pending.resolve(events[i]!));
+        } catch (error) {
+          for (const pending of batch) pending.reject(error);
+        }
+      }
+    } finally {
+      writer.writing = false;
+      if (this.writers.get(threadId) === writer) this.writers.delete(threadId);
+    }
+  }
+
+  private store(threadId: string, batch: PendingEvent[]): Promise<StoredEvent[]> {
+    const key = threadStreamKey(threadId);
+    const options = { ttlMs: this.ttlMs };
+    if (batch.length > 1 && this.events.appendMany) {
+      return this.events.appendMany(
+        key,
+        batch.map((pending) => ({ event: pending.method, data: pending.json })),
+        options,
+      );
+    }
+    return (async () => {
+      const stored: StoredEvent[] = [];
+      for (const pending of batch) stored.push(await this.events.append(key, pending.method, pending.json, options));
+      return stored;
+    })();
   }
 
   /** The stored events of a thread after `after` (a seq), oldest first. */
