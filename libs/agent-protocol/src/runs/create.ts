@@ -84,7 +84,8 @@ export function runLocation(run: Run, stateless: boolean): string {
   return stateless ? `/runs/${run.run_id}` : `/threads/${run.thread_id}/runs/${run.run_id}`;
 }
 
-function withHeaders(config: Record<string, unknown> | undefined, headers: Headers): RunnableConfig | undefined {
+/** `config` with the request's `x-*` headers (and user-agent) in `configurable`, as every run's config gets them. */
+export function withHeaders(config: Record<string, unknown> | undefined, headers: Headers): RunnableConfig | undefined {
   const copied = configurableFromHeaders(headers);
   if (!config && Object.keys(copied).length === 0) return undefined;
   const clean = withoutNulls(config ?? {}) as RunnableConfig;

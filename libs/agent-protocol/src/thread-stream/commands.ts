@@ -1,11 +1,10 @@
 import { HTTPException } from "hono/http-exception";
-import { matchesAuthFilter } from "@agent-server/core";
 import { agentGetTree, namespaceStatuses } from "./agent-tree.js";
 import { errorEnvelope, failure, ProtocolError, success, type CommandResponse, type ProtocolCommand } from "./envelopes.js";
 import { parseParams, ReconnectParams, UnsubscribeParams } from "./params.js";
 import { inputInject, inputRespond, runStart, stateFork } from "./run-commands.js";
 import { filterMatches, parseFilter, subscriptionFilter, subscriptionId, type EventFilter } from "./subscriptions.js";
-import { listCheckpoints, readableThread, stateGet, type CommandCaller } from "./thread-reads.js";
+import { listCheckpoints, readableOrUnborn, readableThread, stateGet, type CommandCaller } from "./thread-reads.js";
 
 /**
  * Where subscriptions live. Over SSE a subscription is the `POST .../stream/events` request itself, so
@@ -73,7 +72,7 @@ async function dispatch(
       return agentGetTree(caller, threadId, params);
     case "subscription.subscribe": {
       const filter = parseFilter(method, params);
-      await visibleOrUnborn(caller, threadId);
+      await readableOrUnborn(caller, threadId);
       const id = subscriptionId(filter);
       const { replayed } = await host.subscribe(id, filter);
       return { subscription_id: id, replayed_events: replayed };
@@ -81,7 +80,7 @@ async function dispatch(
     case "subscription.unsubscribe": {
       const { subscription_id } = parseParams(method, UnsubscribeParams, params);
       subscriptionFilter(subscription_id);
-      await visibleOrUnborn(caller, threadId);
+      await readableOrUnborn(caller, threadId);
       if (!host.unsubscribe(subscription_id)) throw new ProtocolError("no_such_subscription", `Unknown subscription: ${subscription_id}`);
       return {};
     }
@@ -92,16 +91,6 @@ async function dispatch(
       await caller.auth.authorize("threads", "read", { thread_id: threadId });
       throw new ProtocolError("unknown_command", `Unknown command: ${method.slice(0, 100)}`);
   }
-}
-
-/**
- * `threads:read` for a subscription: a thread that does not exist yet may be subscribed to (its first
- * run creates it); one that exists must match the handler's filter, else it reads as missing.
- */
-async function visibleOrUnborn(caller: CommandCaller, threadId: string): Promise<void> {
-  const filter = await caller.auth.authorize("threads", "read", { thread_id: threadId });
-  const thread = await caller.deps.storage.threads.get(threadId);
-  if (thread && !matchesAuthFilter(thread.metadata, filter)) throw new ProtocolError("invalid_argument", `Thread "${threadId}" not found`);
 }
 
 /**

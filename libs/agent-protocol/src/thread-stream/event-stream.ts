@@ -1,10 +1,11 @@
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
-import { matchesAuthFilter, type AuthFilter } from "@agent-server/core";
+import { matchesAuthFilter } from "@agent-server/core";
 import type { ThreadEvent } from "@agent-server/engine";
 import type { AppEnv } from "../app-env.js";
 import { notFound } from "../http/errors.js";
 import { filterMatches, type EventFilter } from "./subscriptions.js";
+import { readAccess } from "./thread-reads.js";
 
 /**
  * Whether the caller may see the thread's events: `threads:read` is authorized when the stream opens.
@@ -13,14 +14,12 @@ import { filterMatches, type EventFilter } from "./subscriptions.js";
  * thread; the filter is then checked against the thread once it exists, before its first event goes out.
  */
 export async function threadVisibility(c: Context<AppEnv>, threadId: string): Promise<() => Promise<boolean>> {
-  const filter = await c.var.auth.authorize("threads", "read", { thread_id: threadId });
-  const { storage } = c.var.deps;
-  const thread = await storage.threads.get(threadId);
-  if (thread && !matchesAuthFilter(thread.metadata, filter)) notFound(`Thread "${threadId}"`);
+  const { filter, thread, hidden } = await readAccess({ deps: c.var.deps, auth: c.var.auth }, threadId);
+  if (hidden) notFound(`Thread "${threadId}"`);
   if (thread) return async () => true;
   return deferredCheck(async () => {
-    const created = await storage.threads.get(threadId);
-    return created != null && matchesAuthFilter(created.metadata, filter as AuthFilter | undefined);
+    const created = await c.var.deps.storage.threads.get(threadId);
+    return created != null && matchesAuthFilter(created.metadata, filter);
   });
 }
 

@@ -1,17 +1,11 @@
-import { ConflictError, matchesAuthFilter, type Metadata, type RunnableConfig, type Thread } from "@agent-server/core";
-import {
-  CheckpointNotFoundError,
-  configurableFromHeaders,
-  createRunAuthValue,
-  REJECT_MESSAGE,
-  type RunCommand,
-  type RunCreateRequest,
-} from "@agent-server/engine";
+import { ConflictError, matchesAuthFilter, type Metadata, type Thread } from "@agent-server/core";
+import { CheckpointNotFoundError, createRunAuthValue, REJECT_MESSAGE, type RunCommand, type RunCreateRequest } from "@agent-server/engine";
 import { runAuthContext } from "../auth/request-auth.js";
+import { withHeaders } from "../runs/create.js";
 import { ProtocolError } from "./envelopes.js";
 import type { z } from "@hono/zod-openapi";
 import { InputInjectParams, inputRespondSchema, type InputRespondParams, parseParams, RunStartParams, StateForkParams } from "./params.js";
-import { pendingInterruptIds, type CommandCaller } from "./thread-reads.js";
+import { pendingInterruptIds, threadNotFound, type CommandCaller } from "./thread-reads.js";
 
 /**
  * The commands that start runs: `run.start`, `input.respond`, `input.inject` and `state.fork`. Each is an
@@ -119,7 +113,7 @@ async function admit(
   request.if_not_exists = "create";
   const value = createRunAuthValue(threadId, request);
   const filter = await auth.authorize("threads", "create_run", value);
-  if (thread && filter && !matchesAuthFilter(thread.metadata, filter)) throw threadMissing(threadId);
+  if (thread && filter && !matchesAuthFilter(thread.metadata, filter)) throw threadNotFound(threadId);
   request.metadata = (value.metadata as Metadata | undefined) ?? {};
   try {
     const run = await deps.engine.createRun(request, {
@@ -149,16 +143,4 @@ async function threadAssistant(caller: CommandCaller, thread: Thread): Promise<s
   const assistant = latest?.assistant_id ?? (typeof fromMetadata === "string" ? fromMetadata : undefined);
   if (!assistant) throw new ProtocolError("no_such_run", `Thread "${thread.thread_id}" has no runs yet: start one with run.start`);
   return assistant;
-}
-
-function threadMissing(threadId: string): ProtocolError {
-  return new ProtocolError("invalid_argument", `Thread "${threadId}" not found`);
-}
-
-/** `x-*` request headers go into `config.configurable`, as for REST runs. */
-function withHeaders(config: Record<string, unknown> | undefined, headers: Headers): RunnableConfig | undefined {
-  const copied = configurableFromHeaders(headers);
-  if (!config && Object.keys(copied).length === 0) return undefined;
-  const base = (config ?? {}) as RunnableConfig;
-  return { ...base, configurable: { ...(base.configurable ?? {}), ...copied } };
 }

@@ -102,12 +102,11 @@ export class ProtocolSocketSession {
     const stored = await this.engine.threadEvents.list(this.threadId, after);
     const backlog = wanted.flatMap((s) => s.backlog ?? []);
     for (const s of wanted) s.backlog = undefined;
-    const seen = new Set<number>();
     const events = [...stored.map((e) => e.event).filter((e) => e.seq <= upTo), ...backlog].sort((a, b) => a.seq - b.seq);
     for (const event of events) {
       const takers = wanted.filter((s) => event.seq > s.sentThrough && filterMatches(event, s.filter));
-      if (seen.has(event.seq) || takers.length === 0) continue;
-      seen.add(event.seq);
+      // An event both stored and in a backlog comes twice: its takers' sentThrough skips the second.
+      if (takers.length === 0) continue;
       if (!(await this.visible())) return;
       for (const s of takers) s.sentThrough = event.seq;
       this.sendJson(event);

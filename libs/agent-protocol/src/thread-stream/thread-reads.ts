@@ -1,5 +1,6 @@
-import { matchesAuthFilter, type Thread } from "@agent-server/core";
-import { ThreadStateService, type NestedThreadState, type ThreadState } from "@agent-server/engine";
+import { matchesAuthFilter, type AuthFilter, type Thread } from "@agent-server/core";
+import type { NestedThreadState, ThreadState } from "@agent-server/engine";
+import { stateServiceOf as stateService } from "../threads/access.js";
 import type { AppDeps } from "../app-env.js";
 import type { RequestAuth } from "../auth/request-auth.js";
 import { ProtocolError } from "./envelopes.js";
@@ -13,20 +14,34 @@ export interface CommandCaller {
   headers: Headers;
 }
 
-const services = new WeakMap<AppDeps, ThreadStateService>();
-
-function stateService(deps: AppDeps): ThreadStateService {
-  let service = services.get(deps);
-  if (!service) services.set(deps, (service = new ThreadStateService(deps.storage, deps.engine.registry)));
-  return service;
+/**
+ * `threads:read` on one thread: the handler's filter, and the thread when it exists (`hidden` when it
+ * exists outside the filter, which callers answer as if it did not exist). The one read check of the
+ * protocol's commands, streams and sockets.
+ */
+export async function readAccess(
+  caller: Pick<CommandCaller, "deps" | "auth">,
+  threadId: string,
+): Promise<{ filter: AuthFilter | undefined; thread: Thread | undefined; hidden: boolean }> {
+  const filter = await caller.auth.authorize("threads", "read", { thread_id: threadId });
+  const thread = (await caller.deps.storage.threads.get(threadId)) ?? undefined;
+  return { filter, thread, hidden: thread !== undefined && !matchesAuthFilter(thread.metadata, filter) };
 }
 
-/** `threads:read` on one thread: a thread that does not exist or that the filter hides reads as missing. */
+/** A thread the caller may read; one that does not exist or that the filter hides reads as missing. */
 export async function readableThread(caller: CommandCaller, threadId: string): Promise<Thread> {
-  const filter = await caller.auth.authorize("threads", "read", { thread_id: threadId });
-  const thread = await caller.deps.storage.threads.get(threadId);
-  if (!thread || !matchesAuthFilter(thread.metadata, filter)) throw new ProtocolError("invalid_argument", `Thread "${threadId}" not found`);
+  const { thread, hidden } = await readAccess(caller, threadId);
+  if (!thread || hidden) throw threadNotFound(threadId);
   return thread;
+}
+
+/** A thread the caller may read, or one that does not exist yet (its first run creates it). */
+export async function readableOrUnborn(caller: CommandCaller, threadId: string): Promise<void> {
+  if ((await readAccess(caller, threadId)).hidden) throw threadNotFound(threadId);
+}
+
+export function threadNotFound(threadId: string): ProtocolError {
+  return new ProtocolError("invalid_argument", `Thread "${threadId}" not found`);
 }
 
 /** Ids of the interrupts the thread waits on now, subgraphs' included. */

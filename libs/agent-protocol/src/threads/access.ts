@@ -11,7 +11,11 @@ const services = new WeakMap<AppDeps, ThreadStateService>();
 
 /** One state service per app (it holds no per-request state). */
 export function stateService(c: Ctx): ThreadStateService {
-  const deps = c.var.deps;
+  return stateServiceOf(c.var.deps);
+}
+
+/** `stateService` for callers without a request context (the thread streaming protocol's WebSocket). */
+export function stateServiceOf(deps: AppDeps): ThreadStateService {
   let service = services.get(deps);
   if (!service) services.set(deps, (service = new ThreadStateService(deps.storage, deps.engine.registry)));
   return service;
