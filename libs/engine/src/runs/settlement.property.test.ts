@@ -163,7 +163,9 @@ describe.each(drivers.filter((d) => d.name !== "postgres"))("settlement properti
       ),
       { numRuns: 40 },
     );
-  });
+    // 40 real engine runs with their cancels: ~10 s alone on memory, past the default 30 s when CI's
+    // parallel projects share the machine's 2 cores (it was cut off there once); a hang still fails.
+  }, 120_000);
 
   async function checkInvariants(c: { point: Point; cancels: CancelAction[]; capture: boolean; run: Run; end: RunEnd }) {
     const runId = c.run.run_id;
