@@ -99,6 +99,34 @@ describe("agent-server serve --grpc-port", () => {
     expect(await server.exited).toBe(0);
   });
 
+  it("a card read the moment /ready first answers 200 already lists the GRPC interface", async () => {
+    // A fixed HTTP port, so /ready can be polled from the moment the process starts (port 0 is only
+    // known from the log line, written after everything is bound).
+    const free = await takenPort();
+    await new Promise((resolve) => free.server.close(resolve));
+    const base = `http://127.0.0.1:${free.port}`;
+    const server = runCli(["serve", "--config", EXAMPLE_CONFIG, "--storage", "memory", "--port", String(free.port), "--grpc-port", "0"]);
+    let card: AgentCard | undefined;
+    const deadline = Date.now() + 60_000;
+    while (!card && Date.now() < deadline) {
+      const ready = await fetch(`${base}/ready`).catch(() => undefined);
+      if (ready?.status === 200) {
+        // Before anything else happens: the first 200 is the moment a client would build itself from the card.
+        const response = fetch(`${base}/a2a/echo/.well-known/agent-card.json`);
+        card = AgentCard.fromJSON(await (await response).json());
+      } else {
+        await ready?.body?.cancel();
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    }
+    expect(card?.supportedInterfaces.map((i) => i.protocolBinding)).toEqual(["JSONRPC", "HTTP+JSON", "JSONRPC", "GRPC"]);
+    const [, port] = await server.waitFor(/A2A gRPC listening on [^\s"]+:(\d+)/);
+    expect(card!.supportedInterfaces.at(-1)).toMatchObject({ url: `127.0.0.1:${port}`, protocolBinding: "GRPC", tenant: "echo" });
+    expect(await say(await grpcClient(card!), "ready")).toMatchObject({ status: { state: TaskState.TASK_STATE_COMPLETED } });
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+  });
+
   it("a gRPC port in use exits 2 with one line naming it and the way out, before announcing anything", async () => {
     const taken = await takenPort();
     try {

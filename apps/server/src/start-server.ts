@@ -134,7 +134,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       logger.info({ ui: Object.keys(config.ui) }, `Generative UI bundled for: ${Object.keys(config.ui).join(", ")}`);
     }
     // A2A (cards, JSON-RPC v1.0 + v0.3, HTTP+JSON) behind the same auth middleware as the API; gRPC
-    // (when asked for) on its own port with the same auth. The cards list the gRPC port once it is bound.
+    // (when asked for) on its own port with the same auth, bound before HTTP so every card lists it.
     const a2aOptions = await a2aRouteOptions(config, cwd, auth, logger);
     // MCP (/mcp: every assistant a tool) behind the same auth, unless http.disable_mcp.
     mcp = mcpMount(config, logger);
@@ -152,9 +152,10 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
     });
 
     await engine.start();
-    server = await listenOrExplain(loopback, options.host, options.port);
-    // gRPC after HTTP (its port goes on the cards, which HTTP serves), and both bound before either is
-    // announced: a start that fails on the gRPC port never said it was listening.
+    // gRPC before HTTP: the first answer HTTP gives (/ok, /ready, a card) comes from a server whose
+    // every listener is bound, so a card read as soon as /ready answers 200 lists the GRPC interface
+    // (the cards read the bound port through `grpc`). Both are bound before either is announced: a
+    // start that fails on either port never said it was listening.
     const grpcPort = options.grpcPort ?? config.a2a?.grpc_port;
     if (grpcPort !== undefined) {
       grpc = await startGrpcOrExplain(
@@ -163,6 +164,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
         options.grpcPort !== undefined ? "--grpc-port" : "a2a.grpc_port in langgraph.json",
       );
     }
+    server = await listenOrExplain(loopback, options.host, options.port);
     logger.info(
       { url: server.url, storage: storage.kind, graphs, mode: options.command, workers: options.workers },
       `agent-server ${VERSION} (${options.command}) listening on ${server.url}`,

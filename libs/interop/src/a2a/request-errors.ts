@@ -1,5 +1,6 @@
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import { A2AError, RequestMalformedError } from "@a2a-js/sdk/errors";
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from "@agent-server/core";
 
 /**
  * Where the A2A adapter reports errors it does not show to clients. Pino-shaped (`logger.error(fields,
@@ -20,6 +21,19 @@ export const consoleA2ALogger: A2ALogger = {
 export const INTERNAL_ERROR_MESSAGE = "Internal error";
 /** What clients see when the SDK could not even decode their params (a TypeError inside `fromJSON`). */
 export const INVALID_PARAMS_MESSAGE = "Invalid params: the request does not have the shape this method takes";
+
+/** What clients see of a request nested beyond `MAX_JSON_DEPTH` (the LangGraph API's 422 says the same). */
+export const TOO_DEEP_MESSAGE = `JSON nested deeper than ${MAX_JSON_DEPTH} levels is not accepted`;
+
+/**
+ * Refuses a request value nested beyond `MAX_JSON_DEPTH` as invalid params (-32602, HTTP 400, gRPC
+ * INVALID_ARGUMENT), before the SDK's decoders and the run's input conversion recurse into it (the
+ * conversion's own bound, a few levels deeper, would otherwise surface as an internal error). Iterative:
+ * O(nodes of `value`) time, no stack.
+ */
+export function refuseDeepInput(value: unknown): void {
+  if (jsonDepthExceeds(value)) throw new RequestMalformedError(TOO_DEEP_MESSAGE);
+}
 
 const INTERNAL_ERROR = -32603;
 const INVALID_REQUEST = -32600;

@@ -10,7 +10,8 @@ import { errorCode } from "../../testing/a2a-clients.js";
 /**
  * Push notification config ids by protocol version. v0.3 (raw JSON-RPC without `A2A-Version`, and the
  * SDK's v0.3 client): a config set without an id gets the task's id, and Get/Delete without a config id
- * mean that one. v1.0 (the SDK's client): a generated id, and Get/Delete without an id are -32602.
+ * mean that one (Get falls back to the task's oldest config); "default" names it too (the A2A TCK's
+ * name for it). v1.0 (the SDK's client): a generated id, and Get/Delete without an id are -32602.
  */
 let server: TestServer;
 let dispose: () => Promise<void>;
@@ -74,11 +75,38 @@ describe("push notification config ids, v0.3", () => {
     expect((await v03("tasks/pushNotificationConfig/get", { id })).result.pushNotificationConfig.url).toBe("https://example.com/b");
     expect((await v03("tasks/pushNotificationConfig/delete", { id })).result).toBeNull();
     expect((await v03("tasks/pushNotificationConfig/list", { id })).result.map((c: any) => c.pushNotificationConfig.id)).toEqual(["own"]);
-    // Nothing under the task id any more: not found, as an unknown config id is.
+    // Nothing under the task id any more: get without a config id returns one of the task's configs (the
+    // oldest), as the v0.3 specification says; an unknown config id is not found.
+    expect((await v03("tasks/pushNotificationConfig/get", { id })).result.pushNotificationConfig.id).toBe("own");
+    expect((await v03("tasks/pushNotificationConfig/get", { id, pushNotificationConfigId: "nope" })).error?.code).toBe(-32001);
+    expect((await v03("tasks/pushNotificationConfig/delete", { id, pushNotificationConfigId: "own" })).result).toBeNull();
     expect((await v03("tasks/pushNotificationConfig/get", { id })).error?.code).toBe(-32001);
     // The config stored over v0.3 under the task id is the same config over v1.0.
     await v03("tasks/pushNotificationConfig/set", { taskId: id, pushNotificationConfig: { url: "https://example.com/d" } });
     expect(await v1.getTaskPushNotificationConfig({ tenant: "", taskId: id, id })).toMatchObject({ id, url: "https://example.com/d" });
+  });
+
+  it('"default" names the config set without an id (the A2A TCK gets it so), unless a config has that id', async () => {
+    const { id } = await task();
+    await v03("tasks/pushNotificationConfig/set", { taskId: id, pushNotificationConfig: { url: "https://example.com/webhook" } });
+    const got = await v03("tasks/pushNotificationConfig/get", { id, pushNotificationConfigId: "default" });
+    expect(got.result).toEqual({ taskId: id, pushNotificationConfig: { id, url: "https://example.com/webhook" } });
+    // A config whose own id is "default" wins over the alias, for get and for delete.
+    await v03("tasks/pushNotificationConfig/set", {
+      taskId: id,
+      pushNotificationConfig: { id: "default", url: "https://example.com/own" },
+    });
+    const own = await v03("tasks/pushNotificationConfig/get", { id, pushNotificationConfigId: "default" });
+    expect(own.result.pushNotificationConfig).toEqual({ id: "default", url: "https://example.com/own" });
+    await v03("tasks/pushNotificationConfig/delete", { id, pushNotificationConfigId: "default" });
+    expect((await v03("tasks/pushNotificationConfig/list", { id })).result.map((c: any) => c.pushNotificationConfig.id)).toEqual([id]);
+    // Then "default" is the task-id config again, and deleting it by that name deletes it.
+    await v03("tasks/pushNotificationConfig/delete", { id, pushNotificationConfigId: "default" });
+    expect((await v03("tasks/pushNotificationConfig/list", { id })).result).toEqual([]);
+    expect((await v03("tasks/pushNotificationConfig/get", { id, pushNotificationConfigId: "default" })).error?.code).toBe(-32001);
+    // v1.0 has no alias: "default" is a config id like any other.
+    await v03("tasks/pushNotificationConfig/set", { taskId: id, pushNotificationConfig: { url: "https://example.com/again" } });
+    expect(await errorCode(v1.getTaskPushNotificationConfig({ tenant: "", taskId: id, id: "default" }))).toBe(-32001);
   });
 
   it("the SDK's v0.3 client: create without an id, then get and delete with an empty id", async () => {

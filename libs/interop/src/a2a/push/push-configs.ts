@@ -39,6 +39,9 @@ export function pushIdRules(context: ServerCallContext | undefined): PushIdRules
  */
 export type TaskLookup = (taskId: string, action: "read" | "update") => Promise<Run>;
 
+/** The v0.3 name of a task's config set without an id (see `TaskPushConfigs.v03Fallback`). */
+const V03_DEFAULT_CONFIG_ID = "default";
+
 /** What a config's `authentication.scheme` may be (an HTTP auth-scheme token, RFC 9110). */
 const SCHEME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Header values (token, credentials) must not smuggle further header lines. */
@@ -73,9 +76,23 @@ export class TaskPushConfigs {
     const repo = this.repo();
     const configId = requiredConfigId(params.id, params.taskId, rules);
     const first = await task(params.taskId, "read");
-    const stored = await repo.get(first.run_id, configId);
+    const stored =
+      (await repo.get(first.run_id, configId)) ?? (rules === "v0.3" ? await this.v03Fallback(first.run_id, params.id) : undefined);
     if (!stored) throw new TaskNotFoundError(`push notification config "${configId}" not found for task "${params.taskId}"`);
     return toTaskPushNotificationConfig(stored);
+  }
+
+  /**
+   * A v0.3 Get that found nothing under its id. Without an id, the v0.3 specification says the server
+   * returns one of the task's configs: the oldest. The id `"default"` names the config set without an
+   * id (stored under the task's id, as both reference SDKs store it) unless a config has that id itself:
+   * the v0.3 TCK, written against the Python SDK (whose Get ignores the id), sets a config without an id
+   * and gets it back as "default".
+   */
+  private async v03Fallback(taskId: string, configId: string | undefined): Promise<PushConfig | null | undefined> {
+    if (!configId) return (await this.repo().list(taskId))[0];
+    if (configId === V03_DEFAULT_CONFIG_ID) return this.repo().get(taskId, taskId);
+    return undefined;
   }
 
   /** Oldest first; `pageSize` 0 (unset) means all, `pageToken` is the offset. */
@@ -98,7 +115,9 @@ export class TaskPushConfigs {
     const repo = this.repo();
     const configId = requiredConfigId(params.id, params.taskId, rules);
     const first = await task(params.taskId, "update");
-    await repo.delete(first.run_id, configId);
+    // v0.3 "default" is the config set without an id, as for Get, when no config has that id itself.
+    const deleted = await repo.delete(first.run_id, configId);
+    if (!deleted && rules === "v0.3" && configId === V03_DEFAULT_CONFIG_ID) await repo.delete(first.run_id, first.run_id);
   }
 
   /**

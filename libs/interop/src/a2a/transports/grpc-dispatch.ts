@@ -26,6 +26,7 @@ import type { AgentCardOptions } from "../card/options.js";
 import { INTERNAL_ERROR_MESSAGE, requestDenial, type A2ALogger } from "../request-errors.js";
 import { TaskRequestHandler, type A2AHandlerDeps } from "../request-handler.js";
 import { requestScopeOf } from "../request-scope.js";
+import { refuseBadRequest } from "./grpc-decoding.js";
 
 /**
  * An error answered with a gRPC status of our choosing (UNAUTHENTICATED, NOT_FOUND for an unknown
@@ -89,7 +90,8 @@ export interface GrpcDispatchOptions {
  * call it resolves the assistant the request's `tenant` names (assistant id or graph name; empty: the
  * default assistant, as for the domain-root card) and delegates to a `TaskRequestHandler` for it and for
  * the caller's scope (put into the call context by the server's context builder) — the same handler,
- * scoping and durable results as JSON-RPC and HTTP+JSON. An unknown assistant is NOT_FOUND.
+ * scoping and durable results as JSON-RPC and HTTP+JSON. An unknown assistant is NOT_FOUND; a request that
+ * could not be decoded or nests too deep is INVALID_ARGUMENT (`refuseBadRequest`).
  */
 export class GrpcDispatchHandler implements A2ARequestHandler {
   constructor(
@@ -102,31 +104,31 @@ export class GrpcDispatchHandler implements A2ARequestHandler {
   }
 
   sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    return this.unary("SendMessage", params.tenant, context, (handler) => handler.sendMessage(params, context));
+    return this.unary("SendMessage", params, context, (handler) => handler.sendMessage(params, context));
   }
 
   sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    return this.stream("SendStreamingMessage", params.tenant, context, (handler) => handler.sendMessageStream(params, context));
+    return this.stream("SendStreamingMessage", params, context, (handler) => handler.sendMessageStream(params, context));
   }
 
   getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
-    return this.unary("GetTask", params.tenant, context, (handler) => handler.getTask(params, context));
+    return this.unary("GetTask", params, context, (handler) => handler.getTask(params, context));
   }
 
   cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
-    return this.unary("CancelTask", params.tenant, context, (handler) => handler.cancelTask(params, context));
+    return this.unary("CancelTask", params, context, (handler) => handler.cancelTask(params, context));
   }
 
   listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
-    return this.unary("ListTasks", params.tenant, context, (handler) => handler.listTasks(params, context));
+    return this.unary("ListTasks", params, context, (handler) => handler.listTasks(params, context));
   }
 
   resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    return this.stream("SubscribeToTask", params.tenant, context, (handler) => handler.resubscribe(params, context));
+    return this.stream("SubscribeToTask", params, context, (handler) => handler.resubscribe(params, context));
   }
 
   createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
-    return this.unary("CreateTaskPushNotificationConfig", params.tenant, context, (handler) =>
+    return this.unary("CreateTaskPushNotificationConfig", params, context, (handler) =>
       handler.createTaskPushNotificationConfig(params, context),
     );
   }
@@ -135,7 +137,7 @@ export class GrpcDispatchHandler implements A2ARequestHandler {
     params: GetTaskPushNotificationConfigRequest,
     context: ServerCallContext,
   ): Promise<TaskPushNotificationConfig> {
-    return this.unary("GetTaskPushNotificationConfig", params.tenant, context, (handler) =>
+    return this.unary("GetTaskPushNotificationConfig", params, context, (handler) =>
       handler.getTaskPushNotificationConfig(params, context),
     );
   }
@@ -144,46 +146,46 @@ export class GrpcDispatchHandler implements A2ARequestHandler {
     params: ListTaskPushNotificationConfigsRequest,
     context: ServerCallContext,
   ): Promise<ListTaskPushNotificationConfigsResponse> {
-    return this.unary("ListTaskPushNotificationConfigs", params.tenant, context, (handler) =>
+    return this.unary("ListTaskPushNotificationConfigs", params, context, (handler) =>
       handler.listTaskPushNotificationConfigs(params, context),
     );
   }
 
   deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
-    return this.unary("DeleteTaskPushNotificationConfig", params.tenant, context, (handler) =>
+    return this.unary("DeleteTaskPushNotificationConfig", params, context, (handler) =>
       handler.deleteTaskPushNotificationConfig(params, context),
     );
   }
 
   getAuthenticatedExtendedAgentCard(params: GetExtendedAgentCardRequest, context: ServerCallContext): Promise<AgentCard> {
-    return this.unary("GetExtendedAgentCard", params.tenant, context, (handler) =>
-      handler.getAuthenticatedExtendedAgentCard(params, context),
-    );
+    return this.unary("GetExtendedAgentCard", params, context, (handler) => handler.getAuthenticatedExtendedAgentCard(params, context));
   }
 
   private async unary<T>(
     method: string,
-    tenant: string,
+    params: { tenant: string },
     context: ServerCallContext,
     call: (handler: A2ARequestHandler) => Promise<T>,
   ): Promise<T> {
     try {
-      return await call(await this.handlerFor(tenant, context));
+      refuseBadRequest(params);
+      return await call(await this.handlerFor(params.tenant, context));
     } catch (error) {
-      throw grpcFailure(error, this.options.logger, { method, tenant });
+      throw grpcFailure(error, this.options.logger, { method, tenant: params.tenant });
     }
   }
 
   private async *stream(
     method: string,
-    tenant: string,
+    params: { tenant: string },
     context: ServerCallContext,
     call: (handler: A2ARequestHandler) => AsyncGenerator<StreamResponse, void, undefined>,
   ): AsyncGenerator<StreamResponse, void, undefined> {
     try {
-      yield* call(await this.handlerFor(tenant, context));
+      refuseBadRequest(params);
+      yield* call(await this.handlerFor(params.tenant, context));
     } catch (error) {
-      throw grpcFailure(error, this.options.logger, { method, tenant });
+      throw grpcFailure(error, this.options.logger, { method, tenant: params.tenant });
     }
   }
 

@@ -7,6 +7,7 @@ import { registerPushDelivery } from "../push/push-delivery.js";
 import { consoleA2ALogger } from "../request-errors.js";
 import type { A2AHandlerDeps } from "../request-handler.js";
 import { openScope, requestScope, type A2ARequestScope } from "../request-scope.js";
+import { decodingTolerant } from "./grpc-decoding.js";
 import { GrpcDispatchHandler, grpcFailure } from "./grpc-dispatch.js";
 import { grpcTarget, type A2AGrpcServerOptions, type RunningA2AGrpcServer } from "./grpc.js";
 import { callContext } from "./json-rpc.js";
@@ -34,7 +35,7 @@ export async function bindA2AGrpcServer(deps: A2AHandlerDeps, options: A2AGrpcSe
 
   const server = new grpc.Server();
   server.addService(
-    A2AService,
+    decodingTolerant(A2AService),
     grpcService({
       requestHandler: dispatcher,
       // Authentication runs first, as the HTTP API's middleware does before any route: an unauthenticated

@@ -22,7 +22,7 @@ import {
 } from "@a2a-js/sdk/errors";
 import { validateVersion, type A2ARequestHandler, type ServerCallContext } from "@a2a-js/sdk/server";
 import type { Context } from "hono";
-import { INTERNAL_ERROR_MESSAGE, requestDenial, type A2ALogger } from "../request-errors.js";
+import { INTERNAL_ERROR_MESSAGE, refuseDeepInput, requestDenial, type A2ALogger } from "../request-errors.js";
 import type { A2ARequestScope } from "../request-scope.js";
 import { taskStateFilter } from "../tasks/list-tasks-query.js";
 import { callContext } from "./json-rpc.js";
@@ -266,11 +266,14 @@ async function readBody(request: Request): Promise<unknown> {
   if (request.method === "GET" || request.method === "DELETE") return undefined;
   const text = await request.text();
   if (!text.trim()) return undefined;
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     throw new RequestMalformedError("Invalid JSON payload.");
   }
+  refuseDeepInput(body);
+  return body;
 }
 
 /** A percent-encoded path segment; a broken encoding (`%zz`) is the client's 400. */

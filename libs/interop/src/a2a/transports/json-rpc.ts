@@ -9,7 +9,7 @@ import {
 } from "@a2a-js/sdk/server";
 import type { Context } from "hono";
 import { A2A_LEGACY_PROTOCOL_VERSION } from "../agent-card.js";
-import { RequestErrorGuard, type A2ALogger } from "../request-errors.js";
+import { refuseDeepInput, RequestErrorGuard, type A2ALogger } from "../request-errors.js";
 import { taskStateFilter } from "../tasks/list-tasks-query.js";
 import { A2A_REQUEST_SCOPE_KEY, type A2ARequestScope } from "../request-scope.js";
 import { sseErrorResponse, sseResponse } from "./sse.js";
@@ -25,7 +25,8 @@ type JsonRpcId = string | number | null;
  * - no header (or `0.3`) → the SDK's v0.3 `LegacyJsonRpcTransportHandler` (`message/send`, `tasks/get`,
  *   ...), which converts v0.3 params to v1.0, calls the same `A2ARequestHandler` and converts back;
  * - any other version → `VersionNotSupportedError` (the card's JSONRPC interfaces list 1.0 and 0.3).
- * Malformed JSON answers -32700 (the SDK's handlers would report it as an invalid request); unknown
+ * Malformed JSON answers -32700 (the SDK's handlers would report it as an invalid request), JSON nested
+ * beyond `MAX_JSON_DEPTH` -32602 before anything decodes it (`refuseDeepInput`); unknown
  * methods -32601 from the SDK's handlers. Streaming methods answer SSE; an error before the first
  * event is a plain JSON-RPC error response. Every error goes out through `RequestErrorGuard`: params
  * the SDK cannot decode are -32602, anything unexpected -32603 "Internal error" (logged, never echoed).
@@ -59,6 +60,11 @@ export async function handleJsonRpc(
   };
   try {
     validateVersion(context.requestedVersion, card, "JSONRPC");
+  } catch (error) {
+    return Response.json({ jsonrpc: "2.0", id, error: mapError(error) });
+  }
+  try {
+    refuseDeepInput(body);
   } catch (error) {
     return Response.json({ jsonrpc: "2.0", id, error: mapError(error) });
   }
