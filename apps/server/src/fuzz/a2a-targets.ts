@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { A2A_V03_METHODS, A2A_V1_METHODS } from "@agent-server/interop";
+import { bulkSend } from "./a2a-bulk.js";
 import { contentType, hostileSegment, jsonObject, type Labeled } from "./hostile-values.js";
 import { buildRequest, caller, hostileQueryValue, type FuzzTarget } from "./request-parts.js";
 import { idValue, mutatedBody, type GenContext } from "./schema-arbitraries.js";
@@ -24,7 +25,7 @@ export const A2A_HTTP_ROUTES: [method: string, subpath: string][] = [
 ];
 
 /** The agent a request goes to: the echo graph mostly, else an assistant by id (either user's), unknown or hostile. */
-function agent(ctx: GenContext): fc.Arbitrary<Labeled<string>> {
+export function agent(ctx: GenContext): fc.Arbitrary<Labeled<string>> {
   return fc.oneof(
     { weight: 6, arbitrary: fc.constant({ label: "", value: "echo" }) },
     { weight: 2, arbitrary: idValue(ctx, "assistant").map((v) => ({ label: `agent=${v.label}`, value: encodeURIComponent(v.value) })) },
@@ -73,12 +74,17 @@ function configuration(ctx: GenContext) {
   );
 }
 
+/** The methods that send a message (SendMessage, message/stream, ...), which carry data parts and metadata. */
+function isSend(method: string): boolean {
+  return /send|stream/i.test(method) && !/subscribe/i.test(method);
+}
+
 /** Plausible params for a method (then mutated): the shapes of the request messages, ids from the world. */
-function params(ctx: GenContext, method: string, legacy: boolean): fc.Arbitrary<unknown> {
+export function params(ctx: GenContext, method: string, legacy: boolean): fc.Arbitrary<unknown> {
   const task = idValue(ctx, "task").map((v) => v.value);
   const configId = fc.oneof(fc.constant("default"), fc.uuid(), fc.string({ maxLength: 8 }));
   const push = fc.record({ id: configId, url: fc.constant(`${ctx.world.sinkUrl}/push`), token: fc.string({ maxLength: 6 }) });
-  if (/send|stream/i.test(method) && !/subscribe/i.test(method)) {
+  if (isSend(method)) {
     return fc
       .record({ message: message(ctx, legacy), configuration: configuration(ctx) })
       .map((p) => jsonObject(Object.entries(p).filter(([, v]) => v !== undefined)));
@@ -127,7 +133,9 @@ export function a2aJsonRpcTarget(ctx: GenContext, version: "1.0" | "0.3"): FuzzT
   const request = call.chain((method) =>
     fc.record({
       method: fc.constant(method),
-      params: mutatedBody(params(ctx, method, legacy)),
+      params: isSend(method)
+        ? fc.oneof({ weight: 6, arbitrary: mutatedBody(params(ctx, method, legacy)) }, { weight: 1, arbitrary: bulkSend(legacy) })
+        : mutatedBody(params(ctx, method, legacy)),
       id: fc.oneof(fc.integer(), fc.string({ maxLength: 8 }), fc.constant(null), fc.constant(jsonObject([["x", 1]]))),
       envelope: fc.oneof(
         { weight: 8, arbitrary: fc.constant({ label: "", jsonrpc: "2.0" as unknown }) },
@@ -222,7 +230,12 @@ export function a2aHttpTargets(ctx: GenContext): FuzzTarget[] {
         ),
         body:
           method === "POST"
-            ? fc.option(mutatedBody(bodyParams ?? fc.constant(jsonObject())), { freq: 6, nil: undefined })
+            ? fc.option(
+                subpath.startsWith("/message")
+                  ? fc.oneof({ weight: 6, arbitrary: mutatedBody(bodyParams!) }, { weight: 1, arbitrary: bulkSend(false) })
+                  : mutatedBody(bodyParams ?? fc.constant(jsonObject())),
+                { freq: 6, nil: undefined },
+              )
             : fc.constant(undefined),
         versionHeader: fc.oneof(
           { weight: 8, arbitrary: fc.constant<string | undefined>("1.0") },

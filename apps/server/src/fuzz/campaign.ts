@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { sendGrpc } from "./grpc-exchange.js";
 import { send, type FuzzRequest, type FuzzResponse } from "./http-exchange.js";
 import { answerViolations, bodyLine, refused, shapeWarning, type Violation } from "./oracles.js";
 import type { FuzzTarget } from "./request-parts.js";
@@ -22,6 +23,8 @@ export interface Origin {
   target: string;
   seed: number;
   path: string;
+  /** A request of a fixed sweep (`Campaign.sweep`), not generated: `path` is its index. */
+  sweep?: boolean;
 }
 
 /** One distinct failure: route + oracle + status + first line of the body (ids normalized). */
@@ -125,6 +128,21 @@ export class Campaign {
         this.options.log?.(`after ${target.name}: could not restore the seeded world: ${(error as Error).message}`);
       }
     }
+    return this.finish(started);
+  }
+
+  /** Sends fixed `requests` (in order) through the same oracles, then checks the world as after a batch. */
+  async sweep(name: string, requests: FuzzRequest[]): Promise<CampaignReport> {
+    const started = Date.now();
+    const baseline = this.victimView();
+    for (const [index, request] of requests.entries())
+      await this.exchange(request, { target: name, seed: 0, path: String(index), sweep: true });
+    this.report.perTarget[name] = requests.length;
+    await this.afterBatch(name, requests.at(-1), baseline);
+    return this.finish(started);
+  }
+
+  private finish(started: number): CampaignReport {
     this.report.durationMs = Date.now() - started;
     this.report.failures = [...this.groups.values()].filter((g) => g.oracle !== "shape");
     this.report.warnings = [...this.groups.values()].filter((g) => g.oracle === "shape");
@@ -137,7 +155,9 @@ export class Campaign {
     const before = this.counter.counts();
     const backgroundBefore = this.counter.background();
     const mark = this.server.logMark();
-    const response = await send(this.server.url, request, this.options.requestTimeoutMs);
+    const response = request.grpc
+      ? await sendGrpc(this.server.grpcTarget, request, this.options.requestTimeoutMs)
+      : await send(this.server.url, request, this.options.requestTimeoutMs);
     const status = response.timedOut ? "timeout" : response.status === 0 ? "no response" : String(response.status);
     this.tally(request.route, status);
     if (response.timedOut) this.report.timeouts[request.route] = (this.report.timeouts[request.route] ?? 0) + 1;

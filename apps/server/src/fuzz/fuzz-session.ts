@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { a2aHttpTargets, a2aJsonRpcTarget } from "./a2a-targets.js";
+import { a2aBulkSweep } from "./a2a-bulk-sweep.js";
 import { Campaign, type CampaignOptions, type CampaignReport } from "./campaign.js";
+import { a2aGrpcTarget } from "./grpc-targets.js";
 import { closeConnections } from "./http-exchange.js";
 import { mcpTarget } from "./mcp-targets.js";
 import { openApiTargets, type OpenApiDocument } from "./openapi-targets.js";
@@ -14,7 +16,7 @@ import { seedWorld, type World } from "./world.js";
 
 /**
  * Every target: each OpenAPI operation, unrouted paths, the thread streaming protocol's commands, both A2A
- * JSON-RPC versions, each HTTP+JSON route and /mcp.
+ * JSON-RPC versions, each HTTP+JSON route, the A2A gRPC port and /mcp.
  */
 export function allTargets(doc: OpenApiDocument, world: World): FuzzTarget[] {
   const ctx: GenContext = { world, components: doc.components?.schemas ?? {} };
@@ -25,6 +27,7 @@ export function allTargets(doc: OpenApiDocument, world: World): FuzzTarget[] {
     a2aJsonRpcTarget(ctx, "1.0"),
     a2aJsonRpcTarget(ctx, "0.3"),
     ...a2aHttpTargets(ctx),
+    a2aGrpcTarget(ctx),
     mcpTarget(ctx),
     ...last,
   ];
@@ -42,6 +45,8 @@ export interface FuzzSession {
   world: World;
   targets: FuzzTarget[];
   campaign(options: CampaignOptions, only?: (target: FuzzTarget) => boolean): Promise<CampaignReport>;
+  /** `a2aBulkSweep`'s fixed requests (deep and wide input on every A2A binding) through the same oracles. */
+  bulkSweep(options: CampaignOptions): Promise<CampaignReport>;
   close(): Promise<void>;
 }
 
@@ -69,6 +74,14 @@ export async function openFuzzSession(options: { auth: boolean }): Promise<FuzzS
         const campaign = new Campaign(started, world, campaignOptions);
         try {
           return await campaign.run(only ? targets.filter(only) : targets);
+        } finally {
+          campaign.close();
+        }
+      },
+      async bulkSweep(campaignOptions) {
+        const campaign = new Campaign(started, world, campaignOptions);
+        try {
+          return await campaign.sweep("A2A deep and wide input", a2aBulkSweep(world));
         } finally {
           campaign.close();
         }

@@ -13,6 +13,16 @@ export interface FuzzRequest {
   label: string;
   /** A2A JSON-RPC requests: their answers are read as JSON-RPC envelopes (HTTP 200 with an error inside). */
   jsonRpc?: boolean;
+  /** An A2A gRPC call instead of an HTTP request (grpc-exchange.ts): `method`/`path` are then its method's name. */
+  grpc?: GrpcCall;
+}
+
+/** A raw call of `lf.a2a.v1.A2AService/<method>`: the request message's bytes as generated, and its metadata. */
+export interface GrpcCall {
+  method: string;
+  bytes: Uint8Array;
+  metadata: Record<string, string>;
+  stream: boolean;
 }
 
 export interface FuzzResponse {

@@ -134,6 +134,8 @@ function ownedByVictim(response: FuzzResponse): boolean {
  */
 export function shapeWarning(request: FuzzRequest, response: FuzzResponse): string | undefined {
   if (response.status < 400 || response.status >= 500 || request.method === "HEAD") return undefined;
+  // A gRPC error is a status and its details: there is no body to shape.
+  if (request.grpc) return undefined;
   if (response.truncated) return `error answer over 256 KiB for a ${request.body?.length ?? 0}-char request`;
   try {
     const parsed = JSON.parse(response.body) as { detail?: unknown; error?: unknown };

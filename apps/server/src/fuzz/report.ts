@@ -13,9 +13,11 @@ export function reproduction(group: FailureGroup): string {
   const headers = Object.entries(request.headers)
     .map(([name, value]) => `${name}: ${cut(value, 60)}`)
     .join("; ");
-  const replay = origin.path
-    ? `FUZZ_REPLAY='${origin.target}@${origin.seed}:${origin.path}'`
-    : "(found by the after-batch check; rerun the batch with FUZZ_ONLY)";
+  const replay = origin.sweep
+    ? `request ${origin.path} of the fixed sweep: FUZZ_ONLY='${origin.target}' npm run fuzz`
+    : origin.path
+      ? `FUZZ_REPLAY='${origin.target}@${origin.seed}:${origin.path}'`
+      : "(found by the after-batch check; rerun the batch with FUZZ_ONLY)";
   return [
     `  ${request.method} ${cut(request.path, 200)}`,
     `  headers: ${headers || "(none)"}`,

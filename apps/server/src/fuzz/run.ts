@@ -8,7 +8,8 @@
  * - FUZZ_TIME_MS  overall time budget per server, default 10 minutes
  * - FUZZ_TIMEOUT_MS  per-request limit, default 5000
  * - FUZZ_AUTH     "1" owner auth only, "0" no auth only, unset both
- * - FUZZ_ONLY     a substring of the target names to run (e.g. "A2A", "/threads/{thread_id}/runs")
+ * - FUZZ_ONLY     a substring of the target names to run (e.g. "A2A", "/threads/{thread_id}/runs"); the fixed
+ *                 sweep of deep and wide A2A input runs first unless FUZZ_ONLY excludes "A2A deep and wide input"
  * - FUZZ_REPLAY   "<target>@<seed>:<path>" from a failure's report: replays that one request and lets
  *                 fast-check shrink it to a minimal reproduction (against a fresh server)
  * - FUZZ_OUT      also write the markdown summary to this file
@@ -66,6 +67,12 @@ async function main(): Promise<number> {
   for (const auth of modes) {
     const session = await openFuzzSession({ auth });
     try {
+      if (!only || "A2A deep and wide input".includes(only)) {
+        const sweep = await session.bulkSweep({ runsPerTarget: 1, seed, timeBudgetMs, requestTimeoutMs });
+        summaries.push(formatReport(sweep));
+        console.log(summaries.at(-1));
+        failures += sweep.failures.length;
+      }
       const report = await session.campaign(
         { runsPerTarget: runs, seed, timeBudgetMs, requestTimeoutMs, log: (line) => console.error(line) },
         only ? (t) => t.name.includes(only) : undefined,

@@ -9,6 +9,8 @@ export const OWNER_AUTH_CONFIG = fileURLToPath(new URL("./fixture/langgraph.json
 /** `agent-server dev` on a real SQLite file, as the process the harness holds (no reload supervisor). */
 export interface ServerUnderTest {
   url: string;
+  /** The A2A gRPC port (`--grpc-port 0`) as a gRPC target, `host:port`. */
+  grpcTarget: string;
   dbFile: string;
   auth: boolean;
   /** Undefined while the server answers GET /ok; else why not (exited with code, no answer). */
@@ -43,10 +45,25 @@ function firstError(output: string): string | undefined {
 
 export async function startServerUnderTest(options: { auth: boolean; dataDir: string }): Promise<ServerUnderTest> {
   const config = options.auth ? OWNER_AUTH_CONFIG : EXAMPLE_CONFIG;
-  const args = ["dev", "--config", config, "--port", "0", "--no-reload", "--data-dir", options.dataDir, "--log-format", "json"];
+  const args = [
+    "dev",
+    "--config",
+    config,
+    "--port",
+    "0",
+    "--grpc-port",
+    "0",
+    "--no-reload",
+    "--data-dir",
+    options.dataDir,
+    "--log-format",
+    "json",
+  ];
   let run: CliRun & { url: string } = await startCli(args);
+  const grpcTargetOf = async (started: CliRun) => (await started.waitFor(/A2A gRPC listening on ([^\s"]+)/))[1]!;
   const server: ServerUnderTest = {
     url: run.url,
+    grpcTarget: await grpcTargetOf(run),
     dbFile: join(options.dataDir, "agent-server.sqlite"),
     auth: options.auth,
     async down() {
@@ -64,6 +81,7 @@ export async function startServerUnderTest(options: { auth: boolean; dataDir: st
       await server.stop();
       run = await startCli(args);
       server.url = run.url;
+      server.grpcTarget = await grpcTargetOf(run);
     },
     logMark() {
       return [run.stdout().length, run.stderr().length];

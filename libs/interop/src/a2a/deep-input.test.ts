@@ -126,9 +126,11 @@ describe("A2A deep input (custom auth, SQLite)", () => {
   it.each([5_000, MAX_JSON_DEPTH + 1])("gRPC, %i levels: INVALID_ARGUMENT on every place, nothing written", async (depth) => {
     const before = await rowCounts();
     for (const method of ["SendMessage", "SendStreamingMessage"]) {
-      for (const place of PLACES) {
-        const answer = await rawGrpcCall(grpc.url, method, deepSendMessageRequest(depth, place), { authorization: "Bearer alice" });
-        expect(answer.code, `${method} ${place}: ${answer.details}`).toBe(INVALID_ARGUMENT);
+      const stream = method === "SendStreamingMessage";
+      for (const [place, kind] of [...PLACES.map((p) => [p, "object"] as const), ["data part", "array"] as const]) {
+        const bytes = deepSendMessageRequest(depth, place, kind);
+        const answer = await rawGrpcCall(grpc.url, method, bytes, { authorization: "Bearer alice" }, { stream });
+        expect(answer.code, `${method} ${place} ${kind}: ${answer.details}`).toBe(INVALID_ARGUMENT);
       }
     }
     expect(await rowCounts()).toEqual(before);
