@@ -4,6 +4,8 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
 export type Command = "dev" | "serve" | "migrate" | "snapshot" | "import-dev";
+/** Commands that only write files into the user's project (scaffold/): no server, storage or environment. */
+export type ScaffoldCommand = "new" | "dockerfile" | "compose";
 export type SnapshotAction = "export" | "import";
 /** "custom": a user's own driver module (`--storage ./driver.ts:export`, or langgraph.json `storage.path`). */
 export type StorageKind = "sqlite" | "memory" | "postgres" | "custom";
@@ -59,10 +61,27 @@ export interface CliOptions {
   grpcPort?: number;
 }
 
-export type Parsed = { kind: "help" } | { kind: "version" } | { kind: "run"; options: CliOptions };
+/** `new <dir>`, `dockerfile`, `compose`: what to write where. */
+export interface ScaffoldOptions {
+  command: ScaffoldCommand;
+  /** new: the folder to create the project in, as given. */
+  dir?: string;
+  /** dockerfile/compose: langgraph.json of the project, whose folder is the image's build context. */
+  config: string;
+  /** dockerfile/compose: -o/--out, as given (unset: Dockerfile / compose.yaml beside langgraph.json). */
+  out?: string;
+  /** dockerfile/compose: overwrite files that exist. */
+  force: boolean;
+}
+
+export type Parsed =
+  { kind: "help" } | { kind: "version" } | { kind: "run"; options: CliOptions } | { kind: "scaffold"; options: ScaffoldOptions };
 
 /** A command-line mistake: main prints it with the usage and exits 2. */
 export class UsageError extends Error {}
+
+/** A bad environment variable: main prints this one line (the command line was fine) and exits 2. */
+export class EnvironmentError extends UsageError {}
 
 export const USAGE = `Usage: agent-server <command> [options]
 
@@ -77,20 +96,28 @@ Commands:
   import-dev [dir]
             Import what the official JS dev server kept in its .langgraph_api folder
             (default: ./.langgraph_api) into the selected storage
+  new <dir> Write a new project into <dir> (a new or empty folder): a graph that answers
+            without an LLM, package.json, langgraph.json, README
+  dockerfile [-o <file>] [--force]
+            Write a Dockerfile and .dockerignore for the project of --config
+            (default: Dockerfile beside langgraph.json)
+  compose [-o <file>] [--force]
+            Write a compose file for the project of --config: PostgreSQL, a one-off migrate
+            and two API processes (default: compose.yaml beside langgraph.json)
 
 Options:
   -c, --config <path>      langgraph.json of the project, or its folder (default: ./langgraph.json)
   -h, --host <host>        Address to bind (dev: 127.0.0.1, serve: 0.0.0.0)
-  -p, --port <port>        Port to bind, 0 picks a free one (dev: 2024, serve: 8123)
+  -p, --port <port>        Port to bind, 0 picks a free one (dev: 2024; serve: $PORT, else 8123)
   --grpc-port <port>       Also serve A2A over gRPC on this port of --host, 0 picks a free one
                            (default: langgraph.json a2a.grpc_port, else off)
   --storage <kind>         sqlite | memory | postgres (default: sqlite), or a driver module of your own:
                            ./path/driver.ts:export (a Storage, or a function returning one)
-  --database-url <url>     PostgreSQL URL (default: $POSTGRES_URL, then $POSTGRES_URI)
+  --database-url <url>     PostgreSQL URL (default: $POSTGRES_URL, then $DATABASE_URI, then $POSTGRES_URI)
   --database-schema <name> PostgreSQL schema holding the tables (default: public)
   --data-dir <dir>         Folder of the SQLite file, or given to a custom driver
                            (default: .agent-server beside langgraph.json)
-  --workers <n>            Runs executed concurrently by this process (default: 10)
+  --workers <n>            Runs executed concurrently by this process (default: $N_JOBS_PER_WORKER, else 10)
   -n, --n-jobs-per-worker <n>
                            The same as --workers (the name \`langgraphjs dev\` uses)
   --poll-interval <ms>     How often idle workers look for work and waiters check runs of other
@@ -107,10 +134,21 @@ Options:
   --no-reload              dev: do not restart the server when a project file changes
   --snapshot <file>        dev/serve with --storage memory: start from this snapshot file
   --snapshot-save          with --snapshot: write the memory store back to the file on SIGINT/SIGTERM
-  --out <file>, --in <file>  snapshot export / snapshot import: the snapshot file
+  -o, --out <file>         snapshot export: the snapshot file; dockerfile, compose: the file to write
+  --in <file>              snapshot import: the snapshot file
+  --force                  dockerfile, compose: overwrite the files if they exist
   --no-browser             Accepted for \`langgraphjs dev\` compatibility (no browser is ever opened)
   --help                   Show this help
   -v, --version            Show the version
+
+Environment (a flag always wins over a variable):
+  POSTGRES_URL, DATABASE_URI, POSTGRES_URI
+                           The PostgreSQL URL of --storage postgres when --database-url is not
+                           given, the first one set in this order (DATABASE_URI and POSTGRES_URI are
+                           the official LangGraph container's names)
+  N_JOBS_PER_WORKER        The worker count when neither --workers nor -n is given
+  PORT                     serve: the port when --port is not given (dev keeps 2024, where the
+                           SDK and Studio look)
 
 \`langgraphjs dev\` command lines work as they are: -p, -h, -c, -n, --no-browser (--tunnel is not supported).
 `;
@@ -134,7 +172,8 @@ const OPTIONS = {
   "no-reload": { type: "boolean" },
   snapshot: { type: "string" },
   "snapshot-save": { type: "boolean" },
-  out: { type: "string" },
+  force: { type: "boolean" },
+  out: { type: "string", short: "o" },
   in: { type: "string" },
   // `langgraphjs dev` flags: --no-browser is accepted (we never open one), --tunnel is refused.
   "no-browser": { type: "boolean" },
@@ -144,6 +183,7 @@ const OPTIONS = {
 } as const;
 
 const COMMANDS: readonly Command[] = ["dev", "serve", "migrate", "snapshot", "import-dev"];
+const SCAFFOLD_COMMANDS: readonly ScaffoldCommand[] = ["new", "dockerfile", "compose"];
 
 /** Parses argv (without node and the script); throws UsageError on anything it does not understand. */
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): Parsed {
@@ -160,6 +200,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (values.help) return { kind: "help" };
   if (values.version) return { kind: "version" };
   if (positionals.length === 0) throw new UsageError("missing command");
+  if (SCAFFOLD_COMMANDS.includes(positionals[0] as ScaffoldCommand)) {
+    return { kind: "scaffold", options: scaffoldOptions(positionals[0] as ScaffoldCommand, positionals, values) };
+  }
   const command = positionals[0] as Command;
   if (!COMMANDS.includes(command)) throw new UsageError(`unknown command '${positionals[0]}'`);
   const maxPositionals = command === "snapshot" || command === "import-dev" ? 2 : 1;
@@ -172,6 +215,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (values.workers !== undefined && values["n-jobs-per-worker"] !== undefined) {
     throw new UsageError("--workers and --n-jobs-per-worker (-n) are the same setting: give one of them");
   }
+  if (values.force) throw new UsageError("--force is for dockerfile and compose");
 
   const production = command === "serve";
   const storageModule = values.storage !== undefined && isModuleSpec(values.storage) ? values.storage : undefined;
@@ -181,17 +225,27 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     config: values.config === undefined ? "langgraph.json" : configFile(values.config),
     configGiven: values.config !== undefined,
     host: values.host ?? (production ? "0.0.0.0" : "127.0.0.1"),
-    port: integer("--port", values.port, production ? 8123 : 2024, 0, 65535),
+    // serve: --port, else $PORT (the official container's variable), else 8123. dev ignores $PORT, which
+    // other tools set in development shells: its port stays 2024 unless --port says otherwise.
+    port:
+      values.port !== undefined || !production
+        ? integer("--port", values.port, production ? 8123 : 2024, 0, 65535)
+        : envInteger("PORT", env.PORT, 8123, 0, 65535),
     storage,
     storageGiven: values.storage !== undefined,
     storageModule,
-    databaseUrl: values["database-url"] ?? (env.POSTGRES_URL || env.POSTGRES_URI || undefined),
+    // --database-url, else the first variable set of POSTGRES_URL (ours), DATABASE_URI, POSTGRES_URI (the
+    // official container's, in its own order). Checked below, once --storage postgres says it is used.
+    databaseUrl: values["database-url"] ?? databaseUrlFromEnv(env)?.url,
     databaseSchema: values["database-schema"] ?? "public",
     dataDir: values["data-dir"],
+    // --n-jobs-per-worker (-n) or --workers, else $N_JOBS_PER_WORKER (the official container's), else 10.
     workers:
       values["n-jobs-per-worker"] !== undefined
         ? integer("--n-jobs-per-worker", values["n-jobs-per-worker"], 10, 1, 1000)
-        : integer("--workers", values.workers, 10, 1, 1000),
+        : values.workers !== undefined
+          ? integer("--workers", values.workers, 10, 1, 1000)
+          : envInteger("N_JOBS_PER_WORKER", env.N_JOBS_PER_WORKER, 10, 1, 1000),
     pollMs: values["poll-interval"] === undefined ? undefined : integer("--poll-interval", values["poll-interval"], 0, 10, 3_600_000),
     logFormat: oneOf("--log-format", values["log-format"] ?? (production ? "json" : "pretty"), ["pretty", "json"] as const),
     graceMs: integer("--grace-period", values["grace-period"], 10, 0, 3600) * 1000,
@@ -211,6 +265,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (storage !== "postgres" && (values["database-url"] !== undefined || values["database-schema"] !== undefined)) {
     throw new UsageError("--database-url and --database-schema need --storage postgres");
   }
+  if (storage === "postgres" && values["database-url"] === undefined) checkDatabaseUrlFromEnv(env);
   if (storage !== "sqlite" && storage !== "custom" && values["data-dir"] !== undefined) {
     throw new UsageError("--data-dir is for --storage sqlite or a custom driver");
   }
@@ -236,7 +291,7 @@ function snapshotOptions(
       throw new UsageError(`snapshot ${action} takes ${flag}, not ${action === "export" ? "--in" : "--out"}`);
     }
   } else if (values.out !== undefined || values.in !== undefined) {
-    throw new UsageError("--out and --in are for snapshot export and snapshot import");
+    throw new UsageError("--out and --in are for snapshot export and snapshot import (and --out for dockerfile and compose)");
   }
   if (command === "import-dev") options.devDir = positionals[1] ?? ".langgraph_api";
   if (command === "snapshot" || command === "import-dev") {
@@ -249,6 +304,64 @@ function snapshotOptions(
     if (options.storage !== "memory") throw new UsageError("--snapshot is for --storage memory (use `snapshot import` for other storages)");
     if (values.snapshot === undefined) throw new UsageError("--snapshot-save needs --snapshot <file>");
     options.snapshot = values.snapshot;
+  }
+}
+
+/**
+ * `new <dir>` takes its folder and nothing else; `dockerfile` and `compose` take --config, -o/--out and
+ * --force. Any other flag is refused rather than ignored: it would suggest the written files honour it.
+ */
+function scaffoldOptions(command: ScaffoldCommand, positionals: string[], values: Record<string, unknown>): ScaffoldOptions {
+  const accepted = command === "new" ? [] : ["config", "out", "force"];
+  const refused = Object.keys(values).find((key) => values[key] !== undefined && !accepted.includes(key));
+  if (refused !== undefined) throw new UsageError(`--${refused} is not an option of ${command}`);
+  const maxPositionals = command === "new" ? 2 : 1;
+  if (positionals.length > maxPositionals) throw new UsageError(`unexpected argument '${positionals[maxPositionals]}'`);
+  if (command === "new" && positionals[1] === undefined) throw new UsageError("new needs a folder: agent-server new <dir>");
+  const config = values.config as string | undefined;
+  return {
+    command,
+    dir: positionals[1],
+    config: config === undefined ? "langgraph.json" : configFile(config),
+    out: values.out as string | undefined,
+    force: values.force === true,
+  };
+}
+
+/** The PostgreSQL URL variables, in the order they are read: ours, then the official container's. */
+const DATABASE_URL_VARIABLES = ["POSTGRES_URL", "DATABASE_URI", "POSTGRES_URI"] as const;
+
+/** The first of DATABASE_URL_VARIABLES that is set (an empty value counts as unset), with its name. */
+function databaseUrlFromEnv(env: NodeJS.ProcessEnv): { name: string; url: string } | undefined {
+  const name = DATABASE_URL_VARIABLES.find((variable) => env[variable]);
+  return name === undefined ? undefined : { name, url: env[name]! };
+}
+
+/**
+ * A URL from the environment must be a postgres:// (or postgresql://) URL; anything else would reach the
+ * driver and fail there with a message that does not say where the value came from. The value itself is
+ * not repeated: it may hold a password.
+ */
+function checkDatabaseUrlFromEnv(env: NodeJS.ProcessEnv): void {
+  const found = databaseUrlFromEnv(env);
+  if (found === undefined) return;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(found.url).protocol;
+  } catch {
+    // Not a URL at all: reported below.
+  }
+  if (protocol !== "postgres:" && protocol !== "postgresql:") {
+    throw new EnvironmentError(`the ${found.name} environment variable must be a postgres:// URL`);
+  }
+}
+
+/** integer() for an environment variable: the error names the variable and is an EnvironmentError. */
+function envInteger(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  try {
+    return integer(`the ${name} environment variable`, raw || undefined, fallback, min, max);
+  } catch (error) {
+    throw new EnvironmentError((error as Error).message);
   }
 }
 

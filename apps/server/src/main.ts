@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { parseCli, USAGE, UsageError, type CliOptions } from "./args.js";
+import { EnvironmentError, parseCli, USAGE, UsageError, type CliOptions, type ScaffoldOptions } from "./args.js";
 import type { Logger } from "./logger.js";
 import { followSupervisor, SUPERVISED_ENV, type ChildMessage } from "./reload.js";
 import type { StartedServer } from "./start-server.js";
@@ -24,6 +24,7 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${VERSION}\n`);
       return 0;
     }
+    if (parsed.kind === "scaffold") return await scaffold(parsed.options);
     options = parsed.options;
   } catch (error) {
     return usageFailure(error);
@@ -88,8 +89,23 @@ async function main(argv: string[]): Promise<number> {
   return -1; // keep running until a signal
 }
 
+/** `new`, `dockerfile`, `compose`: write the files, print what was written. */
+async function scaffold(options: ScaffoldOptions): Promise<number> {
+  try {
+    const { runScaffoldCommand } = await import("./scaffold/index.js");
+    runScaffoldCommand(options, (line) => process.stdout.write(`${line}\n`));
+    return 0;
+  } catch (error) {
+    return failure(error, (message) => process.stderr.write(`agent-server ${options.command}: ${message}\n`));
+  }
+}
+
 function usageFailure(error: unknown): number {
   if (!(error instanceof UsageError)) throw error;
+  if (error instanceof EnvironmentError) {
+    process.stderr.write(`agent-server: ${error.message}\n`);
+    return 2;
+  }
   process.stderr.write(`agent-server: ${error.message}\n\n${USAGE}`);
   return 2;
 }

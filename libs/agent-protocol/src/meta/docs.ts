@@ -1,6 +1,8 @@
+import { existsSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -12,9 +14,20 @@ import { createRouter } from "../http/router.js";
  * offline and the browser talks to no third party: the UI's online validator badge is turned off.
  */
 
-const require = createRequire(import.meta.url);
-const distDir = dirname(require.resolve("swagger-ui-dist/package.json"));
-const distVersion = (require("swagger-ui-dist/package.json") as { version: string }).version;
+/**
+ * Where the Swagger UI files are: a `swagger-ui/` folder beside this module in the published package
+ * (its build copies the files there, so installing the server does not install swagger-ui-dist and
+ * the install script of its telemetry dependency), else the swagger-ui-dist package of a checkout.
+ */
+function swaggerUi(): { dir: string; version: string } {
+  const copied = fileURLToPath(new URL("./swagger-ui/", import.meta.url));
+  const dir = existsSync(join(copied, "package.json"))
+    ? copied
+    : dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+  return { dir, version: (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version: string }).version };
+}
+
+const { dir: distDir, version: distVersion } = swaggerUi();
 
 const CONTENT_TYPES: Record<string, string> = {
   ".css": "text/css; charset=utf-8",
