@@ -1,9 +1,5 @@
 import { resolve } from "node:path";
 import type { Storage } from "@agent-server/core";
-import { createMemoryStorage } from "@agent-server/storage-memory";
-import { openPostgresStorage, PostgresStorage } from "@agent-server/storage-postgres";
-import { openSqliteStorage } from "@agent-server/storage-sqlite";
-import pg from "pg";
 import { UsageError, type CliOptions } from "./args.js";
 import { openCustomStorage } from "./custom-storage.js";
 
@@ -37,7 +33,8 @@ export interface ProjectStorage {
 /**
  * Opens the storage the flags select, or else langgraph.json's `storage.path`. Opening migrates (every
  * built-in driver applies pending migrations when it opens), and the versions applied are reported so
- * `migrate` can print them.
+ * `migrate` can print them. Only the selected driver is loaded: a SQLite server does not load pg and the
+ * PostgreSQL checkpointer, nor the other way round (start-up time).
  */
 export async function openStorage(options: CliOptions, projectDir: string, projectStorage?: ProjectStorage): Promise<OpenedStorage> {
   const fromProject = !options.storageGiven && projectStorage?.path ? projectStorage.path : undefined;
@@ -50,7 +47,8 @@ export async function openStorage(options: CliOptions, projectDir: string, proje
     return { storage, kind: "custom", description: `custom driver "${storage.kind}" (${spec})`, applied: [] };
   }
   switch (options.storage) {
-    case "memory":
+    case "memory": {
+      const { createMemoryStorage } = await import("@agent-server/storage-memory");
       return {
         storage: createMemoryStorage(),
         kind: "memory",
@@ -60,7 +58,9 @@ export async function openStorage(options: CliOptions, projectDir: string, proje
             : "memory (nothing is kept after exit)",
         applied: [],
       };
+    }
     case "sqlite": {
+      const { openSqliteStorage } = await import("@agent-server/storage-sqlite");
       const path = sqlitePath(options, projectDir);
       const startedAt = new Date().toISOString();
       const storage = await openSqliteStorage({ path });
@@ -73,7 +73,14 @@ export async function openStorage(options: CliOptions, projectDir: string, proje
     }
     case "postgres": {
       const url = options.databaseUrl;
-      if (!url) throw new UsageError("--storage postgres needs --database-url or the POSTGRES_URL environment variable");
+      if (!url)
+        throw new UsageError(
+          "--storage postgres needs --database-url or the POSTGRES_URL (or DATABASE_URI, POSTGRES_URI) environment variable",
+        );
+      const [{ openPostgresStorage, PostgresStorage }, { default: pg }] = await Promise.all([
+        import("@agent-server/storage-postgres"),
+        import("pg"),
+      ]);
       // Migrating through the driver's own `migrate()` (what openPostgresStorage does) returns the
       // versions applied; a second open afterwards finds nothing left to apply.
       const pool = new pg.Pool({ connectionString: url, max: 2 });

@@ -1,7 +1,7 @@
 import { v5 as uuidv5 } from "uuid";
 import { NotFoundError, type Storage } from "@agent-server/core";
 import { readGraphEntry, type GraphEntry } from "../config/graph-entry.js";
-import { loadGraph, parseGraphSpec, type GraphSpec, type ResolvedGraph } from "./load-graph.js";
+import { loadGraph, parseGraphSpec, projectScopes, type GraphSpec, type ResolvedGraph } from "./load-graph.js";
 import type { SystemAssistantDefaults } from "../config/system-assistant-defaults.js";
 import { channelSchemas, runtimeGraphSchemas, type GraphOrigin } from "./schemas/runtime-schemas.js";
 import { DEFAULT_STATIC_SCHEMA_OPTIONS, StaticSchemaCache, type StaticSchemaOptions } from "./schemas/static-schema-cache.js";
@@ -42,10 +42,11 @@ export class GraphRegistry {
    * on the first that cannot load.
    */
   async load(graphs: Record<string, GraphEntry>, cwd: string): Promise<void> {
+    const scopes = projectScopes();
     for (const [graphId, entry] of Object.entries(graphs)) {
       const { spec: raw, description } = readGraphEntry(entry);
       const spec = parseGraphSpec(graphId, raw, cwd);
-      this.graphs.set(graphId, { spec, resolved: await loadGraph(spec), projectDir: cwd, description });
+      this.graphs.set(graphId, { spec, resolved: await loadGraph(spec, scopes), projectDir: cwd, description });
     }
   }
 
