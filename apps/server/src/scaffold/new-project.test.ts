@@ -40,6 +40,7 @@ describe("agent-server new <dir>", () => {
         "@langchain/langgraph-checkpoint": "^1.2.2",
         "agent-server": `^${VERSION}`,
       },
+      allowScripts: { "better-sqlite3": true, esbuild: true, protobufjs: false },
     });
     const config = JSON.parse(readFileSync(join(dir, "langgraph.json"), "utf8"));
     expect(config).toEqual({ node_version: "20", graphs: { agent: "./src/agent.ts:graph" }, env: ".env" });

@@ -50,6 +50,8 @@ export function newProjectFiles(dir: string): GeneratedFile[] {
 /**
  * agent-server is a dependency, not a devDependency: `agent-server serve` is what runs in production,
  * so `npm ci --omit=dev` must keep it. The server brings tsx, which loads src/agent.ts as it is.
+ * `allowScripts` (npm 11) approves the install scripts the server needs (better-sqlite3 builds its
+ * binary, esbuild installs its own) and declines protobufjs's, which the server does not need.
  */
 function packageJson(name: string): object {
   return {
@@ -63,6 +65,7 @@ function packageJson(name: string): object {
       "@langchain/langgraph-checkpoint": "^1.2.2",
       "agent-server": `^${VERSION}`,
     },
+    allowScripts: { "better-sqlite3": true, esbuild: true, protobufjs: false },
   };
 }
 
