@@ -14,6 +14,12 @@ export type LogFormat = "pretty" | "json";
 /** Everything a command needs, with the command's defaults filled in. */
 export interface CliOptions {
   command: Command;
+  /**
+   * The command line these options came from. `readProject` reads the settings that come from the
+   * environment (database URL, port, workers) again once langgraph.json's `env` is applied, so a
+   * variable set only in the project's .env counts as an exported one; flags still win.
+   */
+  argv?: string[];
   /** langgraph.json as given (resolved against the process cwd when used). */
   config: string;
   /** Whether --config was given: `migrate` may then run without a langgraph.json. */
@@ -222,6 +228,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const storage: StorageKind = storageModule !== undefined ? "custom" : storageKind(values.storage ?? "sqlite");
   const options: CliOptions = {
     command,
+    argv,
     config: values.config === undefined ? "langgraph.json" : configFile(values.config),
     configGiven: values.config !== undefined,
     host: values.host ?? (production ? "0.0.0.0" : "127.0.0.1"),

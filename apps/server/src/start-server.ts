@@ -23,7 +23,7 @@ import {
 import { a2aRoutes, startA2AGrpcServer, type A2AGrpcServerOptions, type RunningA2AGrpcServer } from "@agent-server/interop";
 import { a2aRouteOptions } from "./a2a-card.js";
 import { announceMcp, mcpMount } from "./mcp-config.js";
-import { UsageError, type CliOptions } from "./args.js";
+import { parseCli, UsageError, type CliOptions } from "./args.js";
 import { loadHttpApp } from "./http-app.js";
 import { bindSdkLoopback } from "./loopback.js";
 import { runLogger, type Logger } from "./logger.js";
@@ -45,7 +45,10 @@ export interface StartedServer {
   stop(graceMs: number, drainMs?: number): Promise<void>;
 }
 
-/** Reads langgraph.json and applies its `env` before anything reads the environment (POSTGRES_URL too). */
+/**
+ * Reads langgraph.json and applies its `env` before anything reads the environment; the options taken
+ * from the environment (database URL, port, workers) are read again with it (see `CliOptions.argv`).
+ */
 export async function readProject(options: CliOptions): Promise<LoadedConfig | undefined> {
   const path = resolve(options.config);
   if (!existsSync(path)) {
@@ -55,6 +58,13 @@ export async function readProject(options: CliOptions): Promise<LoadedConfig | u
   }
   const loaded = await loadLangGraphConfig(path);
   applyEnv(loaded.env);
+  if (options.argv && Object.keys(loaded.env).length > 0) {
+    const again = parseCli(options.argv);
+    if (again.kind === "run") {
+      const { databaseUrl, port, workers } = again.options;
+      Object.assign(options, { databaseUrl, port, workers });
+    }
+  }
   return loaded;
 }
 

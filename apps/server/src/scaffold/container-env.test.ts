@@ -1,9 +1,17 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { createTestSchema, type TestSchema } from "@agent-server/testing/postgres";
 import { afterEach, describe, expect, it } from "vitest";
 import { EnvironmentError, parseCli, type CliOptions } from "../args.js";
 import { EXAMPLE_CONFIG, killAll, runCli, startCli } from "../testing/cli-process.js";
+import { newProjectInTemp } from "./test-support.js";
 
 afterEach(killAll);
+
+/** The JSON log line that says where the server listens. */
+function listeningLine(stdout: string): Record<string, unknown> {
+  return JSON.parse(stdout.split("\n").find((line) => line.includes("listening on"))!) as Record<string, unknown>;
+}
 
 /** The options of a command line that must parse. */
 function options(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
@@ -94,6 +102,22 @@ describe("the official LangGraph container's variables, beside ours (a flag alwa
       .filter((line) => line.includes("listening on"))
       .map((line) => JSON.parse(line));
     expect(listening).toMatchObject([{ workers: 3 }]);
+  });
+
+  it("variables set only in langgraph.json's env file count as exported ones; flags still win", async () => {
+    // A project from `agent-server new`: its langgraph.json names .env.
+    const project = newProjectInTemp();
+    try {
+      writeFileSync(join(project.dir, ".env"), "PORT=0\nN_JOBS_PER_WORKER=4\n");
+      const serve = ["serve", "--config", project.config, "--storage", "memory", "--host", "127.0.0.1"];
+      const fromFile = await startCli(serve);
+      expect(Number(new URL(fromFile.url).port)).not.toBe(8123); // 0 from the .env's PORT: a free port
+      expect(listeningLine(fromFile.stdout())).toMatchObject({ workers: 4 });
+      const flagged = await startCli([...serve, "--workers", "2"]);
+      expect(listeningLine(flagged.stdout())).toMatchObject({ workers: 2 });
+    } finally {
+      project.remove();
+    }
   });
 
   describe("on PostgreSQL", () => {
