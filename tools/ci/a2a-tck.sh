@@ -17,7 +17,10 @@ fi
 results=${TEST_RESULTS_DIR:-.test-results}
 status=0
 for category in "$@"; do
-  line=$("$dir/run.sh" "$category" 2>&1 | tee /dev/stderr | grep -E "^a2a-tck $category: [0-9]+ passed, [0-9]+ failed$" | tail -1)
+  # Captured, then echoed: `tee /dev/stderr` would reopen (and truncate) a log file stderr points at.
+  output=$("$dir/run.sh" "$category" 2>&1)
+  printf '%s\n' "$output"
+  line=$(printf '%s\n' "$output" | grep -E "^a2a-tck $category: [0-9]+ passed, [0-9]+ failed$" | tail -1)
   passed=$(echo "$line" | grep -oE "[0-9]+ passed" | grep -oE "[0-9]+")
   failed=$(echo "$line" | grep -oE "[0-9]+ failed" | grep -oE "[0-9]+")
   if [ -z "$line" ]; then passed=0; failed=1; echo "a2a-tck $category: no result (see .conformance/a2a-tck-$category.log)"; fi
