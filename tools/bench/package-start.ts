@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs, promisify } from "node:util";
 import { buildPackage, REPO_ROOT } from "../package/src/build.js";
-import { freePort } from "../package/src/project.js";
+import { freePort } from "@agent-server/server/testing";
 
 const { values: args } = parseArgs({ options: { rounds: { type: "string", default: "5" }, keep: { type: "boolean", default: false } } });
 const rounds = Number(args.rounds);

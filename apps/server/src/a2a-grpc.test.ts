@@ -10,6 +10,7 @@ import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseCli } from "./args.js";
 import { EXAMPLE_CONFIG, jsonLines, killAll, runCli, startCli } from "./testing/cli-process.js";
+import { freePort } from "./testing/ports.js";
 import { startServer } from "./start-server.js";
 
 /**
@@ -102,10 +103,9 @@ describe("agent-server serve --grpc-port", () => {
   it("a card read the moment /ready first answers 200 already lists the GRPC interface", async () => {
     // A fixed HTTP port, so /ready can be polled from the moment the process starts (port 0 is only
     // known from the log line, written after everything is bound).
-    const free = await takenPort();
-    await new Promise((resolve) => free.server.close(resolve));
-    const base = `http://127.0.0.1:${free.port}`;
-    const server = runCli(["serve", "--config", EXAMPLE_CONFIG, "--storage", "memory", "--port", String(free.port), "--grpc-port", "0"]);
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const server = runCli(["serve", "--config", EXAMPLE_CONFIG, "--storage", "memory", "--port", String(port), "--grpc-port", "0"]);
     let card: AgentCard | undefined;
     const deadline = Date.now() + 60_000;
     while (!card && Date.now() < deadline) {
@@ -120,8 +120,8 @@ describe("agent-server serve --grpc-port", () => {
       }
     }
     expect(card?.supportedInterfaces.map((i) => i.protocolBinding)).toEqual(["JSONRPC", "HTTP+JSON", "JSONRPC", "GRPC"]);
-    const [, port] = await server.waitFor(/A2A gRPC listening on [^\s"]+:(\d+)/);
-    expect(card!.supportedInterfaces.at(-1)).toMatchObject({ url: `127.0.0.1:${port}`, protocolBinding: "GRPC", tenant: "echo" });
+    const [, grpcPort] = await server.waitFor(/A2A gRPC listening on [^\s"]+:(\d+)/);
+    expect(card!.supportedInterfaces.at(-1)).toMatchObject({ url: `127.0.0.1:${grpcPort}`, protocolBinding: "GRPC", tenant: "echo" });
     expect(await say(await grpcClient(card!), "ready")).toMatchObject({ status: { state: TaskState.TASK_STATE_COMPLETED } });
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);

@@ -71,14 +71,20 @@ function externals(found: Set<string>): Plugin {
   };
 }
 
-/** The version each workspace package pins for `name` (they agree), else the installed one. */
-function pinnedVersion(name: string): string {
+/** The versions the workspace packages pin (they agree), by name; our own packages (0.1.0) left out. */
+function workspacePins(): Map<string, string> {
+  const pins = new Map<string, string>();
   for (const dir of ["apps", "libs"].flatMap((d) => readdirSync(join(REPO_ROOT, d)).map((p) => join(REPO_ROOT, d, p)))) {
     const file = join(dir, "package.json");
     if (!existsSync(file)) continue;
-    const version = (JSON.parse(readFileSync(file, "utf8")) as { dependencies?: Record<string, string> }).dependencies?.[name];
-    if (version && !version.startsWith("0.1.0")) return version;
+    const { dependencies = {} } = JSON.parse(readFileSync(file, "utf8")) as { dependencies?: Record<string, string> };
+    for (const [name, version] of Object.entries(dependencies)) if (!name.startsWith("@agent-server/")) pins.set(name, version);
   }
+  return pins;
+}
+
+/** The installed version of `name`: for packages the workspace does not pin itself. */
+function installedVersion(name: string): string {
   return (JSON.parse(readFileSync(join(REPO_ROOT, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
 }
 
@@ -118,11 +124,12 @@ export async function buildPackage(): Promise<string> {
     license: string;
     engines: object;
   };
+  const pins = workspacePins();
   const dependencies = Object.fromEntries(
     [...found]
       .filter((name) => !(name in PEERS))
       .sort()
-      .map((name) => [name, pinnedVersion(name)]),
+      .map((name) => [name, pins.get(name) ?? installedVersion(name)]),
   );
   const manifest = {
     name: "agent-server",

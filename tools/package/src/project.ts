@@ -1,9 +1,9 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { waitForOutput } from "@agent-server/server/testing";
 import { REPO_ROOT } from "./build.js";
 
 /**
@@ -85,21 +85,7 @@ export async function createUserProject(tarball: string): Promise<UserProject> {
         }),
       );
       const waitFor = (pattern: RegExp, timeoutMs = 60_000) =>
-        new Promise<RegExpMatchArray>((resolve, reject) => {
-          const check = () => {
-            const match = pattern.exec(out);
-            if (match) return done(() => resolve(match));
-            if (child.exitCode !== null || child.signalCode !== null) done(() => reject(new Error(`exited before ${pattern}:\n${out}`)));
-          };
-          const timer = setTimeout(() => done(() => reject(new Error(`no ${pattern} after ${timeoutMs} ms:\n${out}`))), timeoutMs);
-          const done = (settle: () => void) => {
-            clearTimeout(timer);
-            listeners.delete(check);
-            settle();
-          };
-          listeners.add(check);
-          check();
-        });
+        waitForOutput({ child, listeners, output: () => out, pattern, timeoutMs, context: () => `:\n${out}` });
       return { child, output: () => out, exited, waitFor };
     },
   };
@@ -126,13 +112,4 @@ export async function stopAll(): Promise<void> {
   }
   groups.clear();
   await Promise.all(exits);
-}
-
-/** A port nothing listens on right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }

@@ -1,18 +1,19 @@
 import { execFile, spawn } from "node:child_process";
-import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { SendMessageRequest, TaskState, type Task } from "@a2a-js/sdk";
+import { dockerfileStages, freePort, imageRuntime, replayBuildStage } from "@agent-server/server/testing";
 import { createTestSchema, type TestSchema } from "@agent-server/testing/postgres";
 import { Client } from "@langchain/langgraph-sdk";
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { buildPackage, REPO_ROOT } from "./build.js";
-import { replayBuild } from "./dockerfile-replay.js";
-import { createUserProject, freePort, signalGroup, stopAll, type ServerProcess, type UserProject } from "./project.js";
+import { createUserProject, signalGroup, stopAll, type ServerProcess, type UserProject } from "./project.js";
 
 /**
  * The published package as a user gets it (issue 26): `npm run package`'s tarball, installed into a
@@ -129,12 +130,15 @@ describe("the agent-server package installed into a user's project", () => {
   it("npx agent-server dockerfile: the build's steps replayed in a clean copy, then the image's command serves", async () => {
     const written = project.agentServer(["dockerfile"]);
     expect(await written.exited, written.output()).toBe(0);
-    const image = replayBuild(project.dir);
+    const [build, runtime] = dockerfileStages(readFileSync(join(project.dir, "Dockerfile"), "utf8"));
+    const app = mkdtempSync(join(tmpdir(), "agent-server-image-"));
     try {
+      replayBuildStage(build!, project.dir, app);
+      const image = imageRuntime(runtime!);
       expect(image.command.slice(0, 2)).toEqual(["node_modules/.bin/agent-server", "serve"]);
       const port = await freePort();
       const server = spawn(image.command[0]!, image.command.slice(1), {
-        cwd: image.app,
+        cwd: app,
         env: { ...process.env, ...image.env, PORT: String(port), POSTGRES_URL: "" },
         stdio: ["ignore", "pipe", "pipe"],
       });
@@ -163,7 +167,7 @@ describe("the agent-server package installed into a user's project", () => {
       server.kill("SIGTERM");
       expect(await exited, output).toBe(0);
     } finally {
-      rmSync(image.app, { recursive: true, force: true });
+      rmSync(app, { recursive: true, force: true });
     }
   });
 

@@ -6,7 +6,7 @@ import { buildRequest } from "./request-parts.js";
 import type { World } from "./world.js";
 
 /** The message-sending method of each JSON binding: its route, path and (JSON-RPC) method. */
-const JSON_SENDS: { route: string; path: string; legacy: boolean; method?: string; version?: string }[] = [
+const JSON_SENDS: { route: string; path: string; legacy: boolean; method?: string }[] = [
   { route: "POST /a2a/{assistant_id} v1.0 [SendMessage]", path: "/a2a/echo", legacy: false, method: "SendMessage" },
   { route: "POST /a2a/{assistant_id} v1.0 [SendStreamingMessage]", path: "/a2a/echo", legacy: false, method: "SendStreamingMessage" },
   { route: "POST /a2a/{assistant_id} v0.3 [message/send]", path: "/a2a/echo", legacy: true, method: "message/send" },

@@ -66,26 +66,21 @@ export async function openFuzzSession(options: { auth: boolean }): Promise<FuzzS
     const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as OpenApiDocument;
     const targets = allTargets(doc, world);
     const started = server;
+    const withCampaign = async (campaignOptions: CampaignOptions, use: (campaign: Campaign) => Promise<CampaignReport>) => {
+      const campaign = new Campaign(started, world, campaignOptions);
+      try {
+        return await use(campaign);
+      } finally {
+        campaign.close();
+      }
+    };
     return {
       server: started,
       world,
       targets,
-      async campaign(campaignOptions, only) {
-        const campaign = new Campaign(started, world, campaignOptions);
-        try {
-          return await campaign.run(only ? targets.filter(only) : targets);
-        } finally {
-          campaign.close();
-        }
-      },
-      async bulkSweep(campaignOptions) {
-        const campaign = new Campaign(started, world, campaignOptions);
-        try {
-          return await campaign.sweep("A2A deep and wide input", a2aBulkSweep(world));
-        } finally {
-          campaign.close();
-        }
-      },
+      campaign: (campaignOptions, only) => withCampaign(campaignOptions, (campaign) => campaign.run(only ? targets.filter(only) : targets)),
+      bulkSweep: (campaignOptions) =>
+        withCampaign(campaignOptions, (campaign) => campaign.sweep("A2A deep and wide input", a2aBulkSweep(world))),
       async close() {
         closeConnections();
         await started.stop();

@@ -1,10 +1,10 @@
-import { execSync } from "node:child_process";
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { EXAMPLE_CONFIG, killAll, memoryDevArgs, runCli, startCli } from "../testing/cli-process.js";
+import { dockerfileStages, replayBuildStage, type Instruction } from "../testing/dockerfile-replay.js";
+import { freePort } from "../testing/ports.js";
 import { dockerfileText } from "./dockerfile.js";
 import { readContainerProject } from "./files.js";
 import { runHealthCheck } from "./test-support.js";
@@ -31,54 +31,13 @@ function makeProject(lockfile?: "package-lock.json" | "npm-shrinkwrap.json", dep
   return dir;
 }
 
-interface Instruction {
-  keyword: string;
-  args: string;
-}
-
-/** The Dockerfile's instructions, grouped by stage (each FROM starts one); comments and blank lines dropped. */
-function stages(dockerfile: string): Instruction[][] {
-  const result: Instruction[][] = [];
-  for (const line of dockerfile.split("\n")) {
-    if (line.trim() === "" || line.startsWith("#")) continue;
-    const [, keyword, args] = line.match(/^([A-Z]+)\s+(.*)$/)!;
-    if (keyword === "FROM") result.push([]);
-    result.at(-1)!.push({ keyword, args });
-  }
-  return result;
-}
-
 const lines = (stage: Instruction[]) => stage.map(({ keyword, args }) => `${keyword} ${args}`);
-
-/**
- * The build stage replayed without Docker: WORKDIR becomes `app`, COPY copies from the project (a source
- * that is missing fails, as it would in Docker), RUN runs its command in `app`. apt-get lines install
- * system packages (as root, from Debian's mirrors): they are the one step left out.
- */
-function replayBuildStage(stage: Instruction[], project: string, app: string): string[] {
-  const ran: string[] = [];
-  for (const { keyword, args } of stage) {
-    if (keyword === "WORKDIR") mkdirSync(app, { recursive: true });
-    if (keyword === "COPY") {
-      const words = args.split(" ");
-      const sources = words.slice(0, -1);
-      for (const source of sources) {
-        if (source === ".") cpSync(project, app, { recursive: true });
-        else copyFileSync(join(project, source), join(app, source));
-      }
-    }
-    if (keyword === "RUN" && !args.startsWith("apt-get")) {
-      const quiet = { npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
-      execSync(args, { cwd: app, env: { ...process.env, ...quiet }, stdio: "pipe" });
-      ran.push(args);
-    }
-  }
-  return ran;
-}
 
 describe("agent-server dockerfile", () => {
   it("with a lockfile: npm ci in a build stage, then the server as `node` under tini in a slim runtime stage", () => {
-    const [build, runtime] = stages(dockerfileText(readContainerProject(join(makeProject("package-lock.json"), "langgraph.json"))));
+    const [build, runtime] = dockerfileStages(
+      dockerfileText(readContainerProject(join(makeProject("package-lock.json"), "langgraph.json"))),
+    );
     expect(lines(build)).toEqual([
       "FROM node:20-slim AS build",
       "RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*",
@@ -108,17 +67,17 @@ describe("agent-server dockerfile", () => {
   });
 
   it("without a lockfile: npm install from package.json alone; npm-shrinkwrap.json counts as a lockfile", () => {
-    const [withoutLock] = stages(dockerfileText(readContainerProject(join(makeProject(), "langgraph.json"))));
+    const [withoutLock] = dockerfileStages(dockerfileText(readContainerProject(join(makeProject(), "langgraph.json"))));
     expect(lines(withoutLock)).toEqual(expect.arrayContaining(["COPY package.json ./", "RUN npm install"]));
     expect(lines(withoutLock)).not.toContain("RUN npm ci");
-    const [shrinkwrap] = stages(dockerfileText(readContainerProject(join(makeProject("npm-shrinkwrap.json"), "langgraph.json"))));
+    const [shrinkwrap] = dockerfileStages(dockerfileText(readContainerProject(join(makeProject("npm-shrinkwrap.json"), "langgraph.json"))));
     expect(lines(shrinkwrap)).toEqual(expect.arrayContaining(["COPY package.json npm-shrinkwrap.json ./", "RUN npm ci"]));
   });
 
   it("the build stage's steps replay outside Docker, with and without a lockfile", () => {
     for (const lockfile of ["package-lock.json", undefined] as const) {
       const project = makeProject(lockfile);
-      const [build] = stages(dockerfileText(readContainerProject(join(project, "langgraph.json"))));
+      const [build] = dockerfileStages(dockerfileText(readContainerProject(join(project, "langgraph.json"))));
       const app = join(project, "..", `${project.split("/").at(-1)}-app`);
       folders.push(app);
       expect(replayBuildStage(build, project, app)).toEqual([lockfile ? "npm ci" : "npm install"]);
@@ -128,11 +87,11 @@ describe("agent-server dockerfile", () => {
   });
 
   it("the HEALTHCHECK command exits 0 on a running server's /ok (port from PORT), 1 when nothing listens", async () => {
-    const [, runtime] = stages(dockerfileText(readContainerProject(join(makeProject(), "langgraph.json"))));
+    const [, runtime] = dockerfileStages(dockerfileText(readContainerProject(join(makeProject(), "langgraph.json"))));
     const healthCheck = JSON.parse(runtime.find((i) => i.keyword === "HEALTHCHECK")!.args.replace(/^.*? CMD /, ""));
     const server = await startCli(memoryDevArgs(EXAMPLE_CONFIG));
     expect(await runHealthCheck(healthCheck, Number(new URL(server.url).port))).toBe(0);
-    expect(await runHealthCheck(healthCheck, await closedPort())).toBe(1);
+    expect(await runHealthCheck(healthCheck, await freePort())).toBe(1);
   });
 
   it("writes Dockerfile and .dockerignore beside langgraph.json; refuses to overwrite either (exit 2, one line) unless --force", async () => {
@@ -186,13 +145,3 @@ describe("agent-server dockerfile", () => {
     expect(run.stderr()).toContain("--storage is not an option of dockerfile");
   });
 });
-
-/** A port nothing listens on (just released by the OS). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
