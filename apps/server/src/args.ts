@@ -65,6 +65,11 @@ export interface CliOptions {
   maxBodyBytes?: number;
   /** --grpc-port: serve the A2A gRPC binding on this port of `host` (over langgraph.json `a2a.grpc_port`; 0 picks one). */
   grpcPort?: number;
+  /**
+   * --run-timeout, else $BG_JOB_TIMEOUT_SECS: the run time limit in seconds (0: none). Unset: langgraph.json
+   * `run_timeout`, else 3600 (the official server's default).
+   */
+  runTimeoutSeconds?: number;
 }
 
 /** `new <dir>`, `dockerfile`, `compose`: what to write where. */
@@ -135,6 +140,9 @@ Options:
   --drain-timeout <seconds>
                            After the grace period, how long a run's current step may take to end
                            before the run is handed back mid-step (default: 5)
+  --run-timeout <seconds>  A run still executing after this long ends with status timeout (its A2A
+                           task FAILED) and frees its worker; 0 for no limit (default:
+                           $BG_JOB_TIMEOUT_SECS, else langgraph.json run_timeout, else 3600)
   --max-body-size <bytes>  Largest request body; larger ones answer 413 (default: langgraph.json
                            http.max_body_size, else 26214400 = 25 MiB)
   --no-reload              dev: do not restart the server when a project file changes
@@ -153,6 +161,8 @@ Environment (a flag always wins over a variable):
                            given, the first one set in this order (DATABASE_URI and POSTGRES_URI are
                            the official LangGraph container's names)
   N_JOBS_PER_WORKER        The worker count when neither --workers nor -n is given
+  BG_JOB_TIMEOUT_SECS      The run time limit when --run-timeout is not given (the official
+                           container's name)
   PORT                     serve: the port when --port is not given (dev keeps 2024, where the
                            SDK and Studio look)
 
@@ -175,6 +185,7 @@ const OPTIONS = {
   "grace-period": { type: "string" },
   "drain-timeout": { type: "string" },
   "max-body-size": { type: "string" },
+  "run-timeout": { type: "string" },
   "no-reload": { type: "boolean" },
   snapshot: { type: "string" },
   "snapshot-save": { type: "boolean" },
@@ -187,6 +198,9 @@ const OPTIONS = {
   help: { type: "boolean" },
   version: { type: "boolean", short: "v" },
 } as const;
+
+/** Node's timers cannot wait longer (2^31 - 1 ms): a longer limit would fire at once. */
+const MAX_RUN_TIMEOUT_SECONDS = 2_147_483;
 
 const COMMANDS: readonly Command[] = ["dev", "serve", "migrate", "snapshot", "import-dev"];
 const SCAFFOLD_COMMANDS: readonly ScaffoldCommand[] = ["new", "dockerfile", "compose"];
@@ -264,6 +278,12 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         ? undefined
         : integer("--max-body-size", values["max-body-size"], 0, 1, Number.MAX_SAFE_INTEGER),
     grpcPort: values["grpc-port"] === undefined ? undefined : integer("--grpc-port", values["grpc-port"], 0, 0, 65535),
+    runTimeoutSeconds:
+      values["run-timeout"] !== undefined
+        ? integer("--run-timeout", values["run-timeout"], 0, 0, MAX_RUN_TIMEOUT_SECONDS)
+        : env.BG_JOB_TIMEOUT_SECS
+          ? envInteger("BG_JOB_TIMEOUT_SECS", env.BG_JOB_TIMEOUT_SECS, 0, 0, MAX_RUN_TIMEOUT_SECONDS)
+          : undefined,
   };
   snapshotOptions(options, positionals, values);
   if (command !== "dev" && values["no-reload"]) throw new UsageError("--no-reload is for dev (serve and migrate never reload)");

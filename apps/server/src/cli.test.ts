@@ -186,6 +186,18 @@ describe("parseCli defaults", () => {
     expect(() => parseCli(["dev", "-n", "0"], {})).toThrow(/--n-jobs-per-worker must be an integer from 1/);
   });
 
+  it("takes the run time limit from --run-timeout, else BG_JOB_TIMEOUT_SECS, else leaves it to langgraph.json", () => {
+    const limit = (argv: string[], env: Record<string, string>) => {
+      const parsed = parseCli(argv, env);
+      return parsed.kind === "run" ? parsed.options.runTimeoutSeconds : "not a run";
+    };
+    expect(limit(["serve"], {})).toBeUndefined();
+    expect(limit(["serve"], { BG_JOB_TIMEOUT_SECS: "120" })).toBe(120);
+    expect(limit(["serve", "--run-timeout", "0"], { BG_JOB_TIMEOUT_SECS: "120" })).toBe(0);
+    expect(() => parseCli(["serve", "--run-timeout", "1.5"], {})).toThrow("--run-timeout must be an integer from 0 to 2147483 (got '1.5')");
+    expect(() => parseCli(["serve"], { BG_JOB_TIMEOUT_SECS: "forever" })).toThrow(/BG_JOB_TIMEOUT_SECS/);
+  });
+
   it("rejects flags that do not fit the storage and out-of-range numbers", () => {
     expect(() => parseCli(["dev", "--data-dir", "x", "--storage", "memory"], {})).toThrow(UsageError);
     expect(() => parseCli(["dev", "--database-url", "postgres://x"], {})).toThrow(/need --storage postgres/);

@@ -23,7 +23,12 @@ export function mcpMount(config: LangGraphConfig, logger: Logger): McpMount {
   let routes: McpRoutes | undefined;
   return {
     route: (deps) =>
-      (routes = mcpRoutes(deps, { assistants: config.mcp?.assistants, mode: config.mcp?.mode, logger: logger.child({ source: "mcp" }) })),
+      (routes = mcpRoutes(deps, {
+        assistants: config.mcp?.assistants,
+        mode: config.mcp?.mode,
+        ...(config.mcp?.call_timeout !== undefined ? { callTimeoutMs: config.mcp.call_timeout * 1000 } : {}),
+        logger: logger.child({ source: "mcp" }),
+      })),
     built: () => routes,
   };
 }

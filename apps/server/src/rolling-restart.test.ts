@@ -90,7 +90,7 @@ async function expectFinished(client: Client, run: StartedRun, attempt: number):
 async function expectDraining(url: string): Promise<void> {
   const ready = await fetch(`${url}/ready`);
   expect(ready.status).toBe(503);
-  expect(await ready.json()).toEqual({ ready: false, draining: true });
+  expect(await ready.json()).toEqual({ ready: false, draining: true, services: { database: "ok" } });
   expect((await fetch(`${url}/ok`)).status).toBe(200);
 }
 

@@ -45,9 +45,11 @@ export interface StartedServer {
   stop(graceMs: number, drainMs?: number): Promise<void>;
 }
 
+/** The official server's `BG_JOB_TIMEOUT_SECS` default: a run may execute for an hour. */
+const DEFAULT_RUN_TIMEOUT_SECONDS = 3600;
 /**
  * Reads langgraph.json and applies its `env` before anything reads the environment; the options taken
- * from the environment (database URL, port, workers) are read again with it (see `CliOptions.argv`).
+ * from the environment (database URL, port, workers, run time limit) are read again with it (see `CliOptions.argv`).
  */
 export async function readProject(options: CliOptions): Promise<LoadedConfig | undefined> {
   const path = resolve(options.config);
@@ -61,8 +63,8 @@ export async function readProject(options: CliOptions): Promise<LoadedConfig | u
   if (options.argv && Object.keys(loaded.env).length > 0) {
     const again = parseCli(options.argv);
     if (again.kind === "run") {
-      const { databaseUrl, port, workers } = again.options;
-      Object.assign(options, { databaseUrl, port, workers });
+      const { databaseUrl, port, workers, runTimeoutSeconds } = again.options;
+      Object.assign(options, { databaseUrl, port, workers, runTimeoutSeconds });
     }
   }
   return loaded;
@@ -102,11 +104,13 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
     if (options.snapshot !== undefined) await hydrate(storage, options, logger);
 
     registerSdkLogger(logger);
+    const runTimeoutSeconds = options.runTimeoutSeconds ?? config.run_timeout ?? DEFAULT_RUN_TIMEOUT_SECONDS;
     engine = new Engine({
       storage,
       workers: options.workers,
       ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
       logger: runLogger(logger),
+      runTimeoutMs: runTimeoutSeconds * 1000,
       loopback,
       // Webhooks and A2A push notifications: `dev` may post to localhost and private networks, `serve` may not.
       urlPolicy: outboundUrlPolicy(config.webhooks, dev ? "dev" : "serve"),
@@ -176,7 +180,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
     }
     server = await listenOrExplain(loopback, options.host, options.port);
     logger.info(
-      { url: server.url, storage: storage.kind, graphs, mode: options.command, workers: options.workers },
+      { url: server.url, storage: storage.kind, graphs, mode: options.command, workers: options.workers, run_timeout_s: runTimeoutSeconds },
       `agent-server ${VERSION} (${options.command}) listening on ${server.url}`,
     );
     logger.info({ docs: `${server.url}/docs` }, `API reference: ${server.url}/docs`);

@@ -67,6 +67,11 @@ export interface Storage {
   /** Optional: lease owners' liveness (see `OwnerPresence`); without it a dead process's runs wait for their leases. */
   readonly presence?: OwnerPresence;
   truncate(flags: TruncateFlags): Promise<void>;
+  /**
+   * Optional: resolves once the database answers a trivial statement, rejects when it cannot (closed,
+   * unreachable). For health checks (`/ok?check_db=1`, `/ready`); one statement, no table read.
+   */
+  ping?(): Promise<void>;
   /** Releases connections and file handles. The driver is unusable afterwards. */
   close(): Promise<void>;
 }

@@ -50,6 +50,12 @@ export interface EngineOptions {
    */
   urlPolicy?: OutboundUrlPolicy;
   logger?: RunLogger;
+  /**
+   * The run time limit in ms (0 or absent: none): a run still executing after it ends `timeout` (its
+   * error says so, its A2A task is FAILED) and its worker is freed. Assistants and requests adjust it
+   * with `config.run_timeout` in seconds (runs/run-timeout.ts).
+   */
+  runTimeoutMs?: number;
   /** Extraction of graph schemas from TypeScript source (timeout, worker heap, failure report). */
   schemas?: Partial<StaticSchemaOptions>;
 }
@@ -110,7 +116,7 @@ export class Engine {
       },
     );
     this.settlement = new Settlement(this.storage, this.hub, this.outbox, this.waiters, options.logger);
-    this.admission = new Admission(this.storage, this.registry, (ids, action) => this.cancel(ids, { action }));
+    this.admission = new Admission(this.storage, this.registry, (ids, action) => this.cancel(ids, { action }), options.runTimeoutMs);
     const executor = new RunExecutor(
       this.storage,
       this.registry,
@@ -120,6 +126,7 @@ export class Engine {
       options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
       new ProtocolRuns(this.threadEvents),
       options.logger,
+      options.runTimeoutMs,
     );
     this.pool = new WorkerPool(
       this.storage,

@@ -38,3 +38,4 @@ export { isRelativeWebhook } from "@agent-server/core";
 export type { LoopbackFetch, OutboxDelivery } from "./webhooks/outbox.js";
 export { outboundUrlPolicy, WebhooksConfigSchema, type ServerMode, type WebhooksConfig } from "./config/webhooks.js";
 export * from "./protocol/index.js";
+export { RunTimedOut } from "./runs/run-timeout.js";

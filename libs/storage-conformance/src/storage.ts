@@ -58,6 +58,14 @@ export function describeStorage(h: Harness): void {
       await expect(h.close(s)).resolves.toBeUndefined();
     });
 
+    it("ping answers while the driver is open and rejects once it is closed", async () => {
+      const s = await h.open();
+      if (!s.ping) return;
+      await expect(s.ping()).resolves.toBeUndefined();
+      await h.close(s);
+      await expect(s.ping()).rejects.toThrow(/closed/);
+    });
+
     if (h.hasSibling) {
       it("a sibling driver sees the same data, including checkpoints", async () => {
         const s = await h.open();

@@ -72,6 +72,10 @@ export class MemoryStorage implements Storage {
     }
   }
 
+  async ping(): Promise<void> {
+    if (this.closed) throw new Error("the memory storage is closed");
+  }
+
   async close(): Promise<void> {
     this.closed = true;
   }

@@ -98,6 +98,11 @@ export class PostgresStorage implements Storage {
     });
   }
 
+  async ping(): Promise<void> {
+    if (this.closed) throw new Error("the PostgreSQL storage is closed");
+    await this.pool.query("SELECT 1");
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -4,7 +4,7 @@ import { LocalSignalBus, RepoBackedStore, type Storage, type TruncateFlags } fro
 import { SqliteAssistantRepo } from "./assistants.js";
 import { AgentSqliteSaver, CheckpointTables } from "./checkpointer.js";
 import { SqliteCronRepo } from "./crons.js";
-import { openDatabase, type Db } from "./db.js";
+import { openDatabase, type Db, type Stmt } from "./db.js";
 import { SqliteDeliveryRepo } from "./deliveries.js";
 import { SqliteEventRepo } from "./events.js";
 import { applyMigrations } from "./migrations.js";
@@ -38,6 +38,7 @@ export class SqliteStorage implements Storage {
   readonly langgraphStore: RepoBackedStore;
   private readonly threadLock: SqliteThreadLock;
   private closed = false;
+  private pingStatement: Stmt | undefined;
 
   /** Use `openSqliteStorage`; the constructor expects a connection whose migrations are applied. */
   constructor(
@@ -80,6 +81,11 @@ export class SqliteStorage implements Storage {
         db.exec("DELETE FROM checkpoints");
       }
     }).immediate();
+  }
+
+  async ping(): Promise<void> {
+    if (this.closed) throw new Error("the SQLite storage is closed");
+    (this.pingStatement ??= this.db.prepare("SELECT 1")).get();
   }
 
   async close(): Promise<void> {

@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../http/router.js";
 import { jsonResponse, reply } from "../http/route-helpers.js";
 import { docs } from "./docs.js";
+import { checkServices } from "./health.js";
 import { serverInfo } from "./server-info.js";
 
 const Info = z
@@ -30,7 +31,15 @@ const Info = z
   })
   .openapi("ServerInfo");
 
-const Readiness = z.object({ ready: z.boolean(), draining: z.boolean() }).openapi("Readiness");
+const Services = z
+  .record(z.string(), z.enum(["ok", "unavailable"]))
+  .openapi("Services", { description: "Each dependency checked: `database` is the storage answering a trivial statement within 2 s." });
+
+const Health = z.object({ ok: z.boolean(), services: Services.optional() }).openapi("Health");
+
+const Readiness = z.object({ ready: z.boolean(), draining: z.boolean(), services: Services }).openapi("Readiness");
+
+const logDown = (service: string, error: unknown) => console.error(`health check: ${service} unavailable:`, error);
 
 export const meta = createRouter()
   .openapi(
@@ -39,9 +48,25 @@ export const meta = createRouter()
       path: "/ok",
       tags: ["System"],
       summary: "Health check",
-      responses: { 200: jsonResponse(z.object({ ok: z.boolean() }), "The server is up") },
+      description:
+        "200 while the process is up. With `check_db=1` the storage is asked too: 503 with `services` naming the " +
+        "dependency that is down.",
+      request: {
+        query: z.object({
+          check_db: z.enum(["0", "1", "true", "false"]).optional().openapi({ description: "Also check the database" }),
+        }),
+      },
+      responses: {
+        200: jsonResponse(Health, "The server (and, when asked, its database) is up"),
+        503: jsonResponse(Health, "A dependency is down: `services` says which"),
+      },
     }),
-    (c) => reply(c, { ok: true }),
+    async (c) => {
+      const { check_db: checkDb } = c.req.valid("query");
+      if (checkDb !== "1" && checkDb !== "true") return reply(c, { ok: true }, 200);
+      const { healthy, services } = await checkServices(c.var.deps.storage, logDown);
+      return healthy ? reply(c, { ok: true, services }, 200) : reply(c, { ok: false, services }, 503);
+    },
   )
   .openapi(
     createRoute({
@@ -50,15 +75,22 @@ export const meta = createRouter()
       tags: ["System"],
       summary: "Readiness check",
       description:
-        "200 while this process takes new work; 503 from SIGTERM/SIGINT on, while it drains (reads and streams are still " +
-        "served, runs still executing are handed back to the queue at the end of the grace period). Point a load " +
-        "balancer's health check here and the liveness check at /ok, which answers 200 until the process exits.",
+        "200 once every listener (HTTP, and gRPC when configured) is bound, while this process takes new work and its " +
+        "database answers; 503 from SIGTERM/SIGINT on, while it drains (reads and streams are still served, runs still " +
+        "executing are handed back to the queue at the end of the grace period), or while the database is unavailable " +
+        "(`services` says so). Point a load balancer's health check here and the liveness check at /ok, which answers " +
+        "200 until the process exits.",
       responses: {
         200: jsonResponse(Readiness, "This process takes new work"),
-        503: jsonResponse(Readiness, "This process is draining: send new work elsewhere"),
+        503: jsonResponse(Readiness, "This process is draining, or a dependency is down: send new work elsewhere"),
       },
     }),
-    (c) => (c.var.deps.engine.draining ? reply(c, { ready: false, draining: true }, 503) : reply(c, { ready: true, draining: false })),
+    async (c) => {
+      const draining = c.var.deps.engine.draining;
+      const { healthy, services } = await checkServices(c.var.deps.storage, logDown);
+      const ready = healthy && !draining;
+      return ready ? reply(c, { ready, draining, services }, 200) : reply(c, { ready, draining, services }, 503);
+    },
   )
   .openapi(
     createRoute({

@@ -38,6 +38,15 @@ export const LangGraphConfigSchema = z.looseObject({
   mcp: McpConfigSchema.optional(),
   /** A custom storage driver module, `"./driver.ts:export"` (the CLI's `--storage` overrides it). */
   storage: z.looseObject({ path: z.string().optional() }).optional(),
+  /**
+   * The run time limit in seconds (0: none): a run still executing after it ends `timeout`. `--run-timeout`
+   * and `BG_JOB_TIMEOUT_SECS` win over it; default 3600.
+   */
+  run_timeout: z
+    .number({ error: "run_timeout must be a number of seconds" })
+    .min(0, "run_timeout must be 0 (no limit) or more seconds")
+    .max(2_147_483, "run_timeout must be at most 2147483 seconds (~24.8 days)")
+    .optional(),
   /** Outbound webhooks: `url` is the policy user-given webhook and A2A push URLs are checked against. */
   webhooks: WebhooksConfigSchema.optional(),
 });

@@ -30,6 +30,11 @@ export const McpConfigSchema = z.strictObject({
    * `notifications/cancelled` needs to reach a call in flight.
    */
   mode: z.enum(["stateless", "session"], { error: 'mode must be "stateless" or "session"' }).optional(),
+  /**
+   * How long one `tools/call` may take, in seconds (default 300; 0: no limit but the run's own). Past
+   * it the call's run is cancelled and the call answers a tool error saying so.
+   */
+  call_timeout: z.number({ error: "call_timeout must be a number of seconds" }).min(0, "call_timeout must be 0 or more seconds").optional(),
 });
 
 export type McpConfig = z.infer<typeof McpConfigSchema>;

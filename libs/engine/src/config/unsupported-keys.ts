@@ -27,7 +27,8 @@ const HONOURED: Record<string, true | Set<string>> = {
   ui: true,
   ui_config: new Set(["shared"]),
   a2a: new Set(["default_assistant", "grpc_port", "card", "agents", "security", "extended_card"]),
-  mcp: new Set(["assistants", "mode"]),
+  mcp: new Set(["assistants", "mode", "call_timeout"]),
+  run_timeout: true,
   storage: new Set(["path"]),
   webhooks: new Set(["url"]),
 };

@@ -60,7 +60,7 @@ export class ProtocolRuns {
 
   /** Appends the run's terminal root lifecycle for the outcome settlement is about to write. */
   async end(run: Run, graphId: string, outcome: ExecutionOutcome, snapshot: ThreadSnapshot | undefined): Promise<void> {
-    if (outcome.kind === "error") {
+    if (outcome.kind === "error" || outcome.kind === "timeout") {
       await this.lifecycle(run, graphId, "failed", errorMessage(outcome.error));
       return;
     }

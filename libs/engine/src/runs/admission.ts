@@ -13,6 +13,7 @@ import {
 } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
 import type { EngineRunKwargs, RunAuthContext, RunCreateRequest } from "./run-request.js";
+import { admittedRunTimeout, RUN_TIMEOUT_KEY } from "./run-timeout.js";
 
 export interface AdmissionOptions {
   /** The thread to run on; omitted for a stateless run (a temporary thread is made). */
@@ -57,12 +58,15 @@ export class Admission {
     private readonly storage: Storage,
     private readonly registry: GraphRegistry,
     private readonly cancel: (runIds: string[], action: "interrupt" | "rollback") => Promise<unknown>,
+    /** The server's run time limit (run-timeout.ts); an assistant's or request's `config.run_timeout` is fixed against it. */
+    private readonly runTimeoutMs?: number,
   ) {}
 
   async admit(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<Run> {
     const assistant = await this.assistant(request.assistant_id, options.loaded?.assistant);
     const runId = options.runId ?? uuidv4();
     const stateless = options.threadId === undefined;
+    const runTimeout = admittedRunTimeout(assistant.config, request.config ?? undefined, this.runTimeoutMs);
     // Before anything is written: a run from a checkpoint that does not exist must not start from an
     // empty state and replace the thread's current one.
     await this.requireCheckpoint(request, stateless ? undefined : options.threadId);
@@ -83,7 +87,7 @@ export class Admission {
           status: options.cancelled ? "interrupted" : "pending",
           metadata: request.metadata ?? {},
           kwargs: {
-            ...this.kwargs(request, assistant, thread, runId, stateless, options.auth),
+            ...this.kwargs(request, assistant, thread, runId, stateless, options.auth, runTimeout),
             ...(options.protocol
               ? { protocol: true, ...(options.protocol.answered?.length ? { answered: options.protocol.answered } : {}) }
               : {}),
@@ -152,6 +156,7 @@ export class Admission {
     runId: string,
     stateless: boolean,
     auth: RunAuthContext | undefined,
+    runTimeout: number | undefined,
   ): EngineRunKwargs {
     const modes = request.stream_mode === undefined ? ["values" as const] : [request.stream_mode].flat();
     const configurable: Record<string, unknown> = {
@@ -185,6 +190,7 @@ export class Admission {
         ...assistant.config,
         ...request.config,
         configurable,
+        ...(runTimeout !== undefined ? { [RUN_TIMEOUT_KEY]: runTimeout } : {}),
         // The run's metadata reaches checkpoint metadata, so history can be filtered by it (as upstream).
         metadata: { ...assistant.config.metadata, ...request.config?.metadata, ...request.metadata },
       },

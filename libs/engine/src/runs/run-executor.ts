@@ -8,6 +8,7 @@ import { executeGraph } from "./execute-graph.js";
 import { readThreadSnapshot, toRunResult, type ThreadSnapshot } from "./outcome.js";
 import type { EngineRunKwargs } from "./run-request.js";
 import { withRunContext } from "./run-context.js";
+import { armRunTimeout, runTimeoutMs } from "./run-timeout.js";
 import type { ExecutionOutcome, Settlement, SettlementStep } from "./settlement.js";
 import type { ThreadExecution } from "./thread-execution.js";
 import type { ActiveExecution } from "./worker-pool.js";
@@ -62,6 +63,8 @@ export class RunExecutor {
     private readonly maxAttempts: number,
     private readonly protocol: ProtocolRuns,
     private readonly logger?: RunLogger,
+    /** The server's run time limit in ms (run-timeout.ts); undefined or 0: none. */
+    private readonly runTimeoutMs?: number,
   ) {}
 
   /** Rejects only after logging: the worker pool that awaits it has nobody to tell. */
@@ -86,6 +89,7 @@ export class RunExecutor {
       let graphId: string | undefined;
       let snapshot: ThreadSnapshot | undefined;
       let outcome: ExecutionOutcome;
+      const limit = armRunTimeout(execution, runTimeoutMs(kwargs, this.runTimeoutMs));
       try {
         graphId = await this.graphIdOf(run);
         graph = await this.registry.get(graphId, kwargs.config);
@@ -97,23 +101,31 @@ export class RunExecutor {
         const signal = execution.controller.signal;
         const context = { run_id: run.run_id, thread_id: run.thread_id, graph_id: graphId, assistant_id: run.assistant_id };
         const call = { attempt, signal, resume, control: execution.control };
-        await withRunContext(context, async () => {
-          if (kwargs.protocol === true) return this.protocol.execute(run, graph!, graphId!, call);
-          for await (const event of executeGraph(run, graph!, call)) {
-            await this.hub.publish(run.run_id, event.event, event.data, { resumable: kwargs.resumable });
-          }
-        });
+        await limit.bound(
+          withRunContext(context, async () => {
+            if (kwargs.protocol === true) return this.protocol.execute(run, graph!, graphId!, call);
+            for await (const event of executeGraph(run, graph!, call)) {
+              await this.hub.publish(run.run_id, event.event, event.data, { resumable: kwargs.resumable });
+            }
+          }),
+        );
         if (signal.aborted) throw signal.reason;
         snapshot = await readThreadSnapshot(graph, run.thread_id);
         outcome = { kind: "success", result: toRunResult(snapshot) };
       } catch (error) {
-        const handBack = shutdownHandBack(error, execution);
+        const handBack = execution.timedOut ? undefined : shutdownHandBack(error, execution);
         if (handBack && (await this.handBack(run, attempt, execution, handBack))) {
           this.logger?.runEnded(run.run_id, run.thread_id, "handed-back", Date.now() - started);
           return;
         }
-        outcome = execution.controller.signal.aborted ? { kind: "interrupted" } : { kind: "error", error };
+        outcome = execution.timedOut
+          ? { kind: "timeout", error: execution.timedOut }
+          : execution.controller.signal.aborted
+            ? { kind: "interrupted" }
+            : { kind: "error", error };
         if (graph) snapshot = await readThreadSnapshot(graph, run.thread_id).catch(() => undefined);
+      } finally {
+        limit.disarm();
       }
       if (kwargs.protocol === true) await this.endProtocolRun(run, graphId ?? run.assistant_id, outcome, snapshot);
       const final = await this.settlement.settle(run, outcome, snapshot, {

@@ -66,6 +66,8 @@ export type SettlementStep =
 export type ExecutionOutcome =
   | { kind: "success"; result: RunResult }
   | { kind: "error"; error: unknown }
+  /** Stopped at its time limit (run-timeout.ts): the run ends `timeout`, the error kept as its error. */
+  | { kind: "timeout"; error: Error }
   /** Stopped by a cancel, a multitask strategy or shutdown. */
   | { kind: "interrupted" };
 
@@ -152,8 +154,8 @@ export class Settlement {
   ): Promise<Run | null | "lost"> {
     const runId = run.run_id;
     if (options.rollbackRequested()) return this.eraseRolledBack(run);
-    let status: RunStatus = outcome.kind === "success" ? "success" : outcome.kind === "error" ? "error" : "interrupted";
-    let error = outcome.kind === "error" ? outcome.error : undefined;
+    let status: RunStatus = outcome.kind === "success" ? "success" : outcome.kind;
+    let error = outcome.kind === "error" || outcome.kind === "timeout" ? outcome.error : undefined;
     const owner = options.owner;
     const executionCompleted = outcome.kind === "success";
     // The terminal write, owner-guarded (a stale executor whose run another owner now holds changes

@@ -29,6 +29,8 @@ export interface ActiveExecution {
   rollback: boolean;
   /** Set by settlement once the terminal write landed: a later rollback is refused (the run has ended). */
   rollbackClosed?: boolean;
+  /** Set when the run exceeded its time limit (run-timeout.ts): it ends `timeout`, whatever the graph does. */
+  timedOut?: Error;
 }
 
 /**

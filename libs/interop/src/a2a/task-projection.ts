@@ -108,7 +108,7 @@ function statusMessage(run: Run, taskId: string, state: TaskState, interrupts: I
  * only that it failed.
  */
 export function failureText(run: Run, failure: RunError | undefined): string {
-  if (run.status === "timeout") return "The run timed out before it finished.";
+  if (run.status === "timeout") return failure ? `The run timed out: ${failure.message}` : "The run timed out before it finished.";
   if (!failure) return "The run failed.";
   const message = failure.message.length > MAX_FAILURE_MESSAGE ? `${failure.message.slice(0, MAX_FAILURE_MESSAGE)}…` : failure.message;
   return message ? `The run failed: ${failure.error}: ${message}` : `The run failed: ${failure.error}`;

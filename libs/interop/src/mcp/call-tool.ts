@@ -44,7 +44,8 @@ class CallRefused extends Error {}
  *    thread is "not found"); the caller's identity goes into the run's config as for HTTP runs.
  * 5. The run is admitted with `multitask_strategy: "enqueue"`: a call on a thread that is busy waits its turn.
  * 6. While it runs: progress notifications when the client asked (progress.ts); a cancelled request
- *    (`notifications/cancelled`, a closed session) or a dropped connection cancels the run (`engine.cancel`).
+ *    (`notifications/cancelled`, a closed session), a dropped connection or the server's call limit
+ *    (`mcp.call_timeout`) cancels the run (`engine.cancel`).
  *
  * Every failure is a tool result with `isError: true`; nothing is created before the checks pass.
  */
@@ -55,6 +56,8 @@ export class ToolCalls {
     private readonly deps: McpDeps,
     private readonly catalog: ToolCatalog,
     private readonly logger: McpLogger,
+    /** The call's time limit in ms (0: none): past it the run is cancelled and the call answers why. */
+    private readonly callTimeoutMs = 0,
   ) {}
 
   async call(params: CallToolRequest["params"], extra: CallExtra): Promise<CallToolResult> {
@@ -105,7 +108,14 @@ export class ToolCalls {
       if (created) await this.deps.storage.threads.delete(thread.thread_id).catch(() => undefined);
       throw error;
     }
-    const end = await this.follow(admitted, [extra.signal, caller.signal], progress);
+    const limit = this.callTimeoutMs > 0 ? AbortSignal.timeout(this.callTimeoutMs) : undefined;
+    const end = await this.follow(admitted, [extra.signal, caller.signal, limit], progress);
+    if (limit?.aborted && end.status === "interrupted") {
+      return toolError(
+        `The call took longer than this server allows (${this.callTimeoutMs / 1000} s): its run ${admitted.run.run_id} was cancelled ` +
+          `on thread ${admitted.run.thread_id}. For longer work, start a run through the HTTP API (POST /threads/{thread_id}/runs) and poll it.`,
+      );
+    }
     return this.outcome(entry, admitted.run, end);
   }
 

@@ -111,3 +111,24 @@ describe("MCP cancellation by notification (session mode)", () => {
     }
   });
 });
+
+describe("MCP call limit (mcp.call_timeout)", () => {
+  it("cancels a call's run past the limit and answers a tool error naming the limit, the run and the thread", async () => {
+    const limited = await startMcpServer({ callTimeoutMs: 300 });
+    const { client } = await mcpClient(limited.base);
+    try {
+      const result = await client.callTool({ name: "slow", arguments: { delayMs: 10_000 } });
+      expect(result.isError).toBe(true);
+      const text = resultText(result);
+      expect(text).toMatch(/^The call took longer than this server allows \(0\.3 s\): its run (\S+) was cancelled on thread (\S+)\./);
+      const [, runId, threadId] = text.match(/its run (\S+) was cancelled on thread (\S+)\./)!;
+      expect((await limited.server.storage.runs.get(runId!, threadId!))?.status).toBe("interrupted");
+      // Calls that end in time are not affected.
+      const quick = await client.callTool({ name: "slow", arguments: { delayMs: 1 } });
+      expect(quick.isError).toBeFalsy();
+    } finally {
+      await client.close();
+      await limited.dispose();
+    }
+  });
+});

@@ -10,6 +10,8 @@ import { ToolCatalog, type McpDeps } from "./tools.js";
 
 /** What a request body may weigh when the app sets no limit: agent-protocol's default (`http.max_body_size`). */
 const DEFAULT_MAX_BODY_BYTES = 25 * 1024 * 1024;
+/** How long a tool call may take by default: longer than most MCP clients wait, short of the run limit's hour. */
+export const DEFAULT_CALL_TIMEOUT_MS = 300_000;
 
 export interface McpRoutesOptions {
   /** langgraph.json `mcp.assistants`: the assistants that are tools (assistant ids or graph names), in order. Default: all. */
@@ -18,6 +20,11 @@ export interface McpRoutesOptions {
   mode?: "stateless" | "session" | undefined;
   /** Session mode: idle expiry and the number of sessions kept. */
   sessions?: McpSessionOptions | undefined;
+  /**
+   * langgraph.json `mcp.call_timeout`: how long a `tools/call` may take, in ms (0: no limit but the run's
+   * own). Past it the call's run is cancelled and the call answers a tool error. Default 300 s.
+   */
+  callTimeoutMs?: number | undefined;
   /** Where failures that are not the caller's go (with their stack); console.error when unset. */
   logger?: McpLogger | undefined;
 }
@@ -40,7 +47,7 @@ export function mcpRoutes(deps: McpDeps, options: McpRoutesOptions = {}): McpRou
   const app = new OpenAPIHono();
   registerMcpPaths(app.openAPIRegistry);
   const catalog = new ToolCatalog(deps, options.assistants);
-  const calls = new ToolCalls(deps, catalog, options.logger ?? consoleLogger);
+  const calls = new ToolCalls(deps, catalog, options.logger ?? consoleLogger, options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
   const newServer = () => createMcpServer(deps, catalog, calls);
   const maxRequestBodySize = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const sessions = options.mode === "session" ? new McpSessions(newServer, maxRequestBodySize, options.sessions) : undefined;

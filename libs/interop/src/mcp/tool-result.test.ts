@@ -7,6 +7,10 @@ describe("tool results by how the run ended", () => {
   it("answers every run that did not succeed as a tool error naming why, with the thread and run in _meta", () => {
     for (const [end, text] of [
       [{ status: "timeout" }, "The run timed out before it finished."],
+      [
+        { status: "timeout", error: { error: "TimeoutError", message: "the run exceeded its time limit of 60 s and was stopped" } },
+        "The run timed out: the run exceeded its time limit of 60 s and was stopped",
+      ],
       [{ status: "interrupted" }, "The run was cancelled before it finished."],
       [{ status: "error", error: { error: "ValueError", message: "bad input" } }, "The run failed: ValueError: bad input"],
       [{ status: "error", error: { error: "WorkerLost", message: "" } }, "The run failed: WorkerLost"],

@@ -57,7 +57,7 @@ export function toolError(text: string): CallToolResult {
 
 /** Why a run did not finish, in one line: the graph's own error type and message (cut), never a stack. */
 export function failureText(end: Pick<RunEnd, "status" | "error">): string {
-  if (end.status === "timeout") return "The run timed out before it finished.";
+  if (end.status === "timeout") return end.error ? `The run timed out: ${end.error.message}` : "The run timed out before it finished.";
   if (end.status === "interrupted") return "The run was cancelled before it finished.";
   if (end.status !== "error") return `The run did not finish (status ${end.status}).`;
   if (!end.error) return "The run failed.";

@@ -62,9 +62,9 @@ export class TaskRenderer {
     return history;
   }
 
-  /** A failed run's own error, kept with the run: later turns, prunes and restarts leave it as it was. */
+  /** A failed (or timed-out) run's own error, kept with the run: later turns, prunes and restarts leave it as it was. */
   private async failure(run: Run): Promise<RunError | undefined> {
-    if (run.status !== "error") return undefined;
+    if (run.status !== "error" && run.status !== "timeout") return undefined;
     return (await this.storage.runs.getError(run.run_id)) ?? undefined;
   }
 
