@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { BIN, EXAMPLE_CONFIG, REPO_ROOT } from "../../../../apps/server/src/testing/cli-process.js";
 import { startProcess } from "../processes.js";
 import type { RunningServer } from "./running-server.js";
@@ -11,6 +12,11 @@ export interface OurServerOptions {
   /** PostgreSQL: the server and the schema (created and migrated at start-up when new). */
   databaseUrl?: string;
   databaseSchema?: string;
+  /** Another checkout's CLI entry and example project (a baseline of an earlier version): default this one's. */
+  checkout?: string;
+  /** More flags for `serve`, and environment variables (tracing, metrics). */
+  args?: string[];
+  env?: Record<string, string>;
 }
 
 /**
@@ -18,17 +24,31 @@ export interface OurServerOptions {
  * whose `echo` graph is the one every peer runs. Default workers (10, as `langgraphjs dev`), JSON logs.
  */
 export async function startOurServer(options: OurServerOptions): Promise<RunningServer> {
-  const args = [BIN, "serve", "--config", EXAMPLE_CONFIG, "--host", "127.0.0.1", "--port", "0", "--storage", options.storage];
+  const bin = options.checkout ? join(options.checkout, "apps/server/bin/agent-server.mjs") : BIN;
+  const config = options.checkout ? join(options.checkout, "examples/langgraph.json") : EXAMPLE_CONFIG;
+  const args = [
+    bin,
+    "serve",
+    "--config",
+    config,
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+    "--storage",
+    options.storage,
+    ...(options.args ?? []),
+  ];
   if (options.storage === "sqlite") args.push("--data-dir", required(options.dataDir, "dataDir"));
   if (options.storage === "postgres") {
     args.push("--database-url", required(options.databaseUrl, "databaseUrl"));
     args.push("--database-schema", required(options.databaseSchema, "databaseSchema"));
   }
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", ...options.env };
   // The command line alone says which database it uses.
   delete env.POSTGRES_URL;
   delete env.POSTGRES_URI;
-  const server = startProcess(process.execPath, args, { cwd: REPO_ROOT, env });
+  const server = startProcess(process.execPath, args, { cwd: options.checkout ?? REPO_ROOT, env });
   try {
     const [, url] = await server.waitFor(/listening on (http:\/\/[^\s"]+)/);
     const base = url!.replace(/\/$/, "");

@@ -1,0 +1,163 @@
+/**
+ * What observability costs (issue 27): A2A SendMessage (new context) on SQLite, p50 of sequential calls
+ * and throughput at 16 concurrent, in one run, for
+ * - `today`: the version before metrics and traces (`--today <checkout>`: a worktree of that commit with
+ *   its own `npm ci`), when given;
+ * - `tracing off`: this version as it starts by default (metrics collected, nobody scraping, no tracing);
+ * - `tracing on`: `OTEL_EXPORTER_OTLP_ENDPOINT` pointing at a receiver in this process (OTLP/HTTP
+ *   protobuf, every span of every run exported);
+ * - `metrics scraped 1/s`: the default with `GET /metrics` fetched every second while measuring.
+ * Each configuration is a fresh `serve` process on its own SQLite folder; rounds alternate the order
+ * (A B C D, D C B A, ...) so drift on the machine falls on every configuration alike.
+ *
+ *   npx tsx tools/bench/observability.ts [--today <checkout>] [--rounds 2] [--seconds 15]
+ *
+ * Prints a markdown table (median of the rounds) for docs/operations.md.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { concurrent, sequential } from "./src/measure.js";
+import { cleanUp, onCleanUp } from "./src/processes.js";
+import { a2aClient, expectCompletedEcho, helloMessage } from "./src/scenarios/a2a.js";
+import { startOurServer } from "./src/servers/ours.js";
+
+const { values: args } = parseArgs({
+  options: { today: { type: "string" }, rounds: { type: "string", default: "2" }, seconds: { type: "string", default: "15" } },
+});
+const rounds = Number(args.rounds);
+const seconds = Number(args.seconds);
+
+interface Receiver {
+  url: string;
+  requests: number;
+  bytes: number;
+  close(): Promise<void>;
+}
+
+/** An OTLP/HTTP collector that accepts every export and keeps only counts. */
+async function startReceiver(): Promise<Receiver> {
+  const counts = { requests: 0, bytes: 0 };
+  const server: Server = createServer((request, response) => {
+    request.on("data", (chunk: Buffer) => (counts.bytes += chunk.length));
+    request.on("end", () => {
+      counts.requests += 1;
+      response.writeHead(200, { "content-type": "application/x-protobuf" }).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    get requests() {
+      return counts.requests;
+    },
+    get bytes() {
+      return counts.bytes;
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+interface Configuration {
+  name: string;
+  checkout?: string;
+  env?: (receiver: Receiver) => Record<string, string>;
+  scrape?: boolean;
+}
+
+const configurations: Configuration[] = [
+  ...(args.today ? [{ name: "today", checkout: args.today }] : []),
+  { name: "tracing off" },
+  {
+    name: "tracing on",
+    env: (receiver) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" }),
+  },
+  { name: "metrics scraped 1/s", scrape: true },
+];
+
+interface Sample {
+  p50: number;
+  opsPerSec: number;
+  scrapes: number;
+}
+
+async function measure(configuration: Configuration, receiver: Receiver): Promise<Sample> {
+  const dataDir = mkdtempSync(join(tmpdir(), "bench-observability-"));
+  const removeDir = onCleanUp(async () => rmSync(dataDir, { recursive: true, force: true }));
+  const server = await startOurServer({
+    storage: "sqlite",
+    dataDir,
+    ...(configuration.checkout ? { checkout: configuration.checkout } : {}),
+    ...(configuration.env ? { env: configuration.env(receiver) } : {}),
+  });
+  let scrapes = 0;
+  let scrapeFailed: unknown;
+  const scraper = configuration.scrape
+    ? setInterval(() => {
+        fetch(`${server.url}/metrics`)
+          .then(async (response) => {
+            if (!response.ok) throw new Error(`/metrics answered ${response.status}`);
+            await response.text();
+            scrapes += 1;
+          })
+          .catch((error: unknown) => (scrapeFailed ??= error));
+      }, 1000)
+    : undefined;
+  try {
+    const client = await a2aClient(server);
+    const op = async () => void expectCompletedEcho(await client.sendMessage(helloMessage()));
+    const latency = await sequential(op, { minOps: 200, maxOps: 2000, maxSeconds: seconds }, { minOps: 50, maxOps: 50, maxSeconds: 10 });
+    const throughput = await concurrent(op, { minOps: 200, maxOps: 100_000, maxSeconds: seconds }, 16);
+    if (scrapeFailed) throw scrapeFailed;
+    return { p50: latency.p50, opsPerSec: throughput.opsPerSec, scrapes };
+  } finally {
+    clearInterval(scraper);
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    removeDir();
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+async function main(): Promise<void> {
+  const receiver = await startReceiver();
+  onCleanUp(() => receiver.close());
+  const samples = new Map<string, Sample[]>(configurations.map((c) => [c.name, []]));
+  for (let round = 0; round < rounds; round += 1) {
+    const order = round % 2 === 0 ? configurations : [...configurations].reverse();
+    for (const configuration of order) {
+      const sample = await measure(configuration, receiver);
+      samples.get(configuration.name)!.push(sample);
+      console.error(
+        `round ${round + 1} ${configuration.name}: p50 ${sample.p50.toFixed(2)} ms, c16 ${sample.opsPerSec.toFixed(1)} ops/s` +
+          (configuration.scrape ? `, ${sample.scrapes} scrapes` : ""),
+      );
+    }
+  }
+  const baseline = configurations[0]!.name;
+  const base = { p50: median(samples.get(baseline)!.map((s) => s.p50)), rate: median(samples.get(baseline)!.map((s) => s.opsPerSec)) };
+  console.log(`| configuration | SendMessage p50 | vs ${baseline} | 16-concurrent | vs ${baseline} |`);
+  console.log("|---|---|---|---|---|");
+  for (const { name } of configurations) {
+    const p50 = median(samples.get(name)!.map((s) => s.p50));
+    const rate = median(samples.get(name)!.map((s) => s.opsPerSec));
+    const pct = (value: number, of: number) => `${value >= of ? "+" : ""}${(((value - of) / of) * 100).toFixed(1)} %`;
+    console.log(`| ${name} | ${p50.toFixed(2)} ms | ${pct(p50, base.p50)} | ${rate.toFixed(1)} ops/s | ${pct(rate, base.rate)} |`);
+  }
+  console.log(`\nOTLP receiver: ${receiver.requests} exports, ${(receiver.bytes / 1e6).toFixed(1)} MB; ${rounds} rounds, median shown.`);
+}
+
+process.on("SIGINT", () => void cleanUp().then(() => process.exit(130)));
+try {
+  await main();
+} finally {
+  await cleanUp();
+}
