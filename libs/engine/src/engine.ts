@@ -2,6 +2,7 @@ import { v4 as uuidv4 } from "uuid";
 import { LocalSignalBus, NotFoundError, nowIso, type OutboundUrlPolicy, type Run, type Storage } from "@agent-server/core";
 import { CronScheduler } from "./crons/scheduler.js";
 import { GraphRegistry } from "./graphs/registry.js";
+import { admittedGraphId, type EngineObserver } from "./observe/index.js";
 import type { StaticSchemaOptions } from "./graphs/schemas/static-schema-cache.js";
 import { Admission, type AdmissionOptions } from "./runs/admission.js";
 import { newLeaseOwner } from "./runs/lease-owner.js";
@@ -50,6 +51,8 @@ export interface EngineOptions {
    */
   urlPolicy?: OutboundUrlPolicy;
   logger?: RunLogger;
+  /** Counts for metrics (runs admitted, started, ended, requeued; deliveries); nothing is counted without it. */
+  observer?: EngineObserver;
   /** Extraction of graph schemas from TypeScript source (timeout, worker heap, failure report). */
   schemas?: Partial<StaticSchemaOptions>;
 }
@@ -106,10 +109,11 @@ export class Engine {
         loopback: options.loopback,
         urlPolicy: options.urlPolicy,
         onRefused: options.logger?.deliveryRefused?.bind(options.logger),
+        onFinished: options.observer?.deliveryFinished?.bind(options.observer),
         onError: (error) => this.backgroundFailed("deliveries", error),
       },
     );
-    this.settlement = new Settlement(this.storage, this.hub, this.outbox, this.waiters, options.logger);
+    this.settlement = new Settlement(this.storage, this.hub, this.outbox, this.waiters, options.logger, options.observer);
     this.admission = new Admission(this.storage, this.registry, (ids, action) => this.cancel(ids, { action }));
     const executor = new RunExecutor(
       this.storage,
@@ -120,12 +124,16 @@ export class Engine {
       options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
       new ProtocolRuns(this.threadEvents),
       options.logger,
+      options.observer,
     );
     this.pool = new WorkerPool(
       this.storage,
       // A run that ends frees its thread (and a worker): runs queued behind it may be claimable anywhere.
       (claimed, execution) => executor.execute(claimed, execution).finally(() => this.signals.wake()),
-      ({ run, attempt }, reason) => options.logger?.runRequeued?.(run.run_id, run.thread_id, attempt, reason),
+      ({ run, attempt }, reason) => {
+        options.logger?.runRequeued?.(run.run_id, run.thread_id, attempt, reason);
+        options.observer?.runRequeued?.(reason);
+      },
       {
         workers: options.workers ?? 4,
         leaseMs: options.leaseMs ?? 30_000,
@@ -175,6 +183,11 @@ export class Engine {
     this.housekeeping.unref?.();
   }
 
+  /** Runs executing in this process now (claimed here and not yet ended): a gauge, read at scrape time. */
+  get executingRuns(): number {
+    return this.pool.active.size;
+  }
+
   /** True from the start of `stop`: this process claims no more runs (a readiness check answers 503). */
   get draining(): boolean {
     return this.stopping;
@@ -206,6 +219,7 @@ export class Engine {
   async createRun(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<Run> {
     if (!this.admitting) throw new Error("the engine is not admitting runs (stopped or not started)");
     const run = await this.admitLocked(request, options);
+    this.options.observer?.runAdmitted?.(run, admittedGraphId(run));
     this.threadLock.outside(() => this.pool.notify());
     this.signals.wake();
     // Deferred (`after_seconds`): this process looks again when it is due; the poll is the fallback.
@@ -230,6 +244,7 @@ export class Engine {
   async createCancelledRun(request: RunCreateRequest, options: AdmissionOptions & { threadId: string }): Promise<Run> {
     if (!this.admitting) throw new Error("the engine is not admitting runs (stopped or not started)");
     const run = await this.admitLocked(request, { ...options, cancelled: true });
+    this.options.observer?.runAdmitted?.(run, admittedGraphId(run));
     await this.settlement.settlePending(run, { rollback: false });
     return run;
   }

@@ -1,6 +1,7 @@
 import { isGraphDrained } from "@langchain/langgraph";
 import { NotFoundError, type ClaimedRun, type Delivery, type Run, type Storage } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
+import { admittedGraphId, type EngineObserver } from "../observe/index.js";
 import type { CompiledGraph } from "../graphs/types.js";
 import type { ProtocolRuns } from "../protocol/protocol-run.js";
 import type { StreamHub } from "../streaming/stream-hub.js";
@@ -62,6 +63,7 @@ export class RunExecutor {
     private readonly maxAttempts: number,
     private readonly protocol: ProtocolRuns,
     private readonly logger?: RunLogger,
+    private readonly observer?: EngineObserver,
   ) {}
 
   /** Rejects only after logging: the worker pool that awaits it has nobody to tell. */
@@ -79,6 +81,12 @@ export class RunExecutor {
     return this.threads.run(run.thread_id, async () => {
       const started = Date.now();
       this.logger?.runStarted(run.run_id, run.thread_id, attempt);
+      this.observer?.runStarted?.(
+        run,
+        admittedGraphId(run),
+        attempt,
+        attempt === 1 ? Math.max(0, started - Date.parse(run.created_at)) : undefined,
+      );
       const kwargs = run.kwargs as EngineRunKwargs;
       // The claim marked the thread busy.
       const internal = claimedInternal ?? (await this.storage.runs.getInternal(run.run_id));
@@ -122,6 +130,7 @@ export class RunExecutor {
         rollbackClosed: () => (execution.rollbackClosed = true),
         internal,
         owner: execution.owner,
+        startedAt: started,
       });
       // "lost": another owner re-claimed the run while this execution went on (its lease lapsed).
       const status = final === "lost" ? "lost" : (final?.status ?? "erased");
@@ -148,6 +157,7 @@ export class RunExecutor {
     const requeued = await this.storage.runs.requeue(run.run_id, { owner: execution.owner }, { handBack: true });
     if (!requeued) return false;
     this.logger?.runRequeued?.(run.run_id, run.thread_id, attempt, reason);
+    this.observer?.runRequeued?.(reason);
     return true;
   }
 

@@ -1,6 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { callerOf } from "./caller.js";
-import { ToolCalls, type McpLogger } from "./call-tool.js";
+import { ToolCalls, type McpLogger, type McpToolCallObserver } from "./call-tool.js";
 import { jsonRpcError } from "./http-responses.js";
 import { registerMcpPaths } from "./openapi.js";
 import { createMcpServer } from "./server.js";
@@ -20,6 +20,8 @@ export interface McpRoutesOptions {
   sessions?: McpSessionOptions | undefined;
   /** Where failures that are not the caller's go (with their stack); console.error when unset. */
   logger?: McpLogger | undefined;
+  /** Told of every tools/call's end (metrics); nothing is counted without it. */
+  observeToolCall?: McpToolCallObserver | undefined;
 }
 
 /** The routes, and (session mode) the sessions they keep, for embedders that shut down gracefully. */
@@ -40,7 +42,7 @@ export function mcpRoutes(deps: McpDeps, options: McpRoutesOptions = {}): McpRou
   const app = new OpenAPIHono();
   registerMcpPaths(app.openAPIRegistry);
   const catalog = new ToolCatalog(deps, options.assistants);
-  const calls = new ToolCalls(deps, catalog, options.logger ?? consoleLogger);
+  const calls = new ToolCalls(deps, catalog, options.logger ?? consoleLogger, options.observeToolCall);
   const newServer = () => createMcpServer(deps, catalog, calls);
   const maxRequestBodySize = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const sessions = options.mode === "session" ? new McpSessions(newServer, maxRequestBodySize, options.sessions) : undefined;
