@@ -39,9 +39,13 @@ async function scrape(url: string, headers: Record<string, string> = {}): Promis
 }
 
 /** Scrapes until `check` holds (gauges read at scrape time settle once runs have fully left this process). */
-async function scrapeUntil(url: string, check: (metrics: Exposition) => boolean): Promise<Exposition> {
+async function scrapeUntil(
+  url: string,
+  check: (metrics: Exposition) => boolean,
+  headers: Record<string, string> = {},
+): Promise<Exposition> {
   for (let i = 0; ; i += 1) {
-    const metrics = await scrape(url);
+    const metrics = await scrape(url, headers);
     if (check(metrics) || i >= 100) return metrics;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -106,6 +110,7 @@ describe("GET /metrics", () => {
     // Gauges are back to rest once every run ended.
     expect(after.value("agent_server_runs_pending")).toBe(0);
     expect(after.value("agent_server_runs_running")).toBe(0);
+    expect(after.value("agent_server_thread_streams")).toBe(0);
     // HTTP requests by route template, never the raw path.
     const waits = { route: "/threads/:thread_id/runs/wait", method: "POST", status: "200" };
     expect(delta("agent_server_http_request_duration_seconds_count", waits)).toBe(3);
@@ -125,12 +130,30 @@ describe("GET /metrics", () => {
     expect((await fetch(`${server.url}/ok`)).status).toBe(200);
   });
 
-  it("http.metrics_auth: /metrics goes through the project's auth", async () => {
+  it("http.metrics_auth: /metrics goes through the project's auth; a joined stream and a deferred run show in the gauges until cancelled", async () => {
     const { config } = project({ metrics_auth: true });
     const server = await startCli(["dev", "--config", config, "--storage", "memory", "--port", "0", "--no-reload"]);
     expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
     const metrics = await scrape(server.url, KEY);
     expect(metrics.value("agent_server_info", { storage: "memory" })).toBe(1);
+
+    // A deferred run is pending; a client joining its stream is a live subscription until it is cancelled.
+    const client = new Client({ apiUrl: server.url, defaultHeaders: KEY });
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "echo", { input: { messages: [] }, afterSeconds: 3600 });
+    const joined = (async () => {
+      for await (const chunk of client.runs.joinStream(thread.thread_id, run.run_id)) void chunk;
+    })();
+    const following = await scrapeUntil(server.url, (m) => m.value("agent_server_stream_subscriptions") === 1, KEY);
+    expect(following.value("agent_server_stream_subscriptions")).toBe(1);
+    expect(following.value("agent_server_runs_pending")).toBe(1);
+    await client.runs.cancel(thread.thread_id, run.run_id);
+    await joined;
+    const ended = await scrapeUntil(server.url, (m) => m.value("agent_server_stream_subscriptions") === 0, KEY);
+    expect(ended.value("agent_server_stream_subscriptions")).toBe(0);
+    expect(ended.value("agent_server_runs_pending")).toBe(0);
+    expect(ended.value("agent_server_runs_ended_total", { graph: "echo", status: "interrupted" })).toBe(1);
+    expect(ended.value("agent_server_run_duration_seconds_count")).toBe(0);
   });
 
   it("serve on PostgreSQL reports the pool's connections and the queue's depth", async () => {

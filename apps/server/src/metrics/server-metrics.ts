@@ -113,6 +113,15 @@ export class ServerMetrics {
         if (source) this.set(source.engine.hub.subscriptionCount);
       },
     });
+    new Gauge({
+      name: `${METRIC_PREFIX}thread_streams`,
+      help: "Thread streams (the thread streaming protocol, over SSE or WebSocket) open in this process",
+      registers: [this.registry],
+      collect() {
+        const source = sources();
+        if (source) this.set(source.engine.threadEvents.openStreamCount);
+      },
+    });
     const pool = (name: string, help: string, read: (pool: PoolCounts) => number) =>
       new Gauge({
         name: `${METRIC_PREFIX}pg_pool_${name}`,
