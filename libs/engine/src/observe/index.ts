@@ -35,3 +35,8 @@ export function admittedGraphId(run: Run): string {
   const graphId = (run.kwargs as EngineRunKwargs | undefined)?.config?.configurable?.graph_id;
   return typeof graphId === "string" ? graphId : "unknown";
 }
+
+/** A first attempt's wait in the queue: from the run's due time (`created_at`) to `claimedAt`; undefined for later attempts. */
+export function firstClaimWaitMs(run: Run, attempt: number, claimedAt: number): number | undefined {
+  return attempt === 1 ? Math.max(0, claimedAt - Date.parse(run.created_at)) : undefined;
+}

@@ -1,7 +1,7 @@
 import { isGraphDrained } from "@langchain/langgraph";
 import { NotFoundError, type ClaimedRun, type Delivery, type Run, type Storage } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
-import { admittedGraphId, type EngineObserver } from "../observe/index.js";
+import { admittedGraphId, firstClaimWaitMs, type EngineObserver } from "../observe/index.js";
 import type { CompiledGraph } from "../graphs/types.js";
 import type { ProtocolRuns } from "../protocol/protocol-run.js";
 import type { StreamHub } from "../streaming/stream-hub.js";
@@ -81,12 +81,7 @@ export class RunExecutor {
     return this.threads.run(run.thread_id, async () => {
       const started = Date.now();
       this.logger?.runStarted(run.run_id, run.thread_id, attempt);
-      this.observer?.runStarted?.(
-        run,
-        admittedGraphId(run),
-        attempt,
-        attempt === 1 ? Math.max(0, started - Date.parse(run.created_at)) : undefined,
-      );
+      this.observer?.runStarted?.(run, admittedGraphId(run), attempt, firstClaimWaitMs(run, attempt, started));
       const kwargs = run.kwargs as EngineRunKwargs;
       // The claim marked the thread busy.
       const internal = claimedInternal ?? (await this.storage.runs.getInternal(run.run_id));
