@@ -10,6 +10,7 @@ import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseCli } from "./args.js";
 import { EXAMPLE_CONFIG, jsonLines, killAll, runCli, startCli } from "./testing/cli-process.js";
+import { parsePrometheusText } from "./testing/prometheus-text.js";
 import { freePort } from "./testing/ports.js";
 import { startServer } from "./start-server.js";
 
@@ -95,6 +96,10 @@ describe("agent-server serve --grpc-port", () => {
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(texts(task)).toEqual(["echo: over grpc"]);
     expect(await echo.getTask({ tenant: "", id: task.id })).toEqual(task);
+    // Counted by binding in /metrics.
+    const metrics = parsePrometheusText(await (await fetch(`${base}/metrics`)).text());
+    expect(metrics.value("agent_server_a2a_calls_total", { binding: "grpc", method: "SendMessage", outcome: "ok" })).toBe(1);
+    expect(metrics.value("agent_server_a2a_calls_total", { binding: "grpc", method: "GetTask", outcome: "ok" })).toBe(1);
 
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);

@@ -1,7 +1,7 @@
 import type { AppDeps } from "@agent-server/agent-protocol";
 import type { Storage } from "@agent-server/core";
 import type { Engine, LangGraphConfig } from "@agent-server/engine";
-import { mcpRoutes, type McpRoutes } from "@agent-server/interop";
+import { mcpRoutes, type McpRoutes, type McpToolCallObserver } from "@agent-server/interop";
 import type { Logger } from "./logger.js";
 
 /** The /mcp routes as langgraph.json asks for them, and the routes once the app has built them (for shutdown). */
@@ -15,7 +15,7 @@ export interface McpMount {
  * `/mcp` unless `http.disable_mcp` (then it is absent: 404 like any unknown route), with the tools of
  * `mcp.assistants` and the mode of `mcp.mode`.
  */
-export function mcpMount(config: LangGraphConfig, logger: Logger): McpMount {
+export function mcpMount(config: LangGraphConfig, logger: Logger, observeToolCall?: McpToolCallObserver): McpMount {
   if (config.http?.disable_mcp === true) {
     if (config.mcp !== undefined) logger.warn({}, "langgraph.json: mcp has no effect with http.disable_mcp: the /mcp endpoint is off");
     return { built: () => undefined };
@@ -28,6 +28,7 @@ export function mcpMount(config: LangGraphConfig, logger: Logger): McpMount {
         mode: config.mcp?.mode,
         ...(config.mcp?.call_timeout !== undefined ? { callTimeoutMs: config.mcp.call_timeout * 1000 } : {}),
         logger: logger.child({ source: "mcp" }),
+        observeToolCall,
       })),
     built: () => routes,
   };

@@ -27,6 +27,7 @@ import { parseCli, UsageError, type CliOptions } from "./args.js";
 import { loadHttpApp } from "./http-app.js";
 import { bindSdkLoopback } from "./loopback.js";
 import { runLogger, type Logger } from "./logger.js";
+import { serverMetrics } from "./metrics/index.js";
 import { registerSdkLogger } from "./sdk-logger.js";
 import { openStorage } from "./storage.js";
 import { VERSION } from "./version.js";
@@ -105,12 +106,14 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
 
     registerSdkLogger(logger);
     const runTimeoutSeconds = options.runTimeoutSeconds ?? config.run_timeout ?? DEFAULT_RUN_TIMEOUT_SECONDS;
+    const metrics = serverMetrics(config, { version: VERSION, storage: storage.kind, workers: options.workers }, logger);
     engine = new Engine({
       storage,
       workers: options.workers,
       ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
       logger: runLogger(logger),
       runTimeoutMs: runTimeoutSeconds * 1000,
+      ...(metrics ? { observer: metrics.engineObserver } : {}),
       loopback,
       // Webhooks and A2A push notifications: `dev` may post to localhost and private networks, `serve` may not.
       urlPolicy: outboundUrlPolicy(config.webhooks, dev ? "dev" : "serve"),
@@ -127,6 +130,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
           ),
       },
     });
+    metrics?.bind({ engine, storage });
     await engine.registry.load(config.graphs, cwd);
     engine.registry.setSystemAssistantDefaults(assistantDefaults);
     const graphs = engine.registry.ids();
@@ -149,9 +153,9 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
     }
     // A2A (cards, JSON-RPC v1.0 + v0.3, HTTP+JSON) behind the same auth middleware as the API; gRPC
     // (when asked for) on its own port with the same auth, bound before HTTP so every card lists it.
-    const a2aOptions = await a2aRouteOptions(config, cwd, auth, logger);
+    const a2aOptions = { ...(await a2aRouteOptions(config, cwd, auth, logger)), observeCall: metrics?.a2aCall };
     // MCP (/mcp: every assistant a tool) behind the same auth, unless http.disable_mcp.
-    mcp = mcpMount(config, logger);
+    mcp = mcpMount(config, logger, metrics?.mcpToolCall);
     api = createApp({
       engine,
       storage,
@@ -162,6 +166,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       cors: config.http?.cors,
       maxBodyBytes: options.maxBodyBytes ?? config.http?.max_body_size,
       ui,
+      ...(metrics ? { metrics: metrics.http({ authenticated: config.http?.metrics_auth === true }) } : {}),
       extraRoutes: [(deps) => a2aRoutes(deps, { ...a2aOptions, grpc: () => grpc }), ...(mcp.route ? [mcp.route] : [])],
     });
 

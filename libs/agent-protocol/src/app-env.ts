@@ -4,6 +4,7 @@ import type { Engine } from "@agent-server/engine";
 import type { RequestAuth } from "./auth/request-auth.js";
 import type { HttpCorsConfig } from "./http/cors.js";
 import type { UserHttpApp } from "./http/user-app.js";
+import type { HttpMetrics } from "./metrics/index.js";
 import type { UiBundles } from "./ui/bundle.js";
 
 /** What the HTTP layer is built over. */
@@ -24,6 +25,8 @@ export interface AppDeps {
   httpApp?: UserHttpApp;
   /** Generative UI from langgraph.json `ui`, bundled at startup (`bundleUi`): served under /ui. */
   ui?: UiBundles;
+  /** Prometheus metrics (apps/server): every request is timed and `GET /metrics` is served. Absent: neither. */
+  metrics?: HttpMetrics;
   /**
    * Routers of sibling libs (the A2A adapter in `interop`), built from these deps and mounted behind
    * auth after the core routes. A factory, not a router, because they need the engine this app is

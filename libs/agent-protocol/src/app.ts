@@ -10,6 +10,7 @@ import { assistants } from "./assistants/index.js";
 import { crons } from "./crons/index.js";
 import { internal } from "./internal/index.js";
 import { meta } from "./meta/index.js";
+import { METRICS_PATH, metricsHandler, requestMetrics } from "./metrics/index.js";
 import { runs } from "./runs/index.js";
 import { store } from "./store/index.js";
 import { threadStream } from "./thread-stream/index.js";
@@ -24,6 +25,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = createRouter();
   app.onError(errorResponse);
   app.notFound((c) => c.json({ detail: `Not found: ${c.req.method} ${c.req.path}` }, 404));
+  if (deps.metrics) app.use(requestMetrics(deps.metrics));
   // First: preflights are answered before auth, and every later answer (errors too) carries the headers.
   app.use(corsMiddleware(deps.cors));
   app.use(async (c, next) => {
@@ -32,7 +34,10 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
   // Before auth: an oversized body is refused before any handler (the user's authenticate) reads it.
   app.use(bodyLimitMiddleware(deps.maxBodyBytes));
+  // Registered before auth (which it then never reaches), unless metrics are configured to be authenticated.
+  if (deps.metrics && !deps.metrics.authenticated) app.get(METRICS_PATH, metricsHandler(deps.metrics));
   app.use(authMiddleware(deps.auth));
+  if (deps.metrics?.authenticated) app.get(METRICS_PATH, metricsHandler(deps.metrics));
   if (deps.httpApp) mountUserApp(app, deps.httpApp);
 
   app.route("/", meta);

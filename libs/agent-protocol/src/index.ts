@@ -7,3 +7,4 @@ export { runAuthContext } from "./auth/request-auth.js";
 export type { UserHttpApp } from "./http/user-app.js";
 export { API_EXPOSED_HEADERS, type HttpCorsConfig } from "./http/cors.js";
 export { bundleUi, type UiAsset, type UiBundles, type UiBundleOptions } from "./ui/bundle.js";
+export { UNMATCHED_ROUTE, METRICS_PATH, type HttpMetrics } from "./metrics/index.js";

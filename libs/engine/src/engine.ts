@@ -2,6 +2,7 @@ import { v4 as uuidv4 } from "uuid";
 import { LocalSignalBus, NotFoundError, nowIso, type OutboundUrlPolicy, type Run, type Storage } from "@agent-server/core";
 import { CronScheduler } from "./crons/scheduler.js";
 import { GraphRegistry } from "./graphs/registry.js";
+import { admittedGraphId, type EngineObserver } from "./observe/index.js";
 import type { StaticSchemaOptions } from "./graphs/schemas/static-schema-cache.js";
 import { Admission, type AdmissionOptions } from "./runs/admission.js";
 import { newLeaseOwner } from "./runs/lease-owner.js";
@@ -56,6 +57,8 @@ export interface EngineOptions {
    * with `config.run_timeout` in seconds (runs/run-timeout.ts).
    */
   runTimeoutMs?: number;
+  /** Counts for metrics (runs admitted, started, ended, requeued; deliveries); nothing is counted without it. */
+  observer?: EngineObserver;
   /** Extraction of graph schemas from TypeScript source (timeout, worker heap, failure report). */
   schemas?: Partial<StaticSchemaOptions>;
 }
@@ -112,10 +115,11 @@ export class Engine {
         loopback: options.loopback,
         urlPolicy: options.urlPolicy,
         onRefused: options.logger?.deliveryRefused?.bind(options.logger),
+        onFinished: options.observer?.deliveryFinished?.bind(options.observer),
         onError: (error) => this.backgroundFailed("deliveries", error),
       },
     );
-    this.settlement = new Settlement(this.storage, this.hub, this.outbox, this.waiters, options.logger);
+    this.settlement = new Settlement(this.storage, this.hub, this.outbox, this.waiters, options.logger, options.observer);
     this.admission = new Admission(this.storage, this.registry, (ids, action) => this.cancel(ids, { action }), options.runTimeoutMs);
     const executor = new RunExecutor(
       this.storage,
@@ -127,12 +131,16 @@ export class Engine {
       new ProtocolRuns(this.threadEvents),
       options.logger,
       options.runTimeoutMs,
+      options.observer,
     );
     this.pool = new WorkerPool(
       this.storage,
       // A run that ends frees its thread (and a worker): runs queued behind it may be claimable anywhere.
       (claimed, execution) => executor.execute(claimed, execution).finally(() => this.signals.wake()),
-      ({ run, attempt }, reason) => options.logger?.runRequeued?.(run.run_id, run.thread_id, attempt, reason),
+      ({ run, attempt }, reason) => {
+        options.logger?.runRequeued?.(run.run_id, run.thread_id, attempt, reason);
+        options.observer?.runRequeued?.(reason);
+      },
       {
         workers: options.workers ?? 4,
         leaseMs: options.leaseMs ?? 30_000,
@@ -182,6 +190,11 @@ export class Engine {
     this.housekeeping.unref?.();
   }
 
+  /** Runs executing in this process now (claimed here and not yet ended): a gauge, read at scrape time. */
+  get executingRuns(): number {
+    return this.pool.active.size;
+  }
+
   /** True from the start of `stop`: this process claims no more runs (a readiness check answers 503). */
   get draining(): boolean {
     return this.stopping;
@@ -213,6 +226,7 @@ export class Engine {
   async createRun(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<Run> {
     if (!this.admitting) throw new Error("the engine is not admitting runs (stopped or not started)");
     const run = await this.admitLocked(request, options);
+    this.options.observer?.runAdmitted?.(run, admittedGraphId(run));
     this.threadLock.outside(() => this.pool.notify());
     this.signals.wake();
     // Deferred (`after_seconds`): this process looks again when it is due; the poll is the fallback.
@@ -237,6 +251,7 @@ export class Engine {
   async createCancelledRun(request: RunCreateRequest, options: AdmissionOptions & { threadId: string }): Promise<Run> {
     if (!this.admitting) throw new Error("the engine is not admitting runs (stopped or not started)");
     const run = await this.admitLocked(request, { ...options, cancelled: true });
+    this.options.observer?.runAdmitted?.(run, admittedGraphId(run));
     await this.settlement.settlePending(run, { rollback: false });
     return run;
   }

@@ -29,6 +29,7 @@ export { configurableFromHeaders, createRunAuthValue } from "./runs/run-request-
 export type { RunEnd } from "./runs/waiters.js";
 export type { RunSettledEvent, RunSettledListener, SettlementStep } from "./runs/settlement.js";
 export type { BackgroundTask, RunLogger } from "./runs/run-executor.js";
+export type { EngineObserver, DeliveryOutcome, RunRequeueReason } from "./observe/index.js";
 export { currentRunContext, type RunContext } from "./runs/run-context.js";
 export { defaultReply } from "./runs/outcome.js";
 export { nextRunDate } from "./crons/scheduler.js";

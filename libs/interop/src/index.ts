@@ -1,4 +1,5 @@
 export { a2aRoutes, type A2ARoutesOptions } from "./a2a/routes.js";
+export type { A2ABinding, A2ACallObserver } from "./a2a/observe-calls.js";
 export type { A2ACardSettings } from "./a2a/card/app-options.js";
 export { A2A_V1_METHODS, A2A_V03_METHODS } from "./a2a/methods.js";
 export type { A2ALogger } from "./a2a/request-errors.js";
@@ -31,6 +32,7 @@ export {
   type McpRoutesOptions,
   type McpDeps,
   type McpLogger,
+  type McpToolCallObserver,
   type McpSessionOptions,
   MCP_DOCUMENTED_ROUTES,
   THREAD_ID_META,

@@ -270,5 +270,19 @@ export function describeQueue(h: Harness): void {
       expect(claimed.map((c) => c.run.run_id).sort()).toEqual([...runIds].sort());
       expect(claimed.every((c) => c.attempt === 2)).toBe(true);
     });
+
+    it("countPending (when the driver has it) counts pending runs, deferred ones too, and nothing else", async () => {
+      const s = await h.open();
+      const countPending = s.runs.countPending?.bind(s.runs);
+      if (!countPending) return;
+      expect(await countPending()).toBe(0);
+      const [claimedId, ended] = await pendingRuns(s, past(3_600_000), 3);
+      // Deferred by after_seconds: still in the queue.
+      await pendingRuns(s, new Date(Date.now() + 3_600_000).toISOString(), 1);
+      expect(await countPending()).toBe(4);
+      expect((await s.runs.claimNext({ owner: "w1", leaseMs: 60_000 }))!.run.run_id).toBe(claimedId);
+      await s.runs.transition(ended, "interrupted", { from: ["pending"] });
+      expect(await countPending()).toBe(2);
+    });
   });
 }

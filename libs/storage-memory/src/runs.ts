@@ -192,6 +192,11 @@ export class MemoryRunRepo implements RunRepo {
     return error ? { ...error } : null;
   }
 
+  /** O(1): the state keeps the set of pending runs. */
+  async countPending(): Promise<number> {
+    return this.state.pendingRuns.size;
+  }
+
   async getInternal(runId: string): Promise<RunInternal | null> {
     const record = this.state.runs.get(runId);
     return record ? wireOut(record.internal) : null;

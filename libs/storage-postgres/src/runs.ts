@@ -359,6 +359,12 @@ export class PostgresRunRepo implements RunRepo {
     return row?.error ?? null;
   }
 
+  /** Counted on the partial index of pending runs (`runs_pending_claim_idx`, an index-only scan). */
+  async countPending(): Promise<number> {
+    const [row] = await query<{ pending: string }>(this.pool, `SELECT count(*) AS pending FROM ${this.t.runs} WHERE status = 'pending'`);
+    return Number(row?.pending ?? 0);
+  }
+
   async getInternal(runId: string): Promise<RunInternal | null> {
     const [row] = await query<{ internal: RunInternal }>(this.pool, `SELECT internal FROM ${this.t.runs} WHERE run_id = $1`, [runId]);
     return row ? row.internal : null;

@@ -365,6 +365,12 @@ export class SqliteRunRepo implements RunRepo {
     return errorOf(row?.error ?? null);
   }
 
+  /** Counted on the partial index of pending runs (`runs_pending`). */
+  async countPending(): Promise<number> {
+    const row = this.s.get(`SELECT count(*) AS pending FROM runs WHERE status = 'pending'`).get() as { pending: number };
+    return row.pending;
+  }
+
   async getInternal(runId: string): Promise<RunInternal | null> {
     const row = this.selectInternal.get(runId) as { internal: string | null } | undefined;
     return row ? internalOf(row.internal) : null;

@@ -181,6 +181,12 @@ export interface RunRepo {
   /** Server-private facts set at creation; null for an unknown run. */
   getInternal(runId: string): Promise<RunInternal | null>;
   /**
+   * How many runs are `pending` (the queue's depth, runs deferred by `after_seconds` included): what
+   * metrics read at scrape time. One indexed count (memory: O(1)). Optional: without it the depth is
+   * not reported.
+   */
+  countPending?(): Promise<number>;
+  /**
    * Stores what the run produced. No-op for an unknown or deleted run. First write wins, atomically:
    * a later write for the same run changes nothing. The stored value is a wire-normalized copy
    * (`toWireJson`); a value that cannot be serialized throws `WireSerializationError` and stores nothing.

@@ -26,6 +26,10 @@ export const LangGraphConfigSchema = z.looseObject({
       max_body_size: z.number().int().positive().optional(),
       /** Removes the `/mcp` endpoint (it answers 404 like any unknown route), as on the official server. */
       disable_mcp: z.boolean().optional(),
+      /** Removes `GET /metrics` (Prometheus) and everything that feeds it (docs/operations.md, "Metrics"). */
+      disable_metrics: z.boolean().optional(),
+      /** `/metrics` behind the project's auth (`auth.path`) like any route; default: exempt, as `/ok` is. */
+      metrics_auth: z.boolean().optional(),
     })
     .optional(),
   /** Generative UI: `{ "<agent name>": "./path/ui.tsx" }`, bundled for the browser and served under /ui. */

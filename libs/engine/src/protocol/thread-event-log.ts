@@ -161,6 +161,13 @@ export class ThreadEventLog {
     return last == null ? undefined : Number(last);
   }
 
+  /** Thread streams open in this process (SSE and WebSocket subscribers; a gauge read at scrape time, O(threads streamed)). */
+  get openStreamCount(): number {
+    let count = 0;
+    for (const set of this.streams.values()) count += set.size;
+    return count;
+  }
+
   /** Opens a stream of the thread's events after `after` (a seq; undefined: from the first one kept). */
   open(threadId: string, options: { after?: number } = {}): ThreadEventStream {
     const cursor = new ThreadCursor(

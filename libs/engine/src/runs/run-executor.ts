@@ -1,6 +1,7 @@
 import { isGraphDrained } from "@langchain/langgraph";
 import { NotFoundError, type ClaimedRun, type Delivery, type Run, type Storage } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
+import { admittedGraphId, firstClaimWaitMs, type EngineObserver } from "../observe/index.js";
 import type { CompiledGraph } from "../graphs/types.js";
 import type { ProtocolRuns } from "../protocol/protocol-run.js";
 import type { StreamHub } from "../streaming/stream-hub.js";
@@ -65,6 +66,7 @@ export class RunExecutor {
     private readonly logger?: RunLogger,
     /** The server's run time limit in ms (run-timeout.ts); undefined or 0: none. */
     private readonly runTimeoutMs?: number,
+    private readonly observer?: EngineObserver,
   ) {}
 
   /** Rejects only after logging: the worker pool that awaits it has nobody to tell. */
@@ -82,6 +84,7 @@ export class RunExecutor {
     return this.threads.run(run.thread_id, async () => {
       const started = Date.now();
       this.logger?.runStarted(run.run_id, run.thread_id, attempt);
+      this.observer?.runStarted?.(run, admittedGraphId(run), attempt, firstClaimWaitMs(run, attempt, started));
       const kwargs = run.kwargs as EngineRunKwargs;
       // The claim marked the thread busy.
       const internal = claimedInternal ?? (await this.storage.runs.getInternal(run.run_id));
@@ -134,6 +137,7 @@ export class RunExecutor {
         rollbackClosed: () => (execution.rollbackClosed = true),
         internal,
         owner: execution.owner,
+        startedAt: started,
       });
       // "lost": another owner re-claimed the run while this execution went on (its lease lapsed).
       const status = final === "lost" ? "lost" : (final?.status ?? "erased");
@@ -160,6 +164,7 @@ export class RunExecutor {
     const requeued = await this.storage.runs.requeue(run.run_id, { owner: execution.owner }, { handBack: true });
     if (!requeued) return false;
     this.logger?.runRequeued?.(run.run_id, run.thread_id, attempt, reason);
+    this.observer?.runRequeued?.(reason);
     return true;
   }
 

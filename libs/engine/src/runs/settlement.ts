@@ -8,6 +8,7 @@ import {
   type SettledRun,
   type Storage,
 } from "@agent-server/core";
+import { admittedGraphId, type EngineObserver } from "../observe/index.js";
 import type { StreamHub } from "../streaming/stream-hub.js";
 import type { WebhookOutbox } from "../webhooks/outbox.js";
 import type { ThreadSnapshot } from "./outcome.js";
@@ -89,6 +90,7 @@ export class Settlement {
     private readonly outbox: WebhookOutbox,
     private readonly waiters: RunWaiters,
     private readonly logger?: RunLogger,
+    private readonly observer?: EngineObserver,
   ) {}
 
   /** Adds a listener for settled runs; returns a function that removes it. */
@@ -150,6 +152,8 @@ export class Settlement {
        * lease is released when settlement ends. Omitted: no guard, nothing to release.
        */
       owner?: string;
+      /** When the execution began (ms since the epoch), for the observer's run duration. */
+      startedAt?: number;
     },
   ): Promise<Run | null | "lost"> {
     const runId = run.run_id;
@@ -235,6 +239,7 @@ export class Settlement {
     // This path reports the end when its own write won, or when a cancel won (engine.cancel leaves an
     // executing run's follow-up work to its executor).
     if (won || final.status === "interrupted") {
+      this.observer?.runEnded?.(final, final.status, admittedGraphId(final), options.startedAt && Date.now() - options.startedAt);
       await this.notifySettled(final, options.internal, write.pushConfigs !== undefined ? { pushConfigs: write.pushConfigs } : {});
     }
     if (kwargsOf(run).temporary) await this.step(runId, "temporary-thread", () => this.storage.threads.delete(run.thread_id));
@@ -288,6 +293,7 @@ export class Settlement {
       if (kwargsOf(run).webhook) {
         await this.step(runId, "webhook", () => this.outbox.enqueueRunWebhook(kwargsOf(run).webhook!, run, values));
       }
+      this.observer?.runEnded?.(run, run.status, admittedGraphId(run), undefined);
       await this.notifySettled(run);
     }
     if (kwargsOf(run).temporary) await this.step(runId, "temporary-thread", () => this.storage.threads.delete(run.thread_id));

@@ -64,6 +64,13 @@ export class StreamHub {
     return subscription;
   }
 
+  /** Live run-stream subscriptions in this process (a gauge, read at scrape time; O(runs streamed)). */
+  get subscriptionCount(): number {
+    let count = 0;
+    for (const set of this.subscribers.values()) count += set.size;
+    return count;
+  }
+
   /** Resolves once events of `runId` published by other processes reach this process's subscribers. */
   ready(runId: string): Promise<void> {
     return this.followed.get(runId)?.ready ?? Promise.resolve();

@@ -11,6 +11,7 @@ import {
   type Storage,
 } from "@agent-server/core";
 import { outboundUrlPolicy } from "../config/webhooks.js";
+import type { DeliveryOutcome } from "../observe/index.js";
 import { errorPayload } from "../runs/settlement.js";
 import { guardedPost, OutboundUrlRefusedError, type ResolveHost } from "./guarded-post.js";
 
@@ -40,6 +41,8 @@ export interface OutboxDelivery {
   urlPolicy?: OutboundUrlPolicy;
   /** A delivery refused by the URL policy (marked failed, never sent); console.warn when absent. */
   onRefused?: (delivery: Delivery, reason: string) => void;
+  /** Each attempt's end, for metrics (`EngineObserver.deliveryFinished`). */
+  onFinished?: (kind: Delivery["kind"], outcome: DeliveryOutcome) => void;
   /** A round of sending failed (storage unreachable); the next poll retries. console.error when absent. */
   onError?: (error: unknown) => void;
   /** How host names are resolved (default: the system resolver). */
@@ -161,6 +164,7 @@ export class WebhookOutbox {
         : await guardedPost(target.url, this.urlPolicy, init, this.delivery.resolveHost);
       if (status >= 200 && status < 300) {
         await this.storage.deliveries.markDelivered(delivery.delivery_id);
+        this.delivery.onFinished?.(delivery.kind, "delivered");
         return;
       }
       failure = `HTTP ${status}${status >= 300 && status < 400 ? " (redirects are not followed)" : ""}`;
@@ -170,14 +174,17 @@ export class WebhookOutbox {
     }
     if (delivery.attempts >= this.options.maxAttempts) {
       await this.storage.deliveries.markFailed(delivery.delivery_id, failure);
+      this.delivery.onFinished?.(delivery.kind, "failed");
       return;
     }
     const delay = Math.min(this.options.backoffMs * 2 ** (delivery.attempts - 1), this.options.maxBackoffMs);
     await this.storage.deliveries.markRetry(delivery.delivery_id, { nextAttemptAt: addMs(nowIso(), delay), error: failure });
+    this.delivery.onFinished?.(delivery.kind, "retried");
   }
 
   private async refuse(delivery: Delivery, reason: string): Promise<void> {
     await this.storage.deliveries.markFailed(delivery.delivery_id, `refused by the webhook URL policy: ${reason}`);
+    this.delivery.onFinished?.(delivery.kind, "refused");
     if (this.delivery.onRefused) this.delivery.onRefused(delivery, reason);
     else console.warn(`${delivery.kind} delivery ${delivery.delivery_id} refused by the webhook URL policy: ${reason}`);
   }

@@ -7,6 +7,7 @@ import { agentCardFor, agentCardJson } from "./agent-card.js";
 import { agentCardOptions, type A2ACardSettings } from "./card/app-options.js";
 import type { AgentCardOptions } from "./card/options.js";
 import { defaultAssistantOf, findAssistant } from "./assistants.js";
+import { observedHandler, type A2ABinding, type A2ACallObserver } from "./observe-calls.js";
 import { registerA2APaths } from "./openapi.js";
 import { registerPushDelivery } from "./push/push-delivery.js";
 import { consoleA2ALogger, type A2ALogger } from "./request-errors.js";
@@ -33,6 +34,8 @@ export interface A2ARoutesOptions extends A2ACardSettings {
    * starts after the HTTP server (cards are built per request, so it may answer undefined until then).
    */
   grpc?: A2AGrpcAddress | (() => A2AGrpcAddress | undefined) | undefined;
+  /** Told of every call's end (metrics); nothing is counted without it. */
+  observeCall?: A2ACallObserver | undefined;
 }
 
 /**
@@ -86,7 +89,7 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
   });
 
   app.post("/a2a/:assistant_id", async (c) => {
-    const resolved = await resolve(deps, c, cardOptions, options);
+    const resolved = await resolve(deps, c, cardOptions, options, "jsonrpc");
     if (resolved instanceof Response) return resolved;
     return handleJsonRpc(c, resolved.handler, resolved.card, resolved.scope, logger);
   });
@@ -96,7 +99,7 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
     const prefix = `/a2a/${encodeURIComponent(id)}`;
     const path = c.req.path;
     const subpath = path.startsWith(prefix) ? path.slice(prefix.length) : path.slice(path.indexOf("/", "/a2a/".length));
-    const resolved = await resolve(deps, c, cardOptions, options);
+    const resolved = await resolve(deps, c, cardOptions, options, "http+json");
     if (resolved instanceof Response) return resolved;
     return handleHttpJson(c, subpath, resolved.handler, resolved.card, resolved.scope, logger);
   });
@@ -110,6 +113,7 @@ async function resolve(
   c: Context,
   cardOptions: AgentCardOptions,
   options: A2ARoutesOptions,
+  binding: A2ABinding,
 ): Promise<Response | { handler: A2ARequestHandler; card: AgentCard; scope: A2ARequestScope }> {
   const id = c.req.param("assistant_id") ?? "";
   const assistant = await findAssistant(deps, id);
@@ -117,7 +121,7 @@ async function resolve(
   const card = cardFor(assistant, c, id, cardOptions, options);
   const scope = requestScope((c.var as Record<string, unknown>).auth as StructuralRequestAuth | undefined);
   // The scope also travels in every call's ServerCallContext.state (requestScopeOf(context)).
-  const handler = new TaskRequestHandler(deps, assistant, card, scope.auth, cardOptions);
+  const handler = observedHandler(new TaskRequestHandler(deps, assistant, card, scope.auth, cardOptions), binding, options.observeCall);
   return { handler, card, scope };
 }
 

@@ -25,6 +25,14 @@ export interface McpLogger {
   error(fields: Record<string, unknown>, message: string): void;
 }
 
+/**
+ * Told once per `tools/call`, when it is answered: `tool` is the tool's name, or `UNKNOWN_TOOL` when the
+ * call named no tool of the caller's (label values stay bounded); `error` is a result with `isError`.
+ */
+export type McpToolCallObserver = (tool: string, outcome: "ok" | "error") => void;
+
+export const UNKNOWN_TOOL = "(unknown)";
+
 /** How long trailing progress events may take to arrive once the run has ended, before the result goes out. */
 const PROGRESS_DRAIN_MS = 1000;
 
@@ -58,12 +66,22 @@ export class ToolCalls {
     private readonly logger: McpLogger,
     /** The call's time limit in ms (0: none): past it the run is cancelled and the call answers why. */
     private readonly callTimeoutMs = 0,
+    private readonly observe?: McpToolCallObserver,
   ) {}
 
   async call(params: CallToolRequest["params"], extra: CallExtra): Promise<CallToolResult> {
+    if (!this.observe) return this.answer(params, extra);
+    const found = { tool: UNKNOWN_TOOL };
+    const result = await this.answer(params, extra, found);
+    this.observe(found.tool, result.isError === true ? "error" : "ok");
+    return result;
+  }
+
+  /** `found.tool` is set once the tool is found among the caller's. */
+  private async answer(params: CallToolRequest["params"], extra: CallExtra, found?: { tool: string }): Promise<CallToolResult> {
     const caller = callerFrom(extra.authInfo);
     try {
-      return await this.run(caller, params, extra);
+      return await this.run(caller, params, extra, found);
     } catch (error) {
       if (error instanceof CallRefused || error instanceof AgentServerError) return toolError(error.message);
       const refusal = refusalText(error);
@@ -73,9 +91,15 @@ export class ToolCalls {
     }
   }
 
-  private async run(caller: McpCaller, params: CallToolRequest["params"], extra: CallExtra): Promise<CallToolResult> {
+  private async run(
+    caller: McpCaller,
+    params: CallToolRequest["params"],
+    extra: CallExtra,
+    found?: { tool: string },
+  ): Promise<CallToolResult> {
     const entry = await this.catalog.find(caller, params.name);
     if (!entry) throw new CallRefused(`Unknown tool "${params.name}": tools/list names the tools you may call.`);
+    if (found) found.tool = params.name;
     const meta = callMeta(params._meta);
     const args = params.arguments ?? {};
     if (meta.resume !== undefined) {

@@ -1,6 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { callerOf } from "./caller.js";
-import { ToolCalls, type McpLogger } from "./call-tool.js";
+import { ToolCalls, type McpLogger, type McpToolCallObserver } from "./call-tool.js";
 import { jsonRpcError } from "./http-responses.js";
 import { registerMcpPaths } from "./openapi.js";
 import { createMcpServer } from "./server.js";
@@ -27,6 +27,8 @@ export interface McpRoutesOptions {
   callTimeoutMs?: number | undefined;
   /** Where failures that are not the caller's go (with their stack); console.error when unset. */
   logger?: McpLogger | undefined;
+  /** Told of every tools/call's end (metrics); nothing is counted without it. */
+  observeToolCall?: McpToolCallObserver | undefined;
 }
 
 /** The routes, and (session mode) the sessions they keep, for embedders that shut down gracefully. */
@@ -47,7 +49,13 @@ export function mcpRoutes(deps: McpDeps, options: McpRoutesOptions = {}): McpRou
   const app = new OpenAPIHono();
   registerMcpPaths(app.openAPIRegistry);
   const catalog = new ToolCatalog(deps, options.assistants);
-  const calls = new ToolCalls(deps, catalog, options.logger ?? consoleLogger, options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
+  const calls = new ToolCalls(
+    deps,
+    catalog,
+    options.logger ?? consoleLogger,
+    options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+    options.observeToolCall,
+  );
   const newServer = () => createMcpServer(deps, catalog, calls);
   const maxRequestBodySize = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const sessions = options.mode === "session" ? new McpSessions(newServer, maxRequestBodySize, options.sessions) : undefined;

@@ -7,6 +7,7 @@ import { registerPushDelivery } from "../push/push-delivery.js";
 import { consoleA2ALogger } from "../request-errors.js";
 import type { A2AHandlerDeps } from "../request-handler.js";
 import { openScope, requestScope, type A2ARequestScope } from "../request-scope.js";
+import { observedHandler } from "../observe-calls.js";
 import { decodingTolerant } from "./grpc-decoding.js";
 import { GrpcDispatchHandler, grpcFailure } from "./grpc-dispatch.js";
 import { grpcTarget, type A2AGrpcServerOptions, type RunningA2AGrpcServer } from "./grpc.js";
@@ -37,7 +38,7 @@ export async function bindA2AGrpcServer(deps: A2AHandlerDeps, options: A2AGrpcSe
   server.addService(
     decodingTolerant(A2AService),
     grpcService({
-      requestHandler: dispatcher,
+      requestHandler: observedHandler(dispatcher, "grpc", options.observeCall),
       // Authentication runs first, as the HTTP API's middleware does before any route: an unauthenticated
       // caller learns nothing, not even whether the assistant it names exists.
       userBuilder: async (call) => {

@@ -1,4 +1,5 @@
 import type { A2ACardSettings } from "../card/app-options.js";
+import type { A2ACallObserver } from "../observe-calls.js";
 import type { A2ALogger } from "../request-errors.js";
 import type { A2AHandlerDeps } from "../request-handler.js";
 import type { StructuralRequestAuth } from "../request-scope.js";
@@ -23,6 +24,8 @@ export interface A2AGrpcServerOptions extends A2ACardSettings {
    * Unset: every caller may do everything (no custom auth).
    */
   authenticate?: ((request: Request) => Promise<StructuralRequestAuth>) | undefined;
+  /** Told of every call's end (metrics); nothing is counted without it. */
+  observeCall?: A2ACallObserver | undefined;
   /** Where errors that clients only see as INTERNAL "Internal error" are reported; console.error when unset. */
   logger?: A2ALogger | undefined;
   /** langgraph.json `a2a.default_assistant`: the agent of calls with an empty tenant (else the only graph). */
