@@ -12,6 +12,7 @@ import {
 } from "@agent-server/core";
 import { outboundUrlPolicy } from "../config/webhooks.js";
 import { errorPayload } from "../runs/settlement.js";
+import { traceDelivery, withDeliveryTraceparent } from "../tracing/index.js";
 import { guardedPost, OutboundUrlRefusedError, type ResolveHost } from "./guarded-post.js";
 
 export interface OutboxOptions {
@@ -120,7 +121,7 @@ export class WebhookOutbox {
       delivery_id: input.deliveryId ?? uuidv4(),
       kind: input.kind,
       url: input.url,
-      headers: input.headers,
+      headers: withDeliveryTraceparent(input.headers),
       payload: toWireJson(input.payload),
       run_id: input.runId ?? null,
     });
@@ -156,9 +157,9 @@ export class WebhookOutbox {
       const headers = new Headers({ "content-type": "application/json" });
       for (const [name, value] of Object.entries(delivery.headers ?? {})) headers.set(name, value);
       const init = { method: "POST", headers, body: deliveryBody(delivery), signal: AbortSignal.timeout(this.options.timeoutMs) };
-      const status = target.relative
-        ? await this.sendInProcess(target.path, init)
-        : await guardedPost(target.url, this.urlPolicy, init, this.delivery.resolveHost);
+      const status = await traceDelivery(delivery, headers, () =>
+        target.relative ? this.sendInProcess(target.path, init) : guardedPost(target.url, this.urlPolicy, init, this.delivery.resolveHost),
+      );
       if (status >= 200 && status < 300) {
         await this.storage.deliveries.markDelivered(delivery.delivery_id);
         return;

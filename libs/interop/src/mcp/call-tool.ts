@@ -12,6 +12,7 @@ import {
   type Thread,
 } from "@agent-server/core";
 import { configurableFromHeaders, createRunAuthValue, type RunCreateRequest, type RunEnd, type RunEventStream } from "@agent-server/engine";
+import { traceCall } from "../tracing.js";
 import { callerFrom, refusalText, type McpCaller } from "./caller.js";
 import { InputValidators } from "./input-validation.js";
 import { progressReporter, type ProgressReporter } from "./progress.js";
@@ -60,7 +61,11 @@ export class ToolCalls {
   async call(params: CallToolRequest["params"], extra: CallExtra): Promise<CallToolResult> {
     const caller = callerFrom(extra.authInfo);
     try {
-      return await this.run(caller, params, extra);
+      return await traceCall(
+        `tools/call ${params.name}`,
+        { "mcp.method.name": "tools/call", "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": params.name },
+        () => this.run(caller, params, extra),
+      );
     } catch (error) {
       if (error instanceof CallRefused || error instanceof AgentServerError) return toolError(error.message);
       const refusal = refusalText(error);
