@@ -4,7 +4,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { jsonLines, killAll, startCli } from "./testing/cli-process.js";
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./testing/otlp-receiver.js";
+import { AgentCard, SendMessageRequest, TaskState, type Task } from "@a2a-js/sdk";
+import { ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client";
+import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc";
+import { ancestry, callerContext, otlpEnv, startOtlpReceiver, traceWith, type OtlpReceiver } from "./testing/otlp-receiver.js";
 
 /**
  * OpenTelemetry traces of real `agent-server serve` processes, exported over OTLP/HTTP to a receiver in
@@ -29,40 +32,6 @@ afterEach(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** The environment that turns tracing on, exporting to the test's receiver without waiting long. */
-export function otlpEnv(receiverUrl: string, protocol: "http/json" | "http/protobuf", instance: string): Record<string, string> {
-  return {
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiverUrl,
-    OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
-    OTEL_BSP_SCHEDULE_DELAY: "100",
-    OTEL_SERVICE_NAME: "agent-server-test",
-    OTEL_RESOURCE_ATTRIBUTES: `service.instance.id=${instance}`,
-  };
-}
-
-/** A caller's W3C trace context: a fresh trace id and the caller's own span id. */
-export function callerContext(): { traceId: string; spanId: string; traceparent: string } {
-  const traceId = crypto.randomUUID().replaceAll("-", "");
-  const spanId = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
-  return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` };
-}
-
-/** Waits until the spans of `traceId` include every name in `names`; fails after 30 s saying which are missing. */
-export async function traceWith(receiver: OtlpReceiver, traceId: string, names: (string | RegExp)[]): Promise<ReceivedSpan[]> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const spans = receiver.spans().filter((s) => s.traceId === traceId);
-    const missing = names.filter((name) => !spans.some((s) => (typeof name === "string" ? s.name === name : name.test(s.name))));
-    if (missing.length === 0) return spans;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `trace ${traceId} lacks ${missing.join(", ")}; it has ${spans.map((s) => s.name).join(", ")}; all traces: ${receiver.spans().length} spans`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 async function sendMessage(url: string, agent: string, text: string, traceparent: string): Promise<Record<string, unknown>> {
   const response = await fetch(`${url}/a2a/${agent}`, {
     method: "POST",
@@ -76,16 +45,6 @@ async function sendMessage(url: string, agent: string, text: string, traceparent
   });
   expect(response.status).toBe(200);
   return (await response.json()) as Record<string, unknown>;
-}
-
-const byId = (spans: ReceivedSpan[]) => new Map(spans.map((s) => [s.spanId, s]));
-
-/** The names on the way from `span` up to the trace's root. */
-function ancestry(spans: ReceivedSpan[], span: ReceivedSpan): string[] {
-  const index = byId(spans);
-  const names: string[] = [];
-  for (let at: ReceivedSpan | undefined = span; at; at = index.get(at.parentSpanId)) names.push(at.name);
-  return names;
 }
 
 describe("traces over OTLP/HTTP", () => {
@@ -124,7 +83,6 @@ describe("traces over OTLP/HTTP", () => {
       /^chat/,
       "execute_tool shout",
     ]);
-    console.log(spans.map((s) => s.name).join(", "));
     const http = spans.find((s) => s.name === "POST /a2a/:assistant_id")!;
     expect(http.parentSpanId).toBe(caller.spanId);
     expect(http.attributes).toMatchObject({
@@ -141,6 +99,9 @@ describe("traces over OTLP/HTTP", () => {
       "agent_server.run.status": "success",
     });
     expect(ancestry(spans, run)).toEqual(["run traced", "run.create", "a2a/SendMessage", "POST /a2a/:assistant_id"]);
+    // LangGraph's hidden start step is no node of the graph's.
+    expect(spans.filter((s) => s.name.startsWith("node ")).map((s) => s.name)).toEqual(expect.arrayContaining(["node think", "node act"]));
+    expect(spans.some((s) => s.name === "node __start__")).toBe(false);
     const queued = spans.find((s) => s.name === "run.queued")!;
     expect(queued.parentSpanId).toBe(run.parentSpanId);
     for (const node of ["node think", "node act"]) expect(spans.find((s) => s.name === node)!.parentSpanId).toBe(run.spanId);
@@ -162,5 +123,99 @@ describe("traces over OTLP/HTTP", () => {
     // Log records made inside the trace carry its ids.
     const started = jsonLines(server.stdout()).find((l) => l.msg === "run started");
     expect(started).toMatchObject({ trace_id: caller.traceId, span_id: run.spanId });
+  }, 60_000);
+
+  it("http/protobuf, gRPC: a SendMessage over gRPC continues the traceparent of its metadata, and a stop exports what was still buffered", async () => {
+    const server = await startCli(
+      [
+        "serve",
+        "--config",
+        PROJECT,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--storage",
+        "memory",
+        "--grpc-port",
+        "0",
+        "--log-format",
+        "json",
+      ],
+      // Nothing is exported on a timer during the case: only the stop's flush sends the spans.
+      { env: { ...otlpEnv(receiver.url, "http/protobuf", "grpc-1"), OTEL_BSP_SCHEDULE_DELAY: "600000" } },
+    );
+    const response = await fetch(`${server.url}/a2a/traced/.well-known/agent-card.json`);
+    const card = AgentCard.fromJSON(await response.json());
+    const caller = callerContext();
+    const factory = new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new GrpcTransportFactory()],
+        preferredTransports: ["GRPC"],
+        clientConfig: {
+          interceptors: [
+            {
+              before: async (args) => {
+                args.options = {
+                  ...args.options,
+                  serviceParameters: { ...args.options?.serviceParameters, traceparent: caller.traceparent },
+                };
+              },
+              after: async () => undefined,
+            },
+          ],
+        },
+      }),
+    );
+    const client = await factory.createFromAgentCard(card);
+    const task = (await client.sendMessage(
+      SendMessageRequest.fromJSON({ message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: "grpc" }] } }),
+    )) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(receiver.spans().filter((s) => s.traceId === caller.traceId)).toEqual([]);
+
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+    const spans = await traceWith(receiver, caller.traceId, [
+      "lf.a2a.v1.A2AService/SendMessage",
+      "run.create",
+      "run traced",
+      "node think",
+      "node act",
+    ]);
+    expect(receiver.contentTypes()).toContain("application/x-protobuf");
+    const call = spans.find((s) => s.name === "lf.a2a.v1.A2AService/SendMessage")!;
+    expect(call.parentSpanId).toBe(caller.spanId);
+    expect(call.attributes).toMatchObject({ "rpc.system": "grpc", "rpc.method": "SendMessage" });
+    expect(call.resource).toMatchObject({ "service.name": "agent-server-test", "service.instance.id": "grpc-1" });
+    const run = spans.find((s) => s.name === "run traced")!;
+    expect(ancestry(spans, run)).toEqual(["run traced", "run.create", "lf.a2a.v1.A2AService/SendMessage"]);
+    expect(run.attributes["agent_server.run.status"]).toBe("success");
+  }, 60_000);
+
+  it("off unless configured: no OTEL_* variables, no trace ids in the logs and nothing exported", async () => {
+    const before = receiver.spans().length;
+    const server = await startCli(
+      ["serve", "--config", PROJECT, "--host", "127.0.0.1", "--port", "0", "--storage", "memory", "--log-format", "json"],
+      {
+        // Whatever the test's own environment says: no endpoint, no exporter.
+        env: {
+          OTEL_SERVICE_NAME: "agent-server-test",
+          OTEL_EXPORTER_OTLP_ENDPOINT: "",
+          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "",
+          OTEL_TRACES_EXPORTER: "",
+        },
+      },
+    );
+    const caller = callerContext();
+    const answer = await sendMessage(server.url, "traced", "quiet", caller.traceparent);
+    expect(JSON.stringify(answer)).toContain("shouted: QUIET");
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+    const logs = jsonLines(server.stdout());
+    expect(logs.some((l) => l.msg === "run started")).toBe(true);
+    expect(logs.filter((l) => "trace_id" in l || "span_id" in l)).toEqual([]);
+    expect(logs.some((l) => String(l.msg).includes("OpenTelemetry"))).toBe(false);
+    expect(receiver.spans().length).toBe(before);
   }, 60_000);
 });

@@ -64,6 +64,50 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   };
 }
 
+/** The environment that turns tracing on, exporting to the test's receiver without waiting long. */
+export function otlpEnv(receiverUrl: string, protocol: "http/json" | "http/protobuf", instance: string): Record<string, string> {
+  return {
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiverUrl,
+    OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+    OTEL_BSP_SCHEDULE_DELAY: "100",
+    OTEL_SERVICE_NAME: "agent-server-test",
+    OTEL_RESOURCE_ATTRIBUTES: `service.instance.id=${instance}`,
+  };
+}
+
+/** A caller's W3C trace context: a fresh trace id and the caller's own span id. */
+export function callerContext(): { traceId: string; spanId: string; traceparent: string } {
+  const traceId = crypto.randomUUID().replaceAll("-", "");
+  const spanId = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
+  return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` };
+}
+
+/** Waits until the spans of `traceId` include every name in `names`; fails after 30 s saying which are missing. */
+export async function traceWith(receiver: OtlpReceiver, traceId: string, names: (string | RegExp)[]): Promise<ReceivedSpan[]> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const spans = receiver.spans().filter((s) => s.traceId === traceId);
+    const missing = names.filter((name) => !spans.some((s) => (typeof name === "string" ? s.name === name : name.test(s.name))));
+    if (missing.length === 0) return spans;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `trace ${traceId} lacks ${missing.join(", ")}; it has ${spans.map((s) => s.name).join(", ")}; all traces: ${receiver.spans().length} spans`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const byId = (spans: ReceivedSpan[]) => new Map(spans.map((s) => [s.spanId, s]));
+
+/** The names on the way from `span` up to the root of what was received of its trace. */
+export function ancestry(spans: ReceivedSpan[], span: ReceivedSpan): string[] {
+  const index = byId(spans);
+  const names: string[] = [];
+  for (let at: ReceivedSpan | undefined = span; at; at = index.get(at.parentSpanId)) names.push(at.name);
+  return names;
+}
+
 // --- OTLP JSON ------------------------------------------------------------------------------------
 
 interface JsonKeyValue {

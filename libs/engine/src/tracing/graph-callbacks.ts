@@ -40,7 +40,8 @@ export class TracingCallbackHandler extends BaseCallbackHandler {
     const parentRunId = [rest[0], rest[4]].find((value): value is string => typeof value === "string" && this.spans.has(value));
     const node = metadata?.langgraph_node;
     const parent = this.parentSpan(parentRunId);
-    const isNode = typeof node === "string" && parentRunId !== undefined && (rest[3] === node || rest[4] === node);
+    const hidden = (rest[1] as string[] | undefined)?.includes("langsmith:hidden") === true;
+    const isNode = typeof node === "string" && !hidden && parentRunId !== undefined && (rest[3] === node || rest[4] === node);
     if (!isNode) {
       this.spans.set(runId, { span: parent, own: false });
       return;
