@@ -7,6 +7,8 @@ import { jsonLines, killAll, startCli } from "./testing/cli-process.js";
 import { AgentCard, SendMessageRequest, TaskState, type Task } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client";
 import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc";
+import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ancestry, callerContext, otlpEnv, startOtlpReceiver, traceWith, type OtlpReceiver } from "./testing/otlp-receiver.js";
 
 /**
@@ -191,6 +193,31 @@ describe("traces over OTLP/HTTP", () => {
     const run = spans.find((s) => s.name === "run traced")!;
     expect(ancestry(spans, run)).toEqual(["run traced", "run.create", "lf.a2a.v1.A2AService/SendMessage"]);
     expect(run.attributes["agent_server.run.status"]).toBe("success");
+  }, 60_000);
+
+  it("an MCP tools/call is a span of the caller's trace, the run it starts under it", async () => {
+    const server = await startCli(
+      ["serve", "--config", PROJECT, "--host", "127.0.0.1", "--port", "0", "--storage", "memory", "--log-format", "json"],
+      { env: otlpEnv(receiver.url, "http/json", "mcp-1") },
+    );
+    const caller = callerContext();
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { traceparent: caller.traceparent } },
+    });
+    const client = new McpClient({ name: "tracing-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      const reply = await client.callTool({ name: "traced", arguments: { messages: [{ type: "human", content: "mcp" }] } });
+      expect(JSON.stringify(reply.content)).toContain("shouted: MCP");
+    } finally {
+      await client.close();
+    }
+    const spans = await traceWith(receiver, caller.traceId, ["tools/call traced", "run traced", "node act"]);
+    const call = spans.find((s) => s.name === "tools/call traced")!;
+    expect(call.attributes).toMatchObject({ "mcp.method.name": "tools/call", "gen_ai.tool.name": "traced" });
+    const run = spans.find((s) => s.name === "run traced")!;
+    expect(ancestry(spans, run).slice(0, 3)).toEqual(["run traced", "run.create", "tools/call traced"]);
+    expect(ancestry(spans, run).at(-1)).toBe("POST /mcp");
   }, 60_000);
 
   it("off unless configured: no OTEL_* variables, no trace ids in the logs and nothing exported", async () => {
