@@ -76,6 +76,14 @@ export async function traced<T>(
   }
 }
 
+/**
+ * Runs `fn` outside any trace (tracing on): for loops a request merely wakes up (claiming runs, sending
+ * deliveries), whose work belongs to no one request's trace.
+ */
+export function outsideTrace<T>(fn: () => T): T {
+  return state.on ? context.with(ROOT_CONTEXT, fn) : fn();
+}
+
 /** Marks a span failed with the error (its type and message as an exception event). */
 export function recordError(span: Span, error: unknown): void {
   if (error instanceof Error) span.recordException(error);

@@ -3,6 +3,7 @@ import {
   addMs,
   checkOutboundUrl,
   nowIso,
+  outsideTrace,
   toWireJson,
   type Delivery,
   type DefaultValues,
@@ -130,7 +131,7 @@ export class WebhookOutbox {
 
   /** Sends what is due now; resolves when this round is done (tests and shutdown await it). */
   kick(): Promise<void> {
-    this.draining ??= this.drain()
+    this.draining ??= outsideTrace(() => this.drain())
       .catch((error: unknown) => (this.delivery.onError ?? ((e: unknown) => console.error("webhook delivery round failed", e)))(error))
       .finally(() => (this.draining = undefined));
     return this.draining;
