@@ -28,7 +28,11 @@ export async function startAgentServer(args: string[]): Promise<AgentServer> {
   const options = { ...parsed.options, reload: false };
   const { readProject, startServer } = await import("./start-server.js");
   const project = await readProject(options);
-  const server = await startServer(options, project!, createLogger(options.logFormat));
+  const logger = createLogger(options.logFormat);
+  // As the CLI does: traces when the OTEL_* variables ask for them, flushed by stop.
+  const { startTracing, withTracingShutdown } = await import("./tracing/index.js");
+  const tracing = await startTracing(process.env, logger);
+  const server = withTracingShutdown(await startServer(options, project!, logger), tracing);
   return {
     url: server.url,
     ...(server.grpcUrl ? { grpcUrl: server.grpcUrl } : {}),

@@ -13,5 +13,6 @@ export { createLogger, runLogger } from "./logger.js";
 export { openStorage, sqlitePath, type OpenedStorage, type ProjectStorage } from "./storage.js";
 export { openCustomStorage } from "./custom-storage.js";
 export { readProject, startServer, type StartedServer } from "./start-server.js";
+export { startTracing, tracesRequested, withTracingShutdown, type Tracing } from "./tracing/index.js";
 export { VERSION } from "./version.js";
 export * from "./snapshot/index.js";

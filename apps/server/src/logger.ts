@@ -1,3 +1,4 @@
+import { activeSpanIds } from "@agent-server/core";
 import type { RunLogger } from "@agent-server/engine";
 import { pino, type Logger } from "pino";
 import pinoPretty from "pino-pretty";
@@ -11,7 +12,8 @@ export type { Logger };
  * `pretty` puts each record on one line, its fields as JSON after the message, so run ids stay greppable.
  */
 export function createLogger(format: LogFormat, destination: NodeJS.WritableStream = process.stdout): Logger {
-  const options = { base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime };
+  // With tracing on, a record made inside a span carries its trace_id and span_id (off: no fields added).
+  const options = { base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime, mixin: traceIds };
   if (format === "json") return pino(options, pino.destination({ dest: fdOf(destination), sync: true }));
   return pino(
     options,
@@ -24,6 +26,11 @@ export function createLogger(format: LogFormat, destination: NodeJS.WritableStre
       colorize: Boolean((destination as { isTTY?: boolean }).isTTY),
     }),
   );
+}
+
+/** A fresh object each time: pino merges the record's own fields into what the mixin returns. */
+function traceIds(): object {
+  return activeSpanIds() ?? {};
 }
 
 function fdOf(stream: NodeJS.WritableStream): number {

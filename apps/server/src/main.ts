@@ -71,7 +71,10 @@ async function main(argv: string[]): Promise<number> {
   try {
     const { readProject, startServer } = await import("./start-server.js");
     const project = await readProject(options);
-    server = await startServer(options, project!, logger);
+    // After the project's env file is applied (it may set OTEL_*), before anything opens or serves.
+    const { startTracing, withTracingShutdown } = await import("./tracing/index.js");
+    const tracing = await startTracing(process.env, logger);
+    server = withTracingShutdown(await startServer(options, project!, logger), tracing);
   } catch (error) {
     return failure(error, (message) => logger.error(message));
   }

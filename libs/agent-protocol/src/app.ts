@@ -4,6 +4,7 @@ import { authMiddleware } from "./auth/middleware.js";
 import { bodyLimitMiddleware } from "./http/body-limit.js";
 import { corsMiddleware } from "./http/cors.js";
 import { errorResponse } from "./http/errors.js";
+import { tracingMiddleware } from "./http/tracing.js";
 import { mountUserApp } from "./http/user-app.js";
 import { createRouter } from "./http/router.js";
 import { assistants } from "./assistants/index.js";
@@ -25,8 +26,10 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = createRouter();
   app.onError(errorResponse);
   app.notFound((c) => c.json({ detail: `Not found: ${c.req.method} ${c.req.path}` }, 404));
+  // Outermost: the request's span covers everything after it, errors and refusals too.
+  app.use(tracingMiddleware());
   if (deps.metrics) app.use(requestMetrics(deps.metrics));
-  // First: preflights are answered before auth, and every later answer (errors too) carries the headers.
+  // Then: preflights are answered before auth, and every later answer (errors too) carries the headers.
   app.use(corsMiddleware(deps.cors));
   app.use(async (c, next) => {
     c.set("deps", deps);

@@ -18,3 +18,4 @@ export type { SignalBus, SignalHandler } from "./signals.js";
 export { RepoBackedStore } from "./langgraph-store.js";
 export { KeyedMutex } from "./keyed-mutex.js";
 export * from "./rules/index.js";
+export * from "./tracing/index.js";

@@ -142,6 +142,11 @@ export interface RunInternal {
    * so they do not count against the attempts a run may lose to dying workers.
    */
   handBacks?: number;
+  /**
+   * The W3C trace context the run was admitted in (written only when tracing is on): its queue wait and
+   * every attempt's execution continue that trace, on whichever process claims it.
+   */
+  traceparent?: string;
 }
 
 /** An item of the LangGraph store (`/store/items`, `BaseStore` in graphs). */

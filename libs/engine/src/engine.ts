@@ -18,6 +18,7 @@ import { ProtocolRuns } from "./protocol/protocol-run.js";
 import { ThreadEventLog } from "./protocol/thread-event-log.js";
 import { EngineSignals } from "./signals/engine-signals.js";
 import { StreamHub, type RunEventStream, type StreamEvent } from "./streaming/stream-hub.js";
+import { traceAdmission } from "./tracing/index.js";
 import { DEFAULT_OUTBOX_OPTIONS, WebhookOutbox, type LoopbackFetch, type OutboxOptions } from "./webhooks/outbox.js";
 
 export interface EngineOptions {
@@ -225,7 +226,7 @@ export class Engine {
    */
   async createRun(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<Run> {
     if (!this.admitting) throw new Error("the engine is not admitting runs (stopped or not started)");
-    const run = await this.admitLocked(request, options);
+    const run = await traceAdmission(request, options, () => this.admitLocked(request, options));
     this.options.observer?.runAdmitted?.(run, admittedGraphId(run));
     this.threadLock.outside(() => this.pool.notify());
     this.signals.wake();

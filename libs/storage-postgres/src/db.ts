@@ -1,4 +1,4 @@
-import { InvalidInputError, stringifyWire } from "@agent-server/core";
+import { dbSpan, endDbSpan, InvalidInputError, stringifyWire, tracingEnabled } from "@agent-server/core";
 import pg from "pg";
 
 /** Anything that runs a query: the pool, or a client checked out for a transaction. */
@@ -29,25 +29,43 @@ const TYPES = {
 // Rows default to loosely typed records: each caller maps its columns itself.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function query<R = Record<string, any>>(db: Queryable, text: string, values: unknown[] = []): Promise<R[]> {
-  const result = await db.query({ text, values, types: TYPES });
+  const result = await execute(db, { text, values, types: TYPES });
   return result.rows as R[];
 }
 
 export async function queryCount(db: Queryable, text: string, values: unknown[] = []): Promise<number> {
-  const result = await db.query({ text, values, types: TYPES });
+  const result = await execute(db, { text, values, types: TYPES });
   return result.rowCount ?? 0;
+}
+
+/**
+ * Where the driver's statements are executed: with tracing on, each one inside a trace (a request, a run)
+ * is a client span of its own.
+ */
+async function execute(db: Queryable, config: pg.QueryConfig): Promise<pg.QueryResult> {
+  if (!tracingEnabled()) return db.query(config);
+  const span = dbSpan("postgresql", config.text);
+  if (!span) return db.query(config);
+  try {
+    const result = await db.query(config);
+    endDbSpan(span);
+    return result;
+  } catch (error) {
+    endDbSpan(span, error);
+    throw error;
+  }
 }
 
 /** Runs `fn` in one transaction on one client; rolls back on any error. */
 export async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query("BEGIN");
+    await execute(client, { text: "BEGIN" });
     const out = await fn(client);
-    await client.query("COMMIT");
+    await execute(client, { text: "COMMIT" });
     return out;
   } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
+    await execute(client, { text: "ROLLBACK" }).catch(() => undefined);
     throw error;
   } finally {
     client.release();

@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
-import { jsonContains, matchesAuthFilter, matchesStoreFilter, storeAuthSubject } from "@agent-server/core";
+import { jsonContains, matchesAuthFilter, matchesStoreFilter, storeAuthSubject, tracingEnabled } from "@agent-server/core";
+import { traceStatements } from "./traced-statements.js";
 
 export type Db = Database.Database;
 export type Stmt = Database.Statement;
@@ -22,6 +23,7 @@ export function openDatabase(path: string): Db {
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
   registerFunctions(db);
+  if (tracingEnabled()) traceStatements(db);
   return db;
 }
 

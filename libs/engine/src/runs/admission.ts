@@ -12,6 +12,7 @@ import {
   type Thread,
 } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
+import { withTraceparent } from "../tracing/index.js";
 import type { EngineRunKwargs, RunAuthContext, RunCreateRequest } from "./run-request.js";
 import { admittedRunTimeout, RUN_TIMEOUT_KEY } from "./run-timeout.js";
 
@@ -95,7 +96,7 @@ export class Admission {
           multitask_strategy: strategy,
           created_at: request.after_seconds ? addMs(nowIso(), request.after_seconds * 1000) : undefined,
         },
-        { internal: options.internal, rejectIfThreadActive: strategy === "reject" },
+        { internal: withTraceparent(options.internal), rejectIfThreadActive: strategy === "reject" },
       );
     } catch (error) {
       if (stateless) await this.storage.threads.delete(thread.thread_id);

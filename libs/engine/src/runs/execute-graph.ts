@@ -2,6 +2,7 @@ import { isBaseMessage, type BaseMessageChunk } from "@langchain/core/messages";
 import type { RunControl } from "@langchain/langgraph";
 import type { Run } from "@agent-server/core";
 import type { CompiledGraph } from "../graphs/types.js";
+import { graphTracingCallbacks } from "../tracing/index.js";
 import { toCommand } from "./command.js";
 import type { EngineRunKwargs, StreamMode } from "./run-request.js";
 import {
@@ -115,6 +116,7 @@ export interface GraphCallOptions {
  */
 export function graphCall(run: Run, options: GraphCallOptions): { input: unknown; config: Record<string, unknown> } {
   const kwargs = run.kwargs as EngineRunKwargs;
+  const callbacks = graphTracingCallbacks();
   let input = kwargs.command != null ? toCommand(kwargs.command) : (kwargs.input ?? null);
   let configurable = kwargs.config.configurable;
   if (options.resume) {
@@ -135,6 +137,7 @@ export function graphCall(run: Run, options: GraphCallOptions): { input: unknown
       runId: run.run_id,
       signal: options.signal,
       control: options.control,
+      ...(callbacks ? { callbacks } : {}),
     },
   };
 }

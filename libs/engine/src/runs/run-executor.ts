@@ -5,6 +5,7 @@ import { admittedGraphId, firstClaimWaitMs, type EngineObserver } from "../obser
 import type { CompiledGraph } from "../graphs/types.js";
 import type { ProtocolRuns } from "../protocol/protocol-run.js";
 import type { StreamHub } from "../streaming/stream-hub.js";
+import { traceExecution } from "../tracing/index.js";
 import { executeGraph } from "./execute-graph.js";
 import { readThreadSnapshot, toRunResult, type ThreadSnapshot } from "./outcome.js";
 import type { EngineRunKwargs } from "./run-request.js";
@@ -72,7 +73,7 @@ export class RunExecutor {
   /** Rejects only after logging: the worker pool that awaits it has nobody to tell. */
   async execute(claimed: ClaimedRun, execution: ActiveExecution): Promise<void> {
     try {
-      await this.executeAndSettle(claimed, execution);
+      await traceExecution(claimed, () => this.executeAndSettle(claimed, execution));
     } catch (error) {
       if (this.logger?.runFailed) this.logger.runFailed(claimed.run.run_id, error);
       else console.error(`run ${claimed.run.run_id}: could not be settled (it is requeued when its lease runs out):`, error);
@@ -80,7 +81,8 @@ export class RunExecutor {
     }
   }
 
-  private executeAndSettle({ run, attempt, internal: claimedInternal }: ClaimedRun, execution: ActiveExecution): Promise<void> {
+  /** Resolves with how the execution ended (the run's terminal status, or "handed-back", "lost", "erased"). */
+  private executeAndSettle({ run, attempt, internal: claimedInternal }: ClaimedRun, execution: ActiveExecution): Promise<string> {
     return this.threads.run(run.thread_id, async () => {
       const started = Date.now();
       this.logger?.runStarted(run.run_id, run.thread_id, attempt);
@@ -119,7 +121,7 @@ export class RunExecutor {
         const handBack = execution.timedOut ? undefined : shutdownHandBack(error, execution);
         if (handBack && (await this.handBack(run, attempt, execution, handBack))) {
           this.logger?.runEnded(run.run_id, run.thread_id, "handed-back", Date.now() - started);
-          return;
+          return "handed-back";
         }
         outcome = execution.timedOut
           ? { kind: "timeout", error: execution.timedOut }
@@ -142,6 +144,7 @@ export class RunExecutor {
       // "lost": another owner re-claimed the run while this execution went on (its lease lapsed).
       const status = final === "lost" ? "lost" : (final?.status ?? "erased");
       this.logger?.runEnded(run.run_id, run.thread_id, status, Date.now() - started);
+      return status;
     });
   }
 

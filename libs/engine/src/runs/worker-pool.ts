@@ -1,5 +1,5 @@
 import { RunControl } from "@langchain/langgraph";
-import { nowIso, type ClaimedRun, type Storage } from "@agent-server/core";
+import { nowIso, outsideTrace, type ClaimedRun, type Storage } from "@agent-server/core";
 import { isAnnouncedOwner, leaseOwnerIsGone } from "./lease-owner.js";
 import type { BackgroundTask } from "./run-executor.js";
 
@@ -114,7 +114,7 @@ export class WorkerPool {
       return;
     }
     this.pumping = true;
-    void this.pump()
+    void outsideTrace(() => this.pump())
       .catch((error: unknown) => this.options.onError("claim", error))
       .finally(() => {
         this.pumping = false;

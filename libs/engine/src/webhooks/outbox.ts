@@ -3,6 +3,7 @@ import {
   addMs,
   checkOutboundUrl,
   nowIso,
+  outsideTrace,
   toWireJson,
   type Delivery,
   type DefaultValues,
@@ -13,6 +14,7 @@ import {
 import { outboundUrlPolicy } from "../config/webhooks.js";
 import type { DeliveryOutcome } from "../observe/index.js";
 import { errorPayload } from "../runs/settlement.js";
+import { traceDelivery, withDeliveryTraceparent } from "../tracing/index.js";
 import { guardedPost, OutboundUrlRefusedError, type ResolveHost } from "./guarded-post.js";
 
 export interface OutboxOptions {
@@ -123,7 +125,7 @@ export class WebhookOutbox {
       delivery_id: input.deliveryId ?? uuidv4(),
       kind: input.kind,
       url: input.url,
-      headers: input.headers,
+      headers: withDeliveryTraceparent(input.headers),
       payload: toWireJson(input.payload),
       run_id: input.runId ?? null,
     });
@@ -132,7 +134,7 @@ export class WebhookOutbox {
 
   /** Sends what is due now; resolves when this round is done (tests and shutdown await it). */
   kick(): Promise<void> {
-    this.draining ??= this.drain()
+    this.draining ??= outsideTrace(() => this.drain())
       .catch((error: unknown) => (this.delivery.onError ?? ((e: unknown) => console.error("webhook delivery round failed", e)))(error))
       .finally(() => (this.draining = undefined));
     return this.draining;
@@ -159,9 +161,9 @@ export class WebhookOutbox {
       const headers = new Headers({ "content-type": "application/json" });
       for (const [name, value] of Object.entries(delivery.headers ?? {})) headers.set(name, value);
       const init = { method: "POST", headers, body: deliveryBody(delivery), signal: AbortSignal.timeout(this.options.timeoutMs) };
-      const status = target.relative
-        ? await this.sendInProcess(target.path, init)
-        : await guardedPost(target.url, this.urlPolicy, init, this.delivery.resolveHost);
+      const status = await traceDelivery(delivery, headers, () =>
+        target.relative ? this.sendInProcess(target.path, init) : guardedPost(target.url, this.urlPolicy, init, this.delivery.resolveHost),
+      );
       if (status >= 200 && status < 300) {
         await this.storage.deliveries.markDelivered(delivery.delivery_id);
         this.delivery.onFinished?.(delivery.kind, "delivered");

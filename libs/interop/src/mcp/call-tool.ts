@@ -12,6 +12,7 @@ import {
   type Thread,
 } from "@agent-server/core";
 import { configurableFromHeaders, createRunAuthValue, type RunCreateRequest, type RunEnd, type RunEventStream } from "@agent-server/engine";
+import { traceCall } from "../tracing.js";
 import { callerFrom, refusalText, type McpCaller } from "./caller.js";
 import { InputValidators } from "./input-validation.js";
 import { progressReporter, type ProgressReporter } from "./progress.js";
@@ -81,7 +82,11 @@ export class ToolCalls {
   private async answer(params: CallToolRequest["params"], extra: CallExtra, found?: { tool: string }): Promise<CallToolResult> {
     const caller = callerFrom(extra.authInfo);
     try {
-      return await this.run(caller, params, extra, found);
+      return await traceCall(
+        `tools/call ${params.name}`,
+        { "mcp.method.name": "tools/call", "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": params.name },
+        () => this.run(caller, params, extra, found),
+      );
     } catch (error) {
       if (error instanceof CallRefused || error instanceof AgentServerError) return toolError(error.message);
       const refusal = refusalText(error);

@@ -26,6 +26,7 @@ import type { AgentCardOptions } from "../card/options.js";
 import { INTERNAL_ERROR_MESSAGE, requestDenial, type A2ALogger } from "../request-errors.js";
 import { TaskRequestHandler, type A2AHandlerDeps } from "../request-handler.js";
 import { requestScopeOf } from "../request-scope.js";
+import { traceGrpc } from "../../tracing.js";
 import { refuseBadRequest } from "./grpc-decoding.js";
 
 /**
@@ -169,7 +170,7 @@ export class GrpcDispatchHandler implements A2ARequestHandler {
   ): Promise<T> {
     try {
       refuseBadRequest(params);
-      return await call(await this.handlerFor(params.tenant, context));
+      return await traceGrpc(method, context, async () => call(await this.handlerFor(params.tenant, context)));
     } catch (error) {
       throw grpcFailure(error, this.options.logger, { method, tenant: params.tenant });
     }

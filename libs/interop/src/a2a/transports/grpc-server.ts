@@ -8,6 +8,7 @@ import { consoleA2ALogger } from "../request-errors.js";
 import type { A2AHandlerDeps } from "../request-handler.js";
 import { openScope, requestScope, type A2ARequestScope } from "../request-scope.js";
 import { observedHandler } from "../observe-calls.js";
+import { keepGrpcTraceparent } from "../../tracing.js";
 import { decodingTolerant } from "./grpc-decoding.js";
 import { GrpcDispatchHandler, grpcFailure } from "./grpc-dispatch.js";
 import { grpcTarget, type A2AGrpcServerOptions, type RunningA2AGrpcServer } from "./grpc.js";
@@ -43,7 +44,8 @@ export async function bindA2AGrpcServer(deps: A2AHandlerDeps, options: A2AGrpcSe
       // caller learns nothing, not even whether the assistant it names exists.
       userBuilder: async (call) => {
         try {
-          return new GrpcCaller(options.authenticate ? requestScope(await options.authenticate(fetchRequestOf(call, url))) : openScope);
+          const scope = options.authenticate ? requestScope(await options.authenticate(fetchRequestOf(call, url))) : openScope;
+          return new GrpcCaller(scope, call.metadata.get("traceparent")[0]?.toString());
         } catch (error) {
           throw grpcFailure(error, logger, { method: call.getPath().split("/").pop() });
         }
@@ -51,7 +53,10 @@ export async function bindA2AGrpcServer(deps: A2AHandlerDeps, options: A2AGrpcSe
       // The scope goes into the context's state exactly as the HTTP transports put it (callContext).
       contextBuilder: ({ user, requestedVersion, tenant, extensions }) => {
         if (!(user instanceof GrpcCaller)) throw grpcFailure(new Error("gRPC call without an authenticated caller"), logger, {});
-        return callContext(requestedVersion, user.scope, { tenant, requestedExtensions: extensions });
+        return keepGrpcTraceparent(
+          callContext(requestedVersion, user.scope, { tenant, requestedExtensions: extensions }),
+          user.traceparent,
+        );
       },
     }),
   );
@@ -76,7 +81,11 @@ export async function bindA2AGrpcServer(deps: A2AHandlerDeps, options: A2AGrpcSe
 
 /** The caller of one call, as the SDK's `userBuilder` returns it; it carries the scope to the context builder. */
 class GrpcCaller implements User {
-  constructor(readonly scope: A2ARequestScope) {}
+  constructor(
+    readonly scope: A2ARequestScope,
+    /** The call's W3C trace context, from its metadata. */
+    readonly traceparent?: string,
+  ) {}
 
   get isAuthenticated(): boolean {
     return this.scope.auth !== undefined;

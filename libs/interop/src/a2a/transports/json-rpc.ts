@@ -12,6 +12,7 @@ import { A2A_LEGACY_PROTOCOL_VERSION } from "../agent-card.js";
 import { refuseDeepInput, RequestErrorGuard, type A2ALogger } from "../request-errors.js";
 import { taskStateFilter } from "../tasks/list-tasks-query.js";
 import { A2A_REQUEST_SCOPE_KEY, type A2ARequestScope } from "../request-scope.js";
+import { traceJsonRpc } from "../../tracing.js";
 import { sseErrorResponse, sseResponse } from "./sse.js";
 
 const PARSE_ERROR = -32700;
@@ -86,7 +87,7 @@ export async function handleJsonRpc(
   const transport = legacy ? new LegacyJsonRpcTransportHandler(guarded) : new JsonRpcTransportHandler(guarded);
   let response: unknown;
   try {
-    response = await transport.handle(body as Record<string, unknown>, context);
+    response = await traceJsonRpc(method, () => transport.handle(body as Record<string, unknown>, context));
   } catch (error) {
     const { status, envelope } = failure(error);
     return Response.json(envelope, { status });

@@ -1,0 +1,37 @@
+import { dbSpan, endDbSpan } from "@agent-server/core";
+import type { Db, Stmt } from "./db.js";
+
+const EXECUTING_METHODS = ["run", "get", "all"] as const;
+
+/**
+ * Tracing on: every statement prepared on this connection from now on makes a client span per execution
+ * (`run`, `get`, `all`) inside a trace (a request, a run). Applied once, when the connection opens, and
+ * only then: with tracing off, statements are better-sqlite3's own, untouched.
+ */
+export function traceStatements(db: Db): void {
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((sql: string) => traceStatement(prepare(sql), sql)) as Db["prepare"];
+}
+
+function traceStatement(stmt: Stmt, sql: string): Stmt {
+  for (const method of EXECUTING_METHODS) {
+    const execute = (stmt[method] as (...args: unknown[]) => unknown).bind(stmt);
+    Object.defineProperty(stmt, method, {
+      configurable: true,
+      writable: true,
+      value: (...args: unknown[]) => {
+        const span = dbSpan("sqlite", sql);
+        if (!span) return execute(...args);
+        try {
+          const out = execute(...args);
+          endDbSpan(span);
+          return out;
+        } catch (error) {
+          endDbSpan(span, error);
+          throw error;
+        }
+      },
+    });
+  }
+  return stmt;
+}
