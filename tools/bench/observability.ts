@@ -7,10 +7,10 @@
  * - `tracing on`: `OTEL_EXPORTER_OTLP_ENDPOINT` pointing at a receiver in this process (OTLP/HTTP
  *   protobuf, every span of every run exported);
  * - `metrics scraped 1/s`: the default with `GET /metrics` fetched every second while measuring.
- * Each configuration is a fresh `serve` process on its own SQLite folder; rounds alternate the order
- * (A B C D, D C B A, ...) so drift on the machine falls on every configuration alike.
+ * Each configuration is a fresh `serve` process on its own SQLite folder; rounds rotate the order
+ * (A B C D, B C D A, ...) so drift on the machine falls on every configuration alike.
  *
- *   npx tsx tools/bench/observability.ts [--today <checkout>] [--rounds 2] [--seconds 15]
+ *   npx tsx tools/bench/observability.ts [--today <checkout>] [--only <name,name>] [--rounds 8] [--seconds 8]
  *
  * Prints a markdown table (median of the rounds) for docs/operations.md.
  */
@@ -25,7 +25,12 @@ import { a2aClient, expectCompletedEcho, helloMessage } from "./src/scenarios/a2
 import { startOurServer } from "./src/servers/ours.js";
 
 const { values: args } = parseArgs({
-  options: { today: { type: "string" }, rounds: { type: "string", default: "2" }, seconds: { type: "string", default: "15" } },
+  options: {
+    today: { type: "string" },
+    only: { type: "string" },
+    rounds: { type: "string", default: "8" },
+    seconds: { type: "string", default: "8" },
+  },
 });
 const rounds = Number(args.rounds);
 const seconds = Number(args.seconds);
@@ -68,7 +73,7 @@ interface Configuration {
   scrape?: boolean;
 }
 
-const configurations: Configuration[] = [
+const allConfigurations: Configuration[] = [
   ...(args.today ? [{ name: "today", checkout: args.today }] : []),
   { name: "tracing off" },
   {
@@ -77,6 +82,15 @@ const configurations: Configuration[] = [
   },
   { name: "metrics scraped 1/s", scrape: true },
 ];
+/** `--only "tracing off,tracing on"`: a subset, the first being the baseline. */
+const only = args.only?.split(",").map((name) => name.trim());
+const configurations = only
+  ? only.map((name) => allConfigurations.find((c) => c.name === name) ?? fail(`no configuration "${name}"`))
+  : allConfigurations;
+
+function fail(message: string): never {
+  throw new Error(message);
+}
 
 interface Sample {
   p50: number;
@@ -132,7 +146,8 @@ async function main(): Promise<void> {
   onCleanUp(() => receiver.close());
   const samples = new Map<string, Sample[]>(configurations.map((c) => [c.name, []]));
   for (let round = 0; round < rounds; round += 1) {
-    const order = round % 2 === 0 ? configurations : [...configurations].reverse();
+    // Each configuration takes each position in turn: drift during a round falls on all of them alike.
+    const order = configurations.map((_, i) => configurations[(i + round) % configurations.length]!);
     for (const configuration of order) {
       const sample = await measure(configuration, receiver);
       samples.get(configuration.name)!.push(sample);
@@ -144,13 +159,18 @@ async function main(): Promise<void> {
   }
   const baseline = configurations[0]!.name;
   const base = { p50: median(samples.get(baseline)!.map((s) => s.p50)), rate: median(samples.get(baseline)!.map((s) => s.opsPerSec)) };
-  console.log(`| configuration | SendMessage p50 | vs ${baseline} | 16-concurrent | vs ${baseline} |`);
+  console.log(`| configuration | SendMessage p50 (rounds' range) | vs ${baseline} | 16-concurrent (rounds' range) | vs ${baseline} |`);
   console.log("|---|---|---|---|---|");
   for (const { name } of configurations) {
-    const p50 = median(samples.get(name)!.map((s) => s.p50));
-    const rate = median(samples.get(name)!.map((s) => s.opsPerSec));
+    const p50s = samples.get(name)!.map((s) => s.p50);
+    const rates = samples.get(name)!.map((s) => s.opsPerSec);
+    const p50 = median(p50s);
+    const rate = median(rates);
     const pct = (value: number, of: number) => `${value >= of ? "+" : ""}${(((value - of) / of) * 100).toFixed(1)} %`;
-    console.log(`| ${name} | ${p50.toFixed(2)} ms | ${pct(p50, base.p50)} | ${rate.toFixed(1)} ops/s | ${pct(rate, base.rate)} |`);
+    const range = (values: number[], digits: number) => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
+    console.log(
+      `| ${name} | ${p50.toFixed(2)} ms (${range(p50s, 2)}) | ${pct(p50, base.p50)} | ${rate.toFixed(1)} ops/s (${range(rates, 0)}) | ${pct(rate, base.rate)} |`,
+    );
   }
   console.log(`\nOTLP receiver: ${receiver.requests} exports, ${(receiver.bytes / 1e6).toFixed(1)} MB; ${rounds} rounds, median shown.`);
 }

@@ -1,10 +1,38 @@
-import { context, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
 import { tracer } from "./tracer.js";
 
 export type DbSystem = "postgresql" | "sqlite";
 
-/** How much of a statement's text a span keeps (statements are parameterized: no values in the text). */
-const QUERY_TEXT_MAX = 1000;
+/**
+ * A statement's span name and attributes, by its text: computed once per distinct statement (the drivers'
+ * statements are a fixed, parameterized set), so a traced statement costs a map lookup, not two regexes.
+ * The text itself is not exported: the name says the operation and table, and a trace of one SendMessage
+ * holds dozens of statements, whose text would multiply what every export carries.
+ */
+const described = new Map<string, { name: string; attributes: Attributes }>();
+/** Dynamic statements (searches with optional filters) have a few shapes each; past this, stop remembering. */
+const DESCRIBED_MAX = 2000;
+
+function describe(system: DbSystem, sql: string): { name: string; attributes: Attributes } {
+  const key = `${system}:${sql}`;
+  let found = described.get(key);
+  if (!found) {
+    const operation = sqlOperation(sql);
+    const table = sqlTable(sql);
+    found = {
+      name: table ? `${operation} ${table}` : operation,
+      attributes: {
+        "db.system": system,
+        "db.system.name": system,
+        "db.operation": operation,
+        "db.operation.name": operation,
+        ...(table ? { "db.collection.name": table } : {}),
+      },
+    };
+    if (described.size < DESCRIBED_MAX) described.set(key, found);
+  }
+  return found;
+}
 
 /**
  * A client span for one storage statement, or undefined when no span is active (a poll, a lease renewal,
@@ -14,23 +42,8 @@ const QUERY_TEXT_MAX = 1000;
 export function dbSpan(system: DbSystem, sql: string): Span | undefined {
   const parent = context.active();
   if (trace.getSpan(parent) === undefined) return undefined;
-  const operation = sqlOperation(sql);
-  const table = sqlTable(sql);
-  return tracer().startSpan(
-    table ? `${operation} ${table}` : operation,
-    {
-      kind: SpanKind.CLIENT,
-      attributes: {
-        "db.system": system,
-        "db.system.name": system,
-        "db.operation": operation,
-        "db.operation.name": operation,
-        ...(table ? { "db.collection.name": table } : {}),
-        "db.query.text": sql.length > QUERY_TEXT_MAX ? sql.slice(0, QUERY_TEXT_MAX) : sql,
-      },
-    },
-    parent,
-  );
+  const { name, attributes } = describe(system, sql);
+  return tracer().startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
 }
 
 export function endDbSpan(span: Span, error?: unknown): void {
