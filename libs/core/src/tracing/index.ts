@@ -95,6 +95,14 @@ export function markFailed(span: Span, message?: string): void {
   span.setStatus({ code: SpanStatusCode.ERROR, ...(message ? { message } : {}) });
 }
 
+/**
+ * Whether the active span records (tracing on, a span active and sampled): work that only feeds child
+ * spans (the graph's callbacks) is skipped for a trace the sampler dropped.
+ */
+export function activeSpanRecording(): boolean {
+  return state.on && trace.getSpan(context.active())?.isRecording() === true;
+}
+
 /** Whether a span is active here: storage statements outside any trace (polling, leases) make none. */
 export function hasActiveSpan(): boolean {
   return trace.getSpan(context.active()) !== undefined;

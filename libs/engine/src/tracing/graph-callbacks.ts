@@ -6,11 +6,11 @@ import type { ChainValues } from "@langchain/core/utils/types";
 import { isGraphBubbleUp, isGraphDrained } from "@langchain/langgraph";
 import {
   activeContext,
+  activeSpanRecording,
   contextWithSpan,
   recordError,
   SpanKind,
   startSpan,
-  tracingEnabled,
   type Attributes,
   type Context,
   type Span,
@@ -171,7 +171,8 @@ export class TracingCallbackHandler extends BaseCallbackHandler {
 
 /** A handler for one run's graph call when tracing is on, its spans under the active context (the run's span). */
 export function graphTracingCallbacks(): TracingCallbackHandler[] | undefined {
-  return tracingEnabled() ? [new TracingCallbackHandler(activeContext())] : undefined;
+  // LangChain's callbacks cost more than a small graph's own work: only for a run whose span is sampled.
+  return activeSpanRecording() ? [new TracingCallbackHandler(activeContext())] : undefined;
 }
 
 function withParent(root: Context, parent: Span): Context {
