@@ -10,7 +10,7 @@
  * Each configuration is a fresh `serve` process on its own SQLite folder; rounds rotate the order
  * (A B C D, B C D A, ...) so drift on the machine falls on every configuration alike.
  *
- *   npx tsx tools/bench/observability.ts [--today <checkout>] [--only <name,name>] [--rounds 8] [--seconds 8]
+ *   npx tsx tools/bench/observability.ts [--today <checkout>] [--only "<name>;<name>"] [--rounds 8] [--seconds 8]
  *
  * Prints a markdown table (median of the rounds) for docs/operations.md.
  */
@@ -81,9 +81,17 @@ const allConfigurations: Configuration[] = [
     env: (receiver) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" }),
   },
   { name: "metrics scraped 1/s", scrape: true },
+  {
+    name: "tracing on, sampled 1 in 10",
+    env: (receiver) => ({
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+      OTEL_TRACES_SAMPLER_ARG: "0.1",
+    }),
+  },
 ];
-/** `--only "tracing off,tracing on"`: a subset, the first being the baseline. */
-const only = args.only?.split(",").map((name) => name.trim());
+/** `--only "tracing off;tracing on"`: a subset, the first being the baseline. */
+const only = args.only?.split(";").map((name) => name.trim());
 const configurations = only
   ? only.map((name) => allConfigurations.find((c) => c.name === name) ?? fail(`no configuration "${name}"`))
   : allConfigurations;
