@@ -126,7 +126,10 @@ const OPTIONS = {
   version: { type: "boolean", short: "v" },
 } as const;
 
-/** Node's timers cannot wait longer (2^31 - 1 ms): a longer limit would fire at once. */
+/**
+ * The engine's `MAX_RUN_TIMEOUT_SECONDS` (Node's timers cannot wait longer), written out: the CLI parses
+ * its flags before it loads the engine, so that `--help` and usage errors stay instant.
+ */
 const MAX_RUN_TIMEOUT_SECONDS = 2_147_483;
 
 const COMMANDS: readonly Command[] = ["dev", "serve", "migrate", "snapshot", "import-dev"];

@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import { parseEnv } from "node:util";
 import { z } from "zod";
 import { InvalidInputError } from "@agent-server/core";
+import { MAX_RUN_TIMEOUT_SECONDS } from "../runs/run-timeout.js";
 import { A2AConfigSchema } from "./a2a.js";
 import { GraphEntrySchema } from "./graph-entry.js";
 import { HttpCorsSchema } from "./http-cors.js";
@@ -49,7 +50,7 @@ export const LangGraphConfigSchema = z.looseObject({
   run_timeout: z
     .number({ error: "run_timeout must be a number of seconds" })
     .min(0, "run_timeout must be 0 (no limit) or more seconds")
-    .max(2_147_483, "run_timeout must be at most 2147483 seconds (~24.8 days)")
+    .max(MAX_RUN_TIMEOUT_SECONDS, `run_timeout must be at most ${MAX_RUN_TIMEOUT_SECONDS} seconds (~24.8 days)`)
     .optional(),
   /** Outbound webhooks: `url` is the policy user-given webhook and A2A push URLs are checked against. */
   webhooks: WebhooksConfigSchema.optional(),

@@ -48,6 +48,8 @@ export function runTimeoutMs(kwargs: EngineRunKwargs, serverLimitMs: number | un
 
 /** Node's timers fire at once past 2^31 - 1 ms (~24.8 days): a longer limit is as good as none. */
 export const MAX_RUN_TIMEOUT_MS = 2 ** 31 - 1;
+/** The longest limit a setting may name, in whole seconds (~24.8 days). */
+export const MAX_RUN_TIMEOUT_SECONDS = Math.floor(MAX_RUN_TIMEOUT_MS / 1000);
 
 function seconds(value: unknown, what: string): number | undefined {
   if (value === undefined || value === null) return undefined;
