@@ -21,8 +21,9 @@ describe.each(drivers)("run time limit on $name", (driver) => {
     const opened = await driver.open();
     storage = opened.storage;
     dispose = opened.dispose;
-    // One worker: a stuck run that kept it would block the next run forever.
-    engine = await startEngine(storage, { workers: 1, runTimeoutMs: 300 }, { stuck: stuckGraph });
+    // One worker: a stuck run that kept it would block the next run forever. The limit leaves runs meant to
+    // finish in time (an echo, a 10 ms sleep) a wide margin on a loaded CI machine over PostgreSQL.
+    engine = await startEngine(storage, { workers: 1, runTimeoutMs: 1500 }, { stuck: stuckGraph });
   });
 
   afterEach(async () => {
@@ -34,7 +35,7 @@ describe.each(drivers)("run time limit on $name", (driver) => {
     const threadId = await newThread(storage);
     const { run, end } = await engine.createRunAndWait({ assistant_id: "stuck", input: { messages: [] } }, { threadId });
     expect(end.status).toBe("timeout");
-    expect(end.error).toEqual({ error: "TimeoutError", message: "the run exceeded its time limit of 0.3 s and was stopped" });
+    expect(end.error).toEqual({ error: "TimeoutError", message: "the run exceeded its time limit of 1.5 s and was stopped" });
     expect((await storage.runs.get(run.run_id))?.status).toBe("timeout");
     expect(await storage.runs.getError(run.run_id)).toEqual(end.error);
     expect((await storage.threads.get(threadId))?.status).toBe("error");
@@ -57,7 +58,7 @@ describe.each(drivers)("run time limit on $name", (driver) => {
   it("an assistant's config.run_timeout replaces the server's; a request may only shorten it", async () => {
     const patient = await storage.assistants.create({ assistant_id: crypto.randomUUID(), graph_id: "slow", config: { run_timeout: 10 } });
     const threadId = await newThread(storage);
-    const allowed = await engine.createRunAndWait({ assistant_id: patient.assistant_id, input: { delayMs: 400 } }, { threadId });
+    const allowed = await engine.createRunAndWait({ assistant_id: patient.assistant_id, input: { delayMs: 1700 } }, { threadId });
     expect(allowed.end.status).toBe("success");
     expect((allowed.run.kwargs.config as Record<string, unknown>).run_timeout).toBe(10);
     const shortened = await engine.createRunAndWait(
@@ -65,13 +66,13 @@ describe.each(drivers)("run time limit on $name", (driver) => {
       { threadId },
     );
     expect(shortened.end.status).toBe("timeout");
-    // Longer than the server's 0.3 s on an assistant without its own: held to 0.3 s.
+    // Longer than the server's 1.5 s on an assistant without its own: held to 1.5 s.
     const widened = await engine.createRunAndWait(
       { assistant_id: "slow", input: { delayMs: 5000 }, config: { run_timeout: 60 } },
       { threadId },
     );
     expect(widened.end.status).toBe("timeout");
-    expect((widened.run.kwargs.config as Record<string, unknown>).run_timeout).toBe(0.3);
+    expect((widened.run.kwargs.config as Record<string, unknown>).run_timeout).toBe(1.5);
   });
 
   it("refuses a run_timeout that is not a number of seconds before anything is written", async () => {
