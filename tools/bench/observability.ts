@@ -8,13 +8,15 @@
  *   protobuf, every span of every run exported);
  * - `metrics scraped 1/s`: the default with `GET /metrics` fetched every second while measuring.
  * Each configuration is a fresh `serve` process on its own SQLite folder; rounds rotate the order
- * (A B C D, B C D A, ...) so drift on the machine falls on every configuration alike.
+ * (A B C D, B C D A, ...) so drift on the machine falls on every configuration alike. The server's CPU
+ * time per send (of the concurrent phase, from /proc) is shown too: it moves much less than throughput
+ * when something else on the machine takes a core for a while.
  *
  *   npx tsx tools/bench/observability.ts [--today <checkout>] [--only "<name>;<name>"] [--rounds 8] [--seconds 8]
  *
  * Prints a markdown table (median of the rounds) for docs/operations.md.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -103,7 +105,16 @@ function fail(message: string): never {
 interface Sample {
   p50: number;
   opsPerSec: number;
+  /** The server process's CPU time (user + system, all threads) per SendMessage of the concurrent phase. */
+  cpuMsPerOp: number;
   scrapes: number;
+}
+
+/** CPU time a process has used so far, in ms (Linux /proc; clock ticks at 100 Hz). */
+function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  // After the command name: utime and stime are the 12th and 13th fields.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 async function measure(configuration: Configuration, receiver: Receiver): Promise<Sample> {
@@ -132,9 +143,11 @@ async function measure(configuration: Configuration, receiver: Receiver): Promis
     const client = await a2aClient(server);
     const op = async () => void expectCompletedEcho(await client.sendMessage(helloMessage()));
     const latency = await sequential(op, { minOps: 200, maxOps: 2000, maxSeconds: seconds }, { minOps: 50, maxOps: 50, maxSeconds: 10 });
+    const cpuBefore = processCpuMs(server.pid);
     const throughput = await concurrent(op, { minOps: 200, maxOps: 100_000, maxSeconds: seconds }, 16);
+    const cpuMsPerOp = (processCpuMs(server.pid) - cpuBefore) / throughput.ops;
     if (scrapeFailed) throw scrapeFailed;
-    return { p50: latency.p50, opsPerSec: throughput.opsPerSec, scrapes };
+    return { p50: latency.p50, opsPerSec: throughput.opsPerSec, cpuMsPerOp, scrapes };
   } finally {
     clearInterval(scraper);
     await server.stop();
@@ -160,24 +173,32 @@ async function main(): Promise<void> {
       const sample = await measure(configuration, receiver);
       samples.get(configuration.name)!.push(sample);
       console.error(
-        `round ${round + 1} ${configuration.name}: p50 ${sample.p50.toFixed(2)} ms, c16 ${sample.opsPerSec.toFixed(1)} ops/s` +
+        `round ${round + 1} ${configuration.name}: p50 ${sample.p50.toFixed(2)} ms, c16 ${sample.opsPerSec.toFixed(1)} ops/s, ` +
+          `server CPU ${sample.cpuMsPerOp.toFixed(2)} ms/op` +
           (configuration.scrape ? `, ${sample.scrapes} scrapes` : ""),
       );
     }
   }
   const baseline = configurations[0]!.name;
-  const base = { p50: median(samples.get(baseline)!.map((s) => s.p50)), rate: median(samples.get(baseline)!.map((s) => s.opsPerSec)) };
-  console.log(`| configuration | SendMessage p50 (rounds' range) | vs ${baseline} | 16-concurrent (rounds' range) | vs ${baseline} |`);
-  console.log("|---|---|---|---|---|");
+  const of = (name: string, field: "p50" | "opsPerSec" | "cpuMsPerOp") => samples.get(name)!.map((s) => s[field]);
+  const base = { p50: median(of(baseline, "p50")), rate: median(of(baseline, "opsPerSec")), cpu: median(of(baseline, "cpuMsPerOp")) };
+  console.log(
+    `| configuration | SendMessage p50 (rounds' range) | vs ${baseline} | 16-concurrent (rounds' range) | vs ${baseline} ` +
+      `| server CPU per send (rounds' range) | vs ${baseline} |`,
+  );
+  console.log("|---|---|---|---|---|---|---|");
   for (const { name } of configurations) {
-    const p50s = samples.get(name)!.map((s) => s.p50);
-    const rates = samples.get(name)!.map((s) => s.opsPerSec);
+    const p50s = of(name, "p50");
+    const rates = of(name, "opsPerSec");
+    const cpus = of(name, "cpuMsPerOp");
     const p50 = median(p50s);
     const rate = median(rates);
+    const cpu = median(cpus);
     const pct = (value: number, of: number) => `${value >= of ? "+" : ""}${(((value - of) / of) * 100).toFixed(1)} %`;
     const range = (values: number[], digits: number) => `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
     console.log(
-      `| ${name} | ${p50.toFixed(2)} ms (${range(p50s, 2)}) | ${pct(p50, base.p50)} | ${rate.toFixed(1)} ops/s (${range(rates, 0)}) | ${pct(rate, base.rate)} |`,
+      `| ${name} | ${p50.toFixed(2)} ms (${range(p50s, 2)}) | ${pct(p50, base.p50)} | ${rate.toFixed(1)} ops/s (${range(rates, 0)}) | ${pct(rate, base.rate)} ` +
+        `| ${cpu.toFixed(2)} ms (${range(cpus, 2)}) | ${pct(cpu, base.cpu)} |`,
     );
   }
   console.log(`\nOTLP receiver: ${receiver.requests} exports, ${(receiver.bytes / 1e6).toFixed(1)} MB; ${rounds} rounds, median shown.`);

@@ -220,6 +220,34 @@ describe("traces over OTLP/HTTP", () => {
     expect(ancestry(spans, run).at(-1)).toBe("POST /mcp");
   }, 60_000);
 
+  it("every run has its node spans, and a graph that calls a model its model and tool spans, run after run", async () => {
+    const server = await startCli(
+      ["serve", "--config", PROJECT, "--host", "127.0.0.1", "--port", "0", "--storage", "memory", "--log-format", "json"],
+      { env: otlpEnv(receiver.url, "http/json", "repeat-1") },
+    );
+    // A graph seen calling no model is traced through LangGraph's tasks stream after its first run, one
+    // that calls a model through callbacks on every run: both ways give each node its span under the run.
+    for (let turn = 1; turn <= 3; turn += 1) {
+      const plain = callerContext();
+      expect(JSON.stringify(await sendMessage(server.url, "steps", `plain ${turn}`, plain.traceparent))).toContain(`done: plain ${turn}`);
+      const nodes = ["node plan", "node work", "node check", "node reply"];
+      const spans = await traceWith(receiver, plain.traceId, ["run steps", ...nodes]);
+      const run = spans.find((s) => s.name === "run steps")!;
+      for (const node of nodes) {
+        const span = spans.find((s) => s.name === node)!;
+        expect(span.parentSpanId).toBe(run.spanId);
+        expect(span.attributes["langgraph.node"]).toBe(node.slice("node ".length));
+      }
+      expect(spans.filter((s) => s.name.startsWith("node "))).toHaveLength(4);
+
+      const modelled = callerContext();
+      expect(JSON.stringify(await sendMessage(server.url, "traced", `turn ${turn}`, modelled.traceparent))).toContain(
+        `shouted: TURN ${turn}`,
+      );
+      await traceWith(receiver, modelled.traceId, ["run traced", "node think", "node act", /^chat/, "execute_tool shout"]);
+    }
+  }, 60_000);
+
   it("off unless configured: no OTEL_* variables, no trace ids in the logs and nothing exported", async () => {
     const before = receiver.spans().length;
     const server = await startCli(

@@ -37,11 +37,13 @@ function describe(system: DbSystem, sql: string): { name: string; attributes: At
 /**
  * A client span for one storage statement, or undefined when no span is active (a poll, a lease renewal,
  * the claim loop): statements are traced as part of a request or a run, never as traces of their own.
- * Callers check `tracingEnabled()` first.
+ * Nor under a local span the sampler left out: its children would be left out too, so the statement
+ * skips making one. Callers check `tracingEnabled()` first.
  */
 export function dbSpan(system: DbSystem, sql: string): Span | undefined {
   const parent = context.active();
-  if (trace.getSpan(parent) === undefined) return undefined;
+  const span = trace.getSpan(parent);
+  if (span === undefined || (!span.isRecording() && !span.spanContext().isRemote)) return undefined;
   const { name, attributes } = describe(system, sql);
   return tracer().startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
 }

@@ -1,6 +1,7 @@
 import type { Run } from "@agent-server/core";
 import type { CompiledGraph } from "../graphs/types.js";
 import { graphCall, type GraphCallOptions } from "../runs/execute-graph.js";
+import { graphTracing } from "../tracing/index.js";
 import type { ExecutionOutcome } from "../runs/settlement.js";
 import type { ThreadSnapshot } from "../runs/outcome.js";
 import type { EngineRunKwargs } from "../runs/run-request.js";
@@ -36,7 +37,8 @@ export class ProtocolRuns {
       const params = { namespace: [], timestamp: Date.now(), data: { interrupt_ids: answered } };
       await this.log.append(run.thread_id, run.run_id, "input.answered", params);
     }
-    const { input, config } = graphCall(run, options);
+    // streamEvents engages LangChain's callbacks anyway: tracing adds its own at little cost.
+    const { input, config } = graphCall(run, options, graphTracing(graphId, true)?.callbacks);
     const stream = (await graph.streamEvents(input, {
       ...config,
       version: "v3",

@@ -2,8 +2,9 @@ import { isBaseMessage, type BaseMessageChunk } from "@langchain/core/messages";
 import type { RunControl } from "@langchain/langgraph";
 import type { Run } from "@agent-server/core";
 import type { CompiledGraph } from "../graphs/types.js";
-import { graphTracingCallbacks } from "../tracing/index.js";
+import { graphTracing } from "../tracing/index.js";
 import { toCommand } from "./command.js";
+import type { TaskSpans } from "../tracing/task-spans.js";
 import type { EngineRunKwargs, StreamMode } from "./run-request.js";
 import {
   isCheckpointEnvelope,
@@ -50,22 +51,43 @@ export async function* executeGraph(run: Run, graph: CompiledGraph, options: Gra
 
   yield { event: "metadata", data: { run_id: run.run_id, attempt: options.attempt } };
 
-  const { input, config } = graphCall(run, options);
-  const streamConfig = { ...config, subgraphs: kwargs.subgraphs, streamMode: [...libModes] };
   // streamEvents attaches an event callback to every runnable the graph invokes (each node, each channel
   // write, each edge): it costs more than a small graph's own work. The `events` and `messages` modes need
   // it, and subgraph streams (where it adds LangGraph's checkpoint envelopes, which the official server
   // passes on); otherwise the graph's own stream yields the same chunks.
-  const events =
-    userModes.has("events") || userModes.has("messages") || kwargs.subgraphs
-      ? (graph.streamEvents(input, { ...streamConfig, version: "v2" } as never) as unknown as AsyncIterable<StreamEventV2>)
-      : graphChunks(run.run_id, await graph.stream(input, streamConfig as never));
+  const viaStreamEvents = userModes.has("events") || userModes.has("messages") || kwargs.subgraphs;
+  const tracing = graphTracing(options.graphId, viaStreamEvents || libModes.has("messages"));
+  // Node spans without callbacks come from the `tasks` mode, which reaches the client only if it asked.
+  if (tracing?.tasks) libModes.add("tasks");
+  const { input, config } = graphCall(run, options, tracing?.callbacks);
+  const streamConfig = { ...config, subgraphs: kwargs.subgraphs, streamMode: [...libModes] };
+  const events = viaStreamEvents
+    ? (graph.streamEvents(input, { ...streamConfig, version: "v2" } as never) as unknown as AsyncIterable<StreamEventV2>)
+    : graphChunks(run.run_id, await graph.stream(input, streamConfig as never));
+  let failure: unknown;
+  try {
+    yield* runEvents(events, kwargs, userModes, run.run_id, tracing?.tasks);
+  } catch (error) {
+    failure = error;
+    throw error;
+  } finally {
+    tracing?.tasks?.end(failure);
+  }
+}
 
+/** The events of one graph call as the client asked for them (see `executeGraph`). */
+async function* runEvents(
+  events: AsyncIterable<StreamEventV2>,
+  kwargs: EngineRunKwargs,
+  userModes: ReadonlySet<StreamMode>,
+  runId: string,
+  taskSpans: TaskSpans | undefined,
+): AsyncGenerator<EmittedEvent> {
   const partial = new Map<string, BaseMessageChunk>();
   const completed = new Set<string>();
   for await (const event of events) {
     if (event.tags?.includes("langsmith:hidden")) continue;
-    const isGraphChunk = event.event === "on_chain_stream" && (kwargs.subgraphs || event.run_id === run.run_id);
+    const isGraphChunk = event.event === "on_chain_stream" && (kwargs.subgraphs || event.run_id === runId);
     if (isGraphChunk) {
       const tuple = (kwargs.subgraphs ? event.data.chunk : [null, ...(event.data.chunk as unknown[])]) as [
         string[] | null,
@@ -74,6 +96,7 @@ export async function* executeGraph(run: Run, graph: CompiledGraph, options: Gra
       ];
       const [ns, mode, chunk] = tuple;
       const name = kwargs.subgraphs && ns?.length ? `${mode}|${ns.join("|")}` : mode;
+      if (mode === "tasks" && !ns?.length) taskSpans?.observe(chunk);
       if (mode === "messages") {
         if (userModes.has("messages-tuple")) yield { event: name, data: chunk };
       } else if (mode === "checkpoints" && isCheckpointEnvelope(chunk)) {
@@ -105,6 +128,8 @@ export async function* executeGraph(run: Run, graph: CompiledGraph, options: Gra
 export interface GraphCallOptions {
   attempt: number;
   signal: AbortSignal;
+  /** The graph's id in the registry: which graphs call models is remembered per graph (tracing). */
+  graphId?: string;
   resume?: boolean;
   control?: RunControl;
 }
@@ -114,9 +139,12 @@ export interface GraphCallOptions {
  * attempt continues from the thread's latest checkpoint, as LangGraph resumes: no input (the run's input
  * or command is already in that state), and no `checkpoint_id` (that is where the first attempt started).
  */
-export function graphCall(run: Run, options: GraphCallOptions): { input: unknown; config: Record<string, unknown> } {
+export function graphCall(
+  run: Run,
+  options: GraphCallOptions,
+  callbacks?: readonly unknown[],
+): { input: unknown; config: Record<string, unknown> } {
   const kwargs = run.kwargs as EngineRunKwargs;
-  const callbacks = graphTracingCallbacks();
   let input = kwargs.command != null ? toCommand(kwargs.command) : (kwargs.input ?? null);
   let configurable = kwargs.config.configurable;
   if (options.resume) {

@@ -105,7 +105,7 @@ export class RunExecutor {
         const resume = attempt > 1 && (await wroteCheckpoint(this.storage, run));
         const signal = execution.controller.signal;
         const context = { run_id: run.run_id, thread_id: run.thread_id, graph_id: graphId, assistant_id: run.assistant_id };
-        const call = { attempt, signal, resume, control: execution.control };
+        const call = { attempt, signal, resume, control: execution.control, graphId };
         await limit.bound(
           withRunContext(context, async () => {
             if (kwargs.protocol === true) return this.protocol.execute(run, graph!, graphId!, call);

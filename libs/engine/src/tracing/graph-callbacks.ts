@@ -4,17 +4,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import type { ChainValues } from "@langchain/core/utils/types";
 import { isGraphBubbleUp, isGraphDrained } from "@langchain/langgraph";
-import {
-  activeContext,
-  activeSpanRecording,
-  contextWithSpan,
-  recordError,
-  SpanKind,
-  startSpan,
-  type Attributes,
-  type Context,
-  type Span,
-} from "@agent-server/core";
+import { contextWithSpan, recordError, SpanKind, startSpan, type Attributes, type Context, type Span } from "@agent-server/core";
 
 /**
  * Spans for what a graph does inside a run, from LangChain's callbacks: one per node (`node <name>`),
@@ -28,7 +18,11 @@ export class TracingCallbackHandler extends BaseCallbackHandler {
   /** LangChain run id -> its span, or the ancestor span its children go under. Emptied as runs end. */
   private readonly spans = new Map<string, { span: Span | undefined; own: boolean }>();
 
-  constructor(private readonly root: Context) {
+  constructor(
+    private readonly root: Context,
+    /** Told when the graph calls a chat model, an LLM or a tool: what only callbacks can see. */
+    private readonly onModelOrTool?: () => void,
+  ) {
     super();
   }
 
@@ -109,6 +103,7 @@ export class TracingCallbackHandler extends BaseCallbackHandler {
     toolCallId?: string,
   ): void {
     const name = runName ?? "tool";
+    this.onModelOrTool?.();
     this.open(
       runId,
       `execute_tool ${name}`,
@@ -134,6 +129,7 @@ export class TracingCallbackHandler extends BaseCallbackHandler {
     extraParams: Record<string, unknown> | undefined,
     metadata: Record<string, unknown> | undefined,
   ): void {
+    this.onModelOrTool?.();
     const invocation = (extraParams?.invocation_params ?? {}) as Record<string, unknown>;
     const model = firstString(metadata?.ls_model_name, invocation.model, invocation.model_name, invocation.modelName);
     const provider = firstString(metadata?.ls_provider) ?? llm.id?.at(-1);
@@ -167,12 +163,6 @@ export class TracingCallbackHandler extends BaseCallbackHandler {
     if (error !== undefined && !isGraphControlFlow(error)) recordError(entry.span, error);
     entry.span.end();
   }
-}
-
-/** A handler for one run's graph call when tracing is on, its spans under the active context (the run's span). */
-export function graphTracingCallbacks(): TracingCallbackHandler[] | undefined {
-  // LangChain's callbacks cost more than a small graph's own work: only for a run whose span is sampled.
-  return activeSpanRecording() ? [new TracingCallbackHandler(activeContext())] : undefined;
 }
 
 function withParent(root: Context, parent: Span): Context {
