@@ -248,6 +248,32 @@ describe("traces over OTLP/HTTP", () => {
     }
   }, 60_000);
 
+  it("a streamed answer's HTTP span lasts until the stream ends, not until its headers are sent", async () => {
+    const server = await startCli(
+      ["serve", "--config", PROJECT, "--host", "127.0.0.1", "--port", "0", "--storage", "memory", "--log-format", "json"],
+      { env: otlpEnv(receiver.url, "http/json", "stream-1") },
+    );
+    const caller = callerContext();
+    const response = await fetch(`${server.url}/a2a/steps`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "a2a-version": "1.0", traceparent: caller.traceparent },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "SendStreamingMessage",
+        params: { message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: "streamed" }] } },
+      }),
+    });
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    expect(await response.text()).toContain("done: streamed");
+    const spans = await traceWith(receiver, caller.traceId, ["POST /a2a/:assistant_id", "node reply"]);
+    const http = spans.find((s) => s.name === "POST /a2a/:assistant_id")!;
+    // Four nodes of 200 ms each were streamed through this response.
+    expect(http.endMs).toBeGreaterThanOrEqual(spans.find((s) => s.name === "node reply")!.endMs);
+    expect(http.endMs - http.startMs).toBeGreaterThanOrEqual(600);
+    expect(http.attributes["http.response.status_code"]).toBe(200);
+  }, 60_000);
+
   it("off unless configured: no OTEL_* variables, no trace ids in the logs and nothing exported", async () => {
     const before = receiver.spans().length;
     const server = await startCli(

@@ -10,6 +10,9 @@ export interface ReceivedSpan {
   parentSpanId: string;
   name: string;
   kind: number;
+  /** Start and end, in ms since the epoch. */
+  startMs: number;
+  endMs: number;
   attributes: Record<string, unknown>;
   /** The attributes of the resource that sent it (service.name, service.instance.id, ...). */
   resource: Record<string, unknown>;
@@ -119,7 +122,16 @@ function fromJson(body: {
   resourceSpans?: {
     resource?: { attributes?: JsonKeyValue[] };
     scopeSpans?: {
-      spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: JsonKeyValue[] }[];
+      spans?: {
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        kind: number;
+        startTimeUnixNano: string;
+        endTimeUnixNano: string;
+        attributes?: JsonKeyValue[];
+      }[];
     }[];
   }[];
 }): ReceivedSpan[] {
@@ -134,6 +146,8 @@ function fromJson(body: {
           parentSpanId: span.parentSpanId ?? "",
           name: span.name,
           kind: span.kind,
+          startMs: Number(BigInt(span.startTimeUnixNano) / 1_000_000n),
+          endMs: Number(BigInt(span.endTimeUnixNano) / 1_000_000n),
           attributes: jsonAttributes(span.attributes),
           resource,
         });
@@ -211,6 +225,8 @@ function fromProtobuf(body: Buffer): ReceivedSpan[] {
           parentSpanId: hex(4),
           name: sub(span, 5)[0]?.toString("utf8") ?? "",
           kind: Number(span.find((f) => f.no === 6)?.number ?? 0n),
+          startMs: Number((span.find((f) => f.no === 7)?.number ?? 0n) / 1_000_000n),
+          endMs: Number((span.find((f) => f.no === 8)?.number ?? 0n) / 1_000_000n),
           attributes: Object.fromEntries(sub(span, 9).map(protoKeyValue)),
           resource,
         });

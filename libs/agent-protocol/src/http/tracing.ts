@@ -31,12 +31,7 @@ export function tracingMiddleware(): MiddlewareHandler<AppEnv> {
       },
       parent,
     );
-    try {
-      await withSpan(span, next, parent);
-    } catch (error) {
-      recordError(span, error);
-      throw error;
-    } finally {
+    const finish = () => {
       const route = matchedRoute(c);
       if (route) {
         span.updateName(`${method} ${route}`);
@@ -46,8 +41,53 @@ export function tracingMiddleware(): MiddlewareHandler<AppEnv> {
       span.setAttribute("http.response.status_code", status);
       if (status >= 500) markFailed(span, `HTTP ${status}`);
       span.end();
+    };
+    try {
+      await withSpan(span, next, parent);
+    } catch (error) {
+      recordError(span, error);
+      finish();
+      throw error;
+    }
+    // A stream (SSE) is answered before it is sent: its span lasts until the body ends or the client goes.
+    const body = c.res.body;
+    if (body && c.res.headers.get("content-type")?.startsWith("text/event-stream")) {
+      c.res = new Response(untilEnd(body, finish), c.res);
+    } else {
+      finish();
     }
   };
+}
+
+/** `body`, calling `onEnd` once when it has been read to its end, failed, or was cancelled by the reader. */
+function untilEnd(body: ReadableStream<Uint8Array>, onEnd: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    onEnd();
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          end();
+          controller.close();
+        } else {
+          controller.enqueue(value);
+        }
+      } catch (error) {
+        end();
+        controller.error(error);
+      }
+    },
+    async cancel(reason) {
+      end();
+      await reader.cancel(reason);
+    },
+  });
 }
 
 /** The template of the route that answered ("/threads/:thread_id"), or undefined (no route matched). */
