@@ -187,3 +187,37 @@ export function whereClause(conditions: string[]): string {
 export function limitOffset(params: Params, limit: number | undefined, offset: number | undefined, defaultLimit: number): string {
   return `LIMIT ${params.add(Math.max(0, Math.floor(limit ?? defaultLimit)))} OFFSET ${params.add(Math.max(0, Math.floor(offset ?? 0)))}`;
 }
+
+/**
+ * The pool as LangGraph's PostgresSaver sees it with tracing on: its statements (`pool.query`, and
+ * `query` on the clients `connect` hands out) become spans like the driver's own. Only what the saver
+ * uses is wrapped; the pool and its clients are not changed, so the driver's statements are traced once.
+ */
+export function tracedSaverPool(pool: pg.Pool): pg.Pool {
+  const traced = (text: string, run: () => Promise<pg.QueryResult>) => {
+    const span = dbSpan("postgresql", text);
+    if (!span) return run();
+    return run().then(
+      (result) => {
+        endDbSpan(span);
+        return result;
+      },
+      (error: unknown) => {
+        endDbSpan(span, error);
+        throw error;
+      },
+    );
+  };
+  const facade = {
+    query: (text: string, values?: unknown[]) => traced(text, () => pool.query(text, values)),
+    connect: async () => {
+      const client = await pool.connect();
+      return {
+        query: (text: string, values?: unknown[]) => traced(text, () => client.query(text, values)),
+        release: (error?: Error | boolean) => client.release(error),
+      };
+    },
+    end: () => pool.end(),
+  };
+  return facade as unknown as pg.Pool;
+}

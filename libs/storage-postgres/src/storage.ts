@@ -1,10 +1,10 @@
-import { RepoBackedStore, type Storage, type TruncateFlags } from "@agent-server/core";
+import { RepoBackedStore, tracingEnabled, type Storage, type TruncateFlags } from "@agent-server/core";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import pg from "pg";
 import { PostgresAssistantRepo } from "./assistants.js";
 import { checkpointSql, RunAwarePostgresSaver } from "./checkpointer.js";
 import { PostgresCronRepo } from "./crons.js";
-import { Tables, transaction } from "./db.js";
+import { Tables, tracedSaverPool, transaction } from "./db.js";
 import { PostgresDeliveryRepo } from "./deliveries.js";
 import { PostgresEventRepo } from "./events.js";
 import { applyMigrations, setupCheckpointer } from "./migrate.js";
@@ -64,7 +64,7 @@ export class PostgresStorage implements Storage {
     this.events = new PostgresEventRepo(pool, this.tables);
     this.pushConfigs = new PostgresPushConfigRepo(pool, this.tables);
     this.signals = new PostgresSignalBus(pool, schema);
-    this.checkpointer = new RunAwarePostgresSaver(pool, schema);
+    this.checkpointer = new RunAwarePostgresSaver(tracingEnabled() ? tracedSaverPool(pool) : pool, schema);
     this.langgraphStore = new RepoBackedStore(this.store);
     this.threadLock = new PostgresThreadLock(pool, schema);
     this.presence = new PostgresPresence(pool, schema);
