@@ -1,4 +1,4 @@
-import { dbSpan, endDbSpan } from "@agent-server/core";
+import { describeStatement, endDbSpan, statementSpan } from "@agent-server/core";
 import type { Db, Stmt } from "./db.js";
 
 const EXECUTING_METHODS = ["run", "get", "all"] as const;
@@ -14,13 +14,14 @@ export function traceStatements(db: Db): void {
 }
 
 function traceStatement(stmt: Stmt, sql: string): Stmt {
+  const described = describeStatement("sqlite", sql);
   for (const method of EXECUTING_METHODS) {
     const execute = (stmt[method] as (...args: unknown[]) => unknown).bind(stmt);
     Object.defineProperty(stmt, method, {
       configurable: true,
       writable: true,
       value: (...args: unknown[]) => {
-        const span = dbSpan("sqlite", sql);
+        const span = statementSpan(described);
         if (!span) return execute(...args);
         try {
           const out = execute(...args);

@@ -1,4 +1,4 @@
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from "@opentelemetry/api";
 import { tracer } from "./tracer.js";
 
 export type DbSystem = "postgresql" | "sqlite";
@@ -9,11 +9,18 @@ export type DbSystem = "postgresql" | "sqlite";
  * The text itself is not exported: the name says the operation and table, and a trace of one SendMessage
  * holds dozens of statements, whose text would multiply what every export carries.
  */
-const described = new Map<string, { name: string; attributes: Attributes }>();
+const described = new Map<string, StatementDescription>();
 /** Dynamic statements (searches with optional filters) have a few shapes each; past this, stop remembering. */
 const DESCRIBED_MAX = 2000;
 
-function describe(system: DbSystem, sql: string): { name: string; attributes: Attributes } {
+/** What a statement's spans are called and carry. */
+export interface StatementDescription {
+  name: string;
+  attributes: Attributes;
+}
+
+/** A statement's span name and attributes; a driver that prepares statements keeps it with the statement. */
+export function describeStatement(system: DbSystem, sql: string): StatementDescription {
   const key = `${system}:${sql}`;
   let found = described.get(key);
   if (!found) {
@@ -41,11 +48,26 @@ function describe(system: DbSystem, sql: string): { name: string; attributes: At
  * skips making one. Callers check `tracingEnabled()` first.
  */
 export function dbSpan(system: DbSystem, sql: string): Span | undefined {
+  const parent = tracedParent();
+  return parent && startStatementSpan(describeStatement(system, sql), parent);
+}
+
+/** `dbSpan` for a statement described once, when it was prepared. */
+export function statementSpan(statement: StatementDescription): Span | undefined {
+  const parent = tracedParent();
+  return parent && startStatementSpan(statement, parent);
+}
+
+function startStatementSpan(statement: StatementDescription, parent: Context): Span {
+  return tracer().startSpan(statement.name, { kind: SpanKind.CLIENT, attributes: statement.attributes }, parent);
+}
+
+/** The active context when its span records (or is the caller's, from a `traceparent`), else undefined. */
+function tracedParent(): Context | undefined {
   const parent = context.active();
   const span = trace.getSpan(parent);
   if (span === undefined || (!span.isRecording() && !span.spanContext().isRemote)) return undefined;
-  const { name, attributes } = describe(system, sql);
-  return tracer().startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
+  return parent;
 }
 
 export function endDbSpan(span: Span, error?: unknown): void {

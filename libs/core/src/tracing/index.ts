@@ -14,7 +14,7 @@ import { tracer } from "./tracer.js";
 
 export { SpanKind, type Attributes, type Context, type Span, type SpanOptions };
 export { TRACER_NAME, tracer } from "./tracer.js";
-export { dbSpan, endDbSpan, sqlOperation, type DbSystem } from "./db.js";
+export { dbSpan, describeStatement, endDbSpan, sqlOperation, statementSpan, type DbSystem, type StatementDescription } from "./db.js";
 
 // Tracing is off unless the server registered an OpenTelemetry SDK (apps/server's tracing setup). Every
 // call site asks `tracingEnabled()` first and, when it is false, does exactly what it did before: no span
