@@ -5,7 +5,7 @@ import { bodyLimitMiddleware } from "./http/body-limit.js";
 import { corsMiddleware } from "./http/cors.js";
 import { errorResponse } from "./http/errors.js";
 import { tracingMiddleware } from "./http/tracing.js";
-import { mountUserApp } from "./http/user-app.js";
+import { mountUserApp, userAppDeclares } from "./http/user-app.js";
 import { createRouter } from "./http/router.js";
 import { assistants } from "./assistants/index.js";
 import { crons } from "./crons/index.js";
@@ -38,9 +38,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // Before auth: an oversized body is refused before any handler (the user's authenticate) reads it.
   app.use(bodyLimitMiddleware(deps.maxBodyBytes));
   // Registered before auth (which it then never reaches), unless metrics are configured to be authenticated.
-  if (deps.metrics && !deps.metrics.authenticated) app.get(METRICS_PATH, metricsHandler(deps.metrics));
+  // A project's own `GET /metrics` (http.app) wins, as its routes win over every core route.
+  const metricsEndpoint = deps.httpApp && userAppDeclares(deps.httpApp, "GET", METRICS_PATH) ? undefined : deps.metrics;
+  if (metricsEndpoint && !metricsEndpoint.authenticated) app.get(METRICS_PATH, metricsHandler(metricsEndpoint));
   app.use(authMiddleware(deps.auth));
-  if (deps.metrics?.authenticated) app.get(METRICS_PATH, metricsHandler(deps.metrics));
+  if (metricsEndpoint?.authenticated) app.get(METRICS_PATH, metricsHandler(metricsEndpoint));
   if (deps.httpApp) mountUserApp(app, deps.httpApp);
 
   app.route("/", meta);

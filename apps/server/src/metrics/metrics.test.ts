@@ -14,6 +14,7 @@ import { parsePrometheusText, type Exposition } from "../testing/prometheus-text
 
 const ECHO = fileURLToPath(new URL("../../../../examples/src/echo.ts", import.meta.url));
 const AUTH = fileURLToPath(new URL("../testing/fixture-project/auth.ts", import.meta.url));
+const METRICS_APP = fileURLToPath(new URL("../testing/fixture-project/metrics-app.ts", import.meta.url));
 const KEY = { "x-api-key": "fixture-secret" };
 
 const dirs: string[] = [];
@@ -128,6 +129,16 @@ describe("GET /metrics", () => {
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ detail: "Not found: GET /metrics" });
     expect((await fetch(`${server.url}/ok`)).status).toBe(200);
+  });
+
+  it("a project whose http.app serves GET /metrics keeps it: the project's routes win over the server's", async () => {
+    const { config } = project({ app: `${METRICS_APP}:app` });
+    const server = await startCli(["dev", "--config", config, "--storage", "memory", "--port", "0", "--no-reload"]);
+    // Behind the project's auth, as every custom route.
+    expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
+    const response = await fetch(`${server.url}/metrics`, { headers: KEY });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe("# the project's own metrics\nproject_metric 1\n");
   });
 
   it("http.metrics_auth: /metrics goes through the project's auth; a joined stream and a deferred run show in the gauges until cancelled", async () => {

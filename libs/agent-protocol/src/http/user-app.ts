@@ -24,3 +24,15 @@ export function mountUserApp(app: OpenAPIHono<AppEnv>, user: UserHttpApp): void 
     await next();
   });
 }
+
+/**
+ * Whether a Hono app among the user's routes answers `method path` itself. Routes the server registers
+ * ahead of the user's (`/metrics`, outside auth) step aside for it; a bare fetch handler cannot be asked
+ * without a request, so it never shadows them.
+ */
+export function userAppDeclares(user: UserHttpApp, method: string, path: string): boolean {
+  if (typeof user !== "object" || !("routes" in user) || !Array.isArray(user.routes)) return false;
+  return (user.routes as { method?: unknown; path?: unknown }[]).some(
+    (route) => route.path === path && (route.method === method || route.method === "ALL"),
+  );
+}
