@@ -248,6 +248,28 @@ describe("traces over OTLP/HTTP", () => {
     }
   }, 60_000);
 
+  it("concurrent runs on SQLite: each trace holds its own run's checkpoint writes, though they share commits", async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "agent-server-tracing-"));
+    const server = await startCli(
+      ["serve", "--config", PROJECT, "--host", "127.0.0.1", "--port", "0", "--storage", "sqlite", "--data-dir", dataDir],
+      { env: otlpEnv(receiver.url, "http/json", "sqlite-concurrent") },
+    );
+    const callers = Array.from({ length: 8 }, () => callerContext());
+    await Promise.all(callers.map((caller, i) => sendMessage(server.url, "traced", `together ${i}`, caller.traceparent)));
+    const checkpointWrites = await Promise.all(
+      callers.map(async (caller) => {
+        const spans = await traceWith(receiver, caller.traceId, ["run traced", "INSERT checkpoints"]);
+        const run = spans.find((s) => s.name === "run traced")!;
+        const writes = spans.filter((s) => s.name === "INSERT checkpoints");
+        for (const write of writes) expect(ancestry(spans, write)).toContain("run traced");
+        expect(run.attributes["agent_server.run.status"]).toBe("success");
+        return writes.length;
+      }),
+    );
+    // Every run of the same graph writes the same checkpoints: none is counted in another's trace.
+    expect(new Set(checkpointWrites)).toEqual(new Set([checkpointWrites[0]]));
+  }, 60_000);
+
   it("a streamed answer's HTTP span lasts until the stream ends, not until its headers are sent", async () => {
     const server = await startCli(
       ["serve", "--config", PROJECT, "--host", "127.0.0.1", "--port", "0", "--storage", "memory", "--log-format", "json"],

@@ -1,3 +1,5 @@
+import { AsyncResource } from "node:async_hooks";
+import { tracingEnabled } from "@agent-server/core";
 import type { Db } from "./db.js";
 
 interface QueuedWrite {
@@ -11,14 +13,17 @@ interface QueuedWrite {
  * a graph step makes several small writes (a checkpoint, its pending writes) while other runs make
  * theirs: writes queued in one event-loop turn are applied in order in one transaction, and each
  * promise resolves once that transaction has committed, as if the write had committed alone. A write
- * that throws fails only itself: the batch is then applied write by write.
+ * that throws fails only itself: the batch is then applied write by write. With tracing on, each write is
+ * applied in its own caller's context, so its statement's span joins that caller's trace, not the trace
+ * of whichever write happened to open the batch.
  */
 export class GroupCommit {
   private queue: QueuedWrite[] = [];
 
   constructor(private readonly db: Db) {}
 
-  write(apply: () => void): Promise<void> {
+  write(write: () => void): Promise<void> {
+    const apply = tracingEnabled() ? AsyncResource.bind(write) : write;
     return new Promise((resolve, reject) => {
       if (this.queue.push({ apply, resolve, reject }) === 1) setImmediate(() => this.flush());
     });
