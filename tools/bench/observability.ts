@@ -5,7 +5,8 @@
  *   its own `npm ci`), when given;
  * - `tracing off`: this version as it starts by default (metrics collected, nobody scraping, no tracing);
  * - `tracing on`: `OTEL_EXPORTER_OTLP_ENDPOINT` pointing at a receiver in this process (OTLP/HTTP
- *   protobuf, every span of every run exported);
+ *   protobuf, every span of every run exported; SQLite statements under 1 ms make none, the default);
+ * - `tracing on, every SQLite statement`: the same with `AGENT_SERVER_TRACE_SQLITE_MIN_MS=0`;
  * - `metrics scraped 1/s`: the default with `GET /metrics` fetched every second while measuring.
  * Each configuration is a fresh `serve` process on its own SQLite folder; rounds rotate the order
  * (A B C D, B C D A, ...) so drift on the machine falls on every configuration alike. The server's CPU
@@ -81,6 +82,14 @@ const allConfigurations: Configuration[] = [
   {
     name: "tracing on",
     env: (receiver) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" }),
+  },
+  {
+    name: "tracing on, every SQLite statement",
+    env: (receiver) => ({
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+      AGENT_SERVER_TRACE_SQLITE_MIN_MS: "0",
+    }),
   },
   { name: "metrics scraped 1/s", scrape: true },
   {

@@ -68,7 +68,8 @@ describe("traces over OTLP/HTTP", () => {
         "--log-format",
         "json",
       ],
-      { env: otlpEnv(receiver.url, "http/json", "sqlite-1") },
+      // Every statement, however fast (the default leaves out those under 1 ms).
+      { env: { ...otlpEnv(receiver.url, "http/json", "sqlite-1"), AGENT_SERVER_TRACE_SQLITE_MIN_MS: "0" } },
     );
     const caller = callerContext();
     const answer = await sendMessage(server.url, "traced", "hello", caller.traceparent);
@@ -248,11 +249,25 @@ describe("traces over OTLP/HTTP", () => {
     }
   }, 60_000);
 
+  it("SQLite statements faster than AGENT_SERVER_TRACE_SQLITE_MIN_MS make no span; the rest of the trace is whole", async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "agent-server-tracing-"));
+    const server = await startCli(
+      ["serve", "--config", PROJECT, "--host", "127.0.0.1", "--port", "0", "--storage", "sqlite", "--data-dir", dataDir],
+      { env: { ...otlpEnv(receiver.url, "http/json", "sqlite-quiet"), AGENT_SERVER_TRACE_SQLITE_MIN_MS: "10000" } },
+    );
+    const caller = callerContext();
+    expect(JSON.stringify(await sendMessage(server.url, "traced", "quiet statements", caller.traceparent))).toContain("QUIET STATEMENTS");
+    const spans = await traceWith(receiver, caller.traceId, ["POST /a2a/:assistant_id", "run.create", "run traced", "node act"]);
+    expect(spans.filter((s) => s.attributes["db.system"] === "sqlite")).toEqual([]);
+    // A statement's span would have been made inside these: the rest of the trace was exported with them.
+    expect(spans.filter((s) => s.name.startsWith("node "))).toHaveLength(2);
+  }, 60_000);
+
   it("concurrent runs on SQLite: each trace holds its own run's checkpoint writes, though they share commits", async () => {
     dataDir = mkdtempSync(join(tmpdir(), "agent-server-tracing-"));
     const server = await startCli(
       ["serve", "--config", PROJECT, "--host", "127.0.0.1", "--port", "0", "--storage", "sqlite", "--data-dir", dataDir],
-      { env: otlpEnv(receiver.url, "http/json", "sqlite-concurrent") },
+      { env: { ...otlpEnv(receiver.url, "http/json", "sqlite-concurrent"), AGENT_SERVER_TRACE_SQLITE_MIN_MS: "0" } },
     );
     const callers = Array.from({ length: 8 }, () => callerContext());
     await Promise.all(callers.map((caller, i) => sendMessage(server.url, "traced", `together ${i}`, caller.traceparent)));

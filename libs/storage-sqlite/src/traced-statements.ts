@@ -1,12 +1,13 @@
-import { describeStatement, endDbSpan, statementSpan } from "@agent-server/core";
+import { describeStatement, sqliteSpanMinMs, statementParent, statementSpanAfter } from "@agent-server/core";
 import type { Db, Stmt } from "./db.js";
 
 const EXECUTING_METHODS = ["run", "get", "all"] as const;
 
 /**
  * Tracing on: every statement prepared on this connection from now on makes a client span per execution
- * (`run`, `get`, `all`) inside a trace (a request, a run). Applied once, when the connection opens, and
- * only then: with tracing off, statements are better-sqlite3's own, untouched.
+ * (`run`, `get`, `all`) inside a trace (a request, a run) that fails or takes at least `sqliteSpanMinMs()`.
+ * Applied once, when the connection opens, and only then: with tracing off, statements are
+ * better-sqlite3's own, untouched.
  */
 export function traceStatements(db: Db): void {
   const prepare = db.prepare.bind(db);
@@ -21,14 +22,15 @@ function traceStatement(stmt: Stmt, sql: string): Stmt {
       configurable: true,
       writable: true,
       value: (...args: unknown[]) => {
-        const span = statementSpan(described);
-        if (!span) return execute(...args);
+        const parent = statementParent();
+        if (!parent) return execute(...args);
+        const started = performance.now();
         try {
           const out = execute(...args);
-          endDbSpan(span);
+          statementSpanAfter(described, parent, started, performance.now(), sqliteSpanMinMs());
           return out;
         } catch (error) {
-          endDbSpan(span, error);
+          statementSpanAfter(described, parent, started, performance.now(), sqliteSpanMinMs(), error);
           throw error;
         }
       },

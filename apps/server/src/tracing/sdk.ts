@@ -3,12 +3,18 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, ConsoleSpanExporter, TracerProvider, type SpanExporter, type SpanProcessor } from "@opentelemetry/sdk-trace";
-import { setTracingEnabled } from "@agent-server/core";
+import { setSqliteSpanMinMs, setTracingEnabled } from "@agent-server/core";
 import type { Logger } from "../logger.js";
 import { VERSION } from "../version.js";
 import { envNumber, otlpProtocol, traceExporters } from "./config.js";
 import { samplerFromEnv } from "./sampler.js";
 import type { Tracing } from "./index.js";
+
+/**
+ * SQLite statements faster than this (ms) make no span: they take tens of microseconds, less than their
+ * span would cost. `AGENT_SERVER_TRACE_SQLITE_MIN_MS=0` traces every one.
+ */
+export const DEFAULT_SQLITE_SPAN_MIN_MS = 1;
 
 /**
  * The OpenTelemetry SDK as the server runs it: a tracer provider with a batching processor per exporter
@@ -47,8 +53,10 @@ export async function startTracingSdk(env: NodeJS.ProcessEnv, logger: Logger): P
   context.setGlobalContextManager(contextManager);
   propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
   trace.setGlobalTracerProvider(provider);
+  const sqliteSpanMinMs = envNumber(env, "AGENT_SERVER_TRACE_SQLITE_MIN_MS", DEFAULT_SQLITE_SPAN_MIN_MS);
+  setSqliteSpanMinMs(sqliteSpanMinMs);
   setTracingEnabled(true);
-  logger.info({ exporters: exporters.map((e) => e.constructor.name) }, "OpenTelemetry tracing on");
+  logger.info({ exporters: exporters.map((e) => e.constructor.name), sqlite_span_min_ms: sqliteSpanMinMs }, "OpenTelemetry tracing on");
 
   let stopped: Promise<void> | undefined;
   return {

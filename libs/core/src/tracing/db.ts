@@ -52,10 +52,37 @@ export function dbSpan(system: DbSystem, sql: string): Span | undefined {
   return parent && startStatementSpan(describeStatement(system, sql), parent);
 }
 
-/** `dbSpan` for a statement described once, when it was prepared. */
-export function statementSpan(statement: StatementDescription): Span | undefined {
-  const parent = tracedParent();
-  return parent && startStatementSpan(statement, parent);
+/**
+ * For a statement about to execute synchronously (SQLite): the context its span would be a child of, or
+ * undefined when it makes none (see `dbSpan`). Its span is made after it ran, by `statementSpanAfter`.
+ */
+export function statementParent(): Context | undefined {
+  return tracedParent();
+}
+
+/**
+ * The span of a statement that ran from `startedMs` to `endedMs` (`performance.now()` times) under
+ * `parent`: made only when it failed or took at least `minMs`, so a fast statement costs two clock reads.
+ */
+export function statementSpanAfter(
+  statement: StatementDescription,
+  parent: Context,
+  startedMs: number,
+  endedMs: number,
+  minMs: number,
+  error?: unknown,
+): void {
+  const durationMs = endedMs - startedMs;
+  if (error === undefined && durationMs < minMs) return;
+  // On the wall clock, as the SDK times the spans around it (performance.now() drifts from it over days).
+  const end = Date.now();
+  const span = tracer().startSpan(
+    statement.name,
+    { kind: SpanKind.CLIENT, attributes: statement.attributes, startTime: end - durationMs },
+    parent,
+  );
+  if (error !== undefined) markStatementFailed(span, error);
+  span.end(end);
 }
 
 function startStatementSpan(statement: StatementDescription, parent: Context): Span {
@@ -71,12 +98,14 @@ function tracedParent(): Context | undefined {
 }
 
 export function endDbSpan(span: Span, error?: unknown): void {
-  if (error !== undefined) {
-    span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-    const code = (error as { code?: unknown } | null)?.code;
-    span.setAttribute("error.type", typeof code === "string" ? code : error instanceof Error ? error.name : "error");
-  }
+  if (error !== undefined) markStatementFailed(span, error);
   span.end();
+}
+
+function markStatementFailed(span: Span, error: unknown): void {
+  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+  const code = (error as { code?: unknown } | null)?.code;
+  span.setAttribute("error.type", typeof code === "string" ? code : error instanceof Error ? error.name : "error");
 }
 
 const FIRST_WORD = /^\s*(?:--[^\n]*\n\s*)*([A-Za-z]+)/;

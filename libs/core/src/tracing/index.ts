@@ -14,14 +14,26 @@ import { tracer } from "./tracer.js";
 
 export { SpanKind, type Attributes, type Context, type Span, type SpanOptions };
 export { TRACER_NAME, tracer } from "./tracer.js";
-export { dbSpan, describeStatement, endDbSpan, sqlOperation, statementSpan, type DbSystem, type StatementDescription } from "./db.js";
+export {
+  dbSpan,
+  describeStatement,
+  endDbSpan,
+  sqlOperation,
+  statementParent,
+  statementSpanAfter,
+  type DbSystem,
+  type StatementDescription,
+} from "./db.js";
 
 // Tracing is off unless the server registered an OpenTelemetry SDK (apps/server's tracing setup). Every
 // call site asks `tracingEnabled()` first and, when it is false, does exactly what it did before: no span
 // objects (not even the API's no-op ones), no context switches, no extra storage statements. The flag sits
 // on globalThis so that two copies of this module (a bundled graph, say) agree.
 const STATE = Symbol.for("agent-server.tracing");
-const state = ((globalThis as Record<symbol, unknown>)[STATE] ??= { on: false }) as { on: boolean };
+const state = ((globalThis as Record<symbol, unknown>)[STATE] ??= { on: false, sqliteSpanMinMs: 0 }) as {
+  on: boolean;
+  sqliteSpanMinMs: number;
+};
 
 /** Whether spans are recorded (an SDK is registered): the one check every instrumented place makes first. */
 export function tracingEnabled(): boolean {
@@ -31,6 +43,18 @@ export function tracingEnabled(): boolean {
 /** Set by the server once its SDK is registered (and cleared when it shuts down). */
 export function setTracingEnabled(on: boolean): void {
   state.on = on;
+}
+
+/**
+ * SQLite statements faster than this make no span (ms; 0: every statement). An embedded database's
+ * statement takes tens of microseconds, less than a span costs: only the slow ones are worth a span.
+ */
+export function sqliteSpanMinMs(): number {
+  return state.sqliteSpanMinMs;
+}
+
+export function setSqliteSpanMinMs(ms: number): void {
+  state.sqliteSpanMinMs = ms;
 }
 
 /** The active context: the span a new one becomes a child of. */
