@@ -1,0 +1,157 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "@agent-server/agent-protocol/testing";
+import { EXAMPLE_CONFIG, screenshot, startServer, watchedPage, type ServerProcess } from "./testing/server-process.js";
+
+/**
+ * The inspector as a person uses it, in headless Chromium against a real `agent-server dev` with the
+ * example graphs (echo, approval): only roles and accessible names, as the page's contract names them.
+ * Every request the page makes must go to the server's own origin.
+ */
+describe("/inspector in a browser (agent-server dev)", () => {
+  let server: ServerProcess;
+  let browser: Browser;
+  let page: Page;
+  let watched: Awaited<ReturnType<typeof watchedPage>>;
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServer("dev", EXAMPLE_CONFIG), launchChromium()]);
+    watched = await watchedPage(browser, new URL(server.url).origin);
+    page = watched.page;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it("chats with echo: the reply appears in the conversation log, and the drawing names the graph's nodes", async () => {
+    await page.goto(`${server.url}/inspector`);
+    await page.getByRole("navigation", { name: "Panes" }).waitFor();
+    for (const name of ["Graphs", "Threads", "Runs", "A2A", "MCP", "Store"])
+      await expect(page.getByRole("link", { name, exact: true }).count()).resolves.toBe(1);
+    await page.getByRole("navigation", { name: "Assistants" }).getByRole("link", { name: "echo", exact: true }).click();
+    const drawing = page.getByRole("img", { name: "Graph of echo" });
+    await drawing.waitFor();
+    expect(await drawing.locator("[data-node]").evaluateAll((nodes) => nodes.map((n) => n.getAttribute("aria-label")))).toEqual(
+      expect.arrayContaining(["__start__", "echo", "__end__"]),
+    );
+    await page.getByRole("textbox", { name: "Message" }).fill("hello inspector");
+    await page.getByRole("button", { name: "Send" }).click();
+    const log = page.getByRole("log", { name: "Conversation" });
+    await log.getByText("echo: hello inspector").waitFor();
+    expect(await log.innerText()).toMatch(/human:\s*hello inspector\s+ai:\s*echo: hello inspector/);
+    await page.getByRole("button", { name: "Send" }).and(page.locator(":enabled")).waitFor();
+    await screenshot(page, "graphs");
+  });
+
+  it("runs the approval graph to its interrupt and resumes it with a value", async () => {
+    await page.getByRole("navigation", { name: "Assistants" }).getByRole("link", { name: "approval", exact: true }).click();
+    await page.getByRole("img", { name: "Graph of approval" }).waitFor();
+    await page.getByRole("textbox", { name: "request" }).fill("deploy v2");
+    await page.getByRole("button", { name: "Send" }).click();
+    const interrupt = page.getByRole("region", { name: "Interrupt" });
+    await interrupt.getByText('Approve \\"deploy v2\\"?').waitFor();
+    await interrupt.getByRole("textbox", { name: "Resume value" }).fill("approved");
+    await screenshot(page, "runs-interrupt");
+    await interrupt.getByRole("button", { name: "Resume" }).click();
+    await page.getByRole("region", { name: "Values" }).getByText('"decision": "approved"').waitFor();
+    await expect(page.getByRole("region", { name: "Interrupt" }).count()).resolves.toBe(0);
+  });
+
+  it("shows the echo thread's checkpoints and forks a run from the first", async () => {
+    await page.getByRole("navigation", { name: "Assistants" }).getByRole("link", { name: "echo", exact: true }).click();
+    const threadId = (await page.getByRole("region", { name: "Run" }).getByRole("link").first().textContent())!.trim();
+    expect(threadId).toMatch(/^[0-9a-f-]{36}$/);
+    await page.getByRole("link", { name: "Threads", exact: true }).click();
+    await page.getByRole("link", { name: threadId }).click();
+    const checkpoints = page.getByRole("list", { name: "Checkpoints" }).getByRole("listitem");
+    await checkpoints.nth(1).waitFor();
+    const before = await checkpoints.count();
+    expect(before).toBeGreaterThanOrEqual(2);
+    await checkpoints.first().getByRole("button", { name: /^Fork/ }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: /Forked from checkpoint .* ended success/ })
+      .waitFor();
+    // The fork's run added its own checkpoints to the thread's history.
+    await expect.poll(() => checkpoints.count()).toBeGreaterThan(before);
+    await screenshot(page, "threads");
+  });
+
+  it("sends A2A messages: each task COMPLETED with its own artifact, the first unchanged after a second turn", async () => {
+    await page.getByRole("link", { name: "A2A", exact: true }).click();
+    await page.getByRole("combobox", { name: "Assistant" }).selectOption({ label: "echo (echo)" });
+    await page.getByRole("list", { name: "Card checks" }).waitFor();
+    await page.getByRole("textbox", { name: "Message" }).fill("first turn");
+    await page.getByRole("button", { name: "Send" }).click();
+    const tasks = page.getByRole("table", { name: "Tasks" });
+    const first = tasks.getByRole("row").filter({ hasText: "echo: first turn" });
+    await first.waitFor();
+    const firstText = await first.innerText();
+    expect(firstText).toContain("COMPLETED");
+    const firstId = firstText.match(/[0-9a-f-]{36}/)![0];
+
+    await page.getByRole("textbox", { name: "Message" }).fill("second turn");
+    await page.getByRole("button", { name: "Send" }).click();
+    await tasks.getByRole("row").filter({ hasText: "echo: second turn" }).waitFor();
+    const again = tasks.getByRole("row").filter({ hasText: firstId });
+    expect(await again.innerText()).toContain("COMPLETED");
+    expect(await again.innerText()).toContain("echo: first turn");
+    expect(await again.innerText()).not.toContain("echo: second turn");
+    await expect(
+      page
+        .getByRole("status")
+        .filter({ hasText: /All \d+ checks pass/ })
+        .count(),
+    ).resolves.toBe(1);
+    await screenshot(page, "a2a");
+  });
+
+  it("calls an MCP tool and shows its result", async () => {
+    await page.getByRole("link", { name: "MCP", exact: true }).click();
+    await page.getByRole("button", { name: "echo", exact: true }).click();
+    await page.getByRole("textbox", { name: "Arguments (JSON)" }).fill('{"messages":[{"role":"user","content":"over mcp"}]}');
+    await page.getByRole("button", { name: "Call" }).click();
+    await page.getByRole("region", { name: "Result" }).getByText("echo: over mcp", { exact: true }).waitFor();
+    await screenshot(page, "mcp");
+  });
+
+  it("shows bad input as an error in the page, not a blank screen", async () => {
+    await page.getByRole("link", { name: "MCP", exact: true }).click();
+    await page.getByRole("button", { name: "echo", exact: true }).click();
+    await page.getByRole("textbox", { name: "Arguments (JSON)" }).fill("{not json");
+    await page.getByRole("button", { name: "Call" }).click();
+    await page
+      .getByRole("alert")
+      .getByText(/Arguments \(JSON\) is not valid JSON/)
+      .waitFor();
+    await page.goto(`${server.url}/inspector#/threads/00000000-0000-0000-0000-000000000000`);
+    await page.getByRole("alert").getByText(/404/).waitFor();
+  });
+
+  it("browses the store and crons", async () => {
+    await page.goto(`${server.url}/inspector#/store`);
+    await page.getByRole("textbox", { name: "Namespace", exact: true }).fill("notes.alice");
+    await page.getByRole("textbox", { name: "Key" }).fill("greeting");
+    await page.getByRole("textbox", { name: "Value (JSON)" }).fill('{"text": "hi"}');
+    await page.getByRole("button", { name: "Put item" }).click();
+    await page.getByRole("table", { name: "Items" }).getByRole("row").filter({ hasText: "greeting" }).waitFor();
+    await page.getByRole("list", { name: "Namespaces" }).getByRole("button", { name: "notes.alice" }).waitFor();
+    await screenshot(page, "store");
+
+    await page.getByRole("link", { name: "Crons", exact: true }).click();
+    await page.getByRole("textbox", { name: "Schedule" }).fill("0 3 * * *");
+    await page.getByRole("button", { name: "Create cron" }).click();
+    const row = page.getByRole("table", { name: "Crons" }).getByRole("row").filter({ hasText: "0 3 * * *" });
+    await row.waitFor();
+    await screenshot(page, "crons");
+    await row.getByRole("button", { name: /^Delete cron/ }).click();
+    await expect.poll(() => row.count()).toBe(0);
+  });
+
+  it("made no request to another origin and logged no error", () => {
+    expect(watched.foreign()).toEqual([]);
+    // The 404 of the unknown thread above is the browser's own report of a failed fetch, nothing else.
+    expect(watched.problems().filter((p) => !/404 \(Not Found\)/.test(p))).toEqual([]);
+  });
+});
