@@ -1,3 +1,4 @@
+import { useState } from "preact/hooks";
 import { html, messageRole, messageText } from "./ui.js";
 
 /** Adds a streamed message chunk (`messages-tuple` mode) to the list: appended to its message by id. */
@@ -20,14 +21,53 @@ function ToolCalls({ message }) {
   </ul>`;
 }
 
-/** The conversation: a log of the thread's messages, with tool calls, updated as tokens stream in. */
-export function Conversation({ messages }) {
+/** A human message, with an Edit button that sends an edited copy from the checkpoint before it (a branch). */
+function HumanMessage({ message, index, onEdit, disabled }) {
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState("");
+  if (!editing) {
+    return html`<div class="msg human" data-message-id=${message.id}>
+      <span class="role">human:</span>${messageText(message)}
+      ${
+        onEdit &&
+        html` <button
+          type="button"
+          class="secondary"
+          disabled=${disabled}
+          aria-label=${`Edit message ${index + 1}`}
+          onClick=${() => (setText(messageText(message)), setEditing(true))}
+        >
+          Edit
+        </button>`
+      }
+    </div>`;
+  }
+  const submit = (event) => {
+    event.preventDefault();
+    setEditing(false);
+    onEdit(index, text);
+  };
+  return html`<form class="msg human" onSubmit=${submit} aria-label=${`Edit message ${index + 1}`}>
+    <label for=${`edit-${index}`}>Edited message</label>
+    <textarea id=${`edit-${index}`} rows="2" value=${text} onInput=${(e) => setText(e.currentTarget.value)}></textarea>
+    <button type="submit">Send edit</button>
+    <button type="button" class="secondary" onClick=${() => setEditing(false)}>Keep the message</button>
+  </form>`;
+}
+
+/**
+ * The conversation: a log of the thread's messages, with tool calls, updated as tokens stream in. With
+ * `onEdit(index, text)`, human messages can be edited: the run branches from before that message.
+ */
+export function Conversation({ messages, onEdit, busy }) {
   return html`<div>
     <h3 id="conversation-title">Conversation</h3>
     <div class="conversation" role="log" aria-labelledby="conversation-title" aria-live="polite">
       ${messages.length === 0 && html`<p class="note">No messages yet.</p>`}
-      ${messages.map((m) => {
+      ${messages.map((m, index) => {
         const role = messageRole(m);
+        if (role === "human")
+          return html`<${HumanMessage} key=${m.id ?? index} message=${m} index=${index} onEdit=${onEdit} disabled=${busy} />`;
         return html`<div class=${`msg ${role}`} data-message-id=${m.id}>
           <span class="role">${role}${m.name ? ` (${m.name})` : ""}:</span>${messageText(m)}
           <${ToolCalls} message=${m} />

@@ -149,6 +149,22 @@ export function RunConsole({ assistant, schemas, graph, onActivity, threadId, on
     await start({ input });
   }
 
+  /** Branches the thread: the edited message is sent from the newest checkpoint holding exactly the messages before it. */
+  async function editMessage(index, text) {
+    try {
+      const history = (await api(`/threads/${threadId}/history`, { method: "POST", body: { limit: 1000 } })) ?? [];
+      const before = messages.slice(0, index).map((m) => m.id);
+      const target = history.find((h) => {
+        const list = h.values?.messages ?? [];
+        return list.length === index && list.every((m, i) => m.id === before[i]);
+      });
+      if (!target) throw new Error("No checkpoint holds the conversation before this message (pruned?): it cannot be edited.");
+      await start({ input: { messages: [{ role: "user", content: text }] }, checkpoint_id: target.checkpoint.checkpoint_id });
+    } catch (e) {
+      setError(e);
+    }
+  }
+
   async function cancel() {
     const { threadId: tid, runId } = running ?? {};
     try {
@@ -187,7 +203,7 @@ export function RunConsole({ assistant, schemas, graph, onActivity, threadId, on
       Thread: ${threadId ? html`<a href=${`#/threads/${threadId}`}>${threadId}</a>` : "a new one is created by the first run"}
       ${threadId && html` <button type="button" class="secondary" onClick=${() => onThread?.(undefined)}>New thread</button>`}
     </p>
-    ${chat && html`<${Conversation} messages=${messages} />`}
+    ${chat && html`<${Conversation} messages=${messages} onEdit=${threadId ? editMessage : undefined} busy=${Boolean(running)} />`}
     <form onSubmit=${send} aria-label="Input">
       ${
         chat

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "./api.js";
 import { AssistantPicker } from "./pickers.js";
-import { attempt, ErrorNote, html, Json, parseJson, short } from "./ui.js";
+import { attempt, ErrorNote, html, Json, parseJson, short, tail } from "./ui.js";
 
 /** Top-level keys that differ between two states' values: [{ key, before, after }]. */
 export function diffValues(a = {}, b = {}) {
@@ -121,16 +121,16 @@ function ThreadView({ threadId, assistants }) {
       const joined = await api(`/threads/${threadId}/runs/${run.run_id}/join`);
       const finished = await api(`/threads/${threadId}/runs/${run.run_id}`);
       await load();
-      return `Forked from checkpoint ${short(checkpoint.checkpoint_id)}: run ${short(run.run_id)} ended ${finished.status}${joined?.__error__ ? ` (${JSON.stringify(joined.__error__)})` : ""}.`;
+      return `Forked from checkpoint ${tail(checkpoint.checkpoint_id)}: run ${short(run.run_id)} ended ${finished.status}${joined?.__error__ ? ` (${JSON.stringify(joined.__error__)})` : ""}.`;
     });
   const updateState = (event) => {
     event.preventDefault();
     return act("Update state", async () => {
       const body = { values: parseJson(editValues, "State values (JSON)", {}), ...(asNode ? { as_node: asNode } : {}) };
-      if (from) body.checkpoint_id = to || undefined;
+      if (to) body.checkpoint_id = to;
       const result = await api(`/threads/${threadId}/state`, { method: "POST", body });
       await load();
-      return `State updated: new checkpoint ${short(result?.checkpoint?.checkpoint_id ?? result?.checkpoint_id ?? "")}.`;
+      return `State updated: new checkpoint ${tail(result?.checkpoint?.checkpoint_id ?? result?.checkpoint_id ?? "")}.`;
     });
   };
   const copy = () =>
@@ -155,7 +155,7 @@ function ThreadView({ threadId, assistants }) {
 
   const byId = (id) => history.find((h) => h.checkpoint.checkpoint_id === id);
   const diff = from && to ? diffValues(byId(from)?.values, byId(to)?.values) : [];
-  const label = (h, i) => `#${i + 1} step ${h.metadata?.step ?? "?"} (${h.metadata?.source ?? "?"}) ${short(h.checkpoint.checkpoint_id)}`;
+  const label = (h, i) => `#${i + 1} step ${h.metadata?.step ?? "?"} (${h.metadata?.source ?? "?"}) ${tail(h.checkpoint.checkpoint_id)}`;
   return html`<section aria-labelledby="thread-title">
     <h2 id="thread-title">Thread ${threadId}</h2>
     <p><a href="#/threads">All threads</a></p>
@@ -187,7 +187,11 @@ function ThreadView({ threadId, assistants }) {
           ${history.map(
             (h, i) =>
               html`<li>
-                <strong>${label(h, i)}</strong> <span class="note">next: ${(h.next ?? []).join(", ") || "none"}; ${h.created_at}</span>
+                <strong>${label(h, i)}</strong>
+                <span class="note"
+                  >next: ${(h.next ?? []).join(", ") || "none"}; parent
+                  ${h.parent_checkpoint ? tail(h.parent_checkpoint.checkpoint_id) : "none"}; ${h.created_at}</span
+                >
                 <button
                   type="button"
                   class="secondary"

@@ -21,6 +21,9 @@ export function Json({ value, label }) {
 
 export const short = (id) => (typeof id === "string" ? id.slice(0, 8) : String(id));
 
+/** Checkpoint ids are time-ordered (uuid6): their first characters repeat, their last ones tell them apart. */
+export const tail = (id) => (typeof id === "string" ? `…${id.slice(-8)}` : String(id));
+
 /** Parses the JSON a user typed; an empty field is `fallback`. Throws an Error naming the field. */
 export function parseJson(text, field, fallback = undefined) {
   if (text.trim() === "") return fallback;

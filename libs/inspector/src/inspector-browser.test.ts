@@ -39,9 +39,32 @@ describe("/inspector in a browser (agent-server dev)", () => {
     await page.getByRole("button", { name: "Send" }).click();
     const log = page.getByRole("log", { name: "Conversation" });
     await log.getByText("echo: hello inspector").waitFor();
-    expect(await log.innerText()).toMatch(/human:\s*hello inspector\s+ai:\s*echo: hello inspector/);
+    expect(await log.innerText()).toMatch(/human:\s*hello inspector\b[\s\S]*ai:\s*echo: hello inspector/);
     await page.getByRole("button", { name: "Send" }).and(page.locator(":enabled")).waitFor();
     await screenshot(page, "graphs");
+  });
+
+  it("edits a human message: the conversation branches from the checkpoint before it", async () => {
+    const log = page.getByRole("log", { name: "Conversation" });
+    await log.getByRole("button", { name: "Edit message 1" }).click();
+    await log.getByRole("textbox", { name: "Edited message" }).fill("edited hello");
+    await log.getByRole("button", { name: "Send edit" }).click();
+    await log.getByText("echo: edited hello").waitFor();
+    await expect.poll(() => log.getByText("echo: hello inspector").count()).toBe(0);
+    await page.getByRole("button", { name: "Send" }).and(page.locator(":enabled")).waitFor();
+  });
+
+  it("stops at a breakpoint before a node and continues from it", async () => {
+    await page.getByText("Run options: stream modes and breakpoints").click();
+    await page.getByRole("checkbox", { name: "Before echo" }).check();
+    await page.getByRole("textbox", { name: "Message" }).fill("step by step");
+    await page.getByRole("button", { name: "Send" }).click();
+    const paused = page.getByRole("region", { name: "Breakpoint" });
+    await paused.getByText("Paused before echo").waitFor();
+    await page.getByRole("checkbox", { name: "Before echo" }).uncheck();
+    await paused.getByRole("button", { name: "Continue" }).click();
+    await page.getByRole("log", { name: "Conversation" }).getByText("echo: step by step").waitFor();
+    await expect.poll(() => page.getByRole("region", { name: "Breakpoint" }).count()).toBe(0);
   });
 
   it("runs the approval graph to its interrupt and resumes it with a value", async () => {
@@ -55,7 +78,7 @@ describe("/inspector in a browser (agent-server dev)", () => {
     await screenshot(page, "runs-interrupt");
     await interrupt.getByRole("button", { name: "Resume" }).click();
     await page.getByRole("region", { name: "Values" }).getByText('"decision": "approved"').waitFor();
-    await expect(page.getByRole("region", { name: "Interrupt" }).count()).resolves.toBe(0);
+    await expect.poll(() => page.getByRole("region", { name: "Interrupt" }).count()).toBe(0);
   });
 
   it("shows the echo thread's checkpoints and forks a run from the first", async () => {
@@ -76,6 +99,16 @@ describe("/inspector in a browser (agent-server dev)", () => {
     // The fork's run added its own checkpoints to the thread's history.
     await expect.poll(() => checkpoints.count()).toBeGreaterThan(before);
     await screenshot(page, "threads");
+
+    // Edit the state: a new checkpoint, with the values written.
+    const forked = await checkpoints.count();
+    await page.getByRole("textbox", { name: "State values (JSON)" }).fill('{"messages": [{"role": "user", "content": "written by hand"}]}');
+    await page.getByRole("textbox", { name: "As node" }).fill("echo");
+    await page.getByRole("button", { name: "Update state" }).click();
+    await page.getByRole("status").filter({ hasText: "State updated" }).waitFor();
+    await expect.poll(() => checkpoints.count()).toBe(forked + 1);
+    await page.getByText("Current values").click();
+    await page.getByLabel("Thread values").getByText("written by hand").waitFor();
   });
 
   it("sends A2A messages: each task COMPLETED with its own artifact, the first unchanged after a second turn", async () => {
