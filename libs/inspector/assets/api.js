@@ -2,8 +2,8 @@
 // (kept in sessionStorage only: gone when the tab closes).
 const KEY = "agent-server-inspector-credentials";
 
-/** The API's root: the page is served at <root>/inspector. */
-export const ROOT = new URL("./", location.href).href.replace(/\/$/, "");
+/** The API's root: the page is served at <root>/inspector (outside a page, e.g. in unit tests: none). */
+export const ROOT = typeof location === "undefined" ? "" : new URL("./", location.href).href.replace(/\/$/, "");
 
 export function loadCredentials() {
   try {

@@ -1,11 +1,11 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "@agent-server/agent-protocol/testing";
-import { EXAMPLE_CONFIG, screenshot, startServer, watchedPage, type ServerProcess } from "./testing/server-process.js";
+import { FIXTURE_CONFIG, screenshot, startServer, watchedPage, type ServerProcess } from "./testing/server-process.js";
 
 /**
  * The inspector as a person uses it, in headless Chromium against a real `agent-server dev` with the
- * example graphs (echo, approval): only roles and accessible names, as the page's contract names them.
+ * example graphs (echo, approval) and a router with conditional edges and a subgraph: only roles and accessible names, as the page's contract names them.
  * Every request the page makes must go to the server's own origin.
  */
 describe("/inspector in a browser (agent-server dev)", () => {
@@ -15,7 +15,7 @@ describe("/inspector in a browser (agent-server dev)", () => {
   let watched: Awaited<ReturnType<typeof watchedPage>>;
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startServer("dev", EXAMPLE_CONFIG), launchChromium()]);
+    [server, browser] = await Promise.all([startServer("dev", FIXTURE_CONFIG), launchChromium()]);
     watched = await watchedPage(browser, new URL(server.url).origin);
     page = watched.page;
   });
@@ -140,12 +140,36 @@ describe("/inspector in a browser (agent-server dev)", () => {
     await screenshot(page, "a2a");
   });
 
+  it("draws conditional edges dashed and subgraphs folded, and marks the nodes a run went through", async () => {
+    await page.goto(`${server.url}/inspector#/graphs/router`);
+    const drawing = page.getByRole("img", { name: "Graph of router" });
+    await drawing.waitFor();
+    const nodes = () => drawing.locator("[data-node]").evaluateAll((list) => list.map((n) => n.getAttribute("aria-label")).sort());
+    expect(await nodes()).toEqual(["__start__", "classify", "skip", "write"]);
+    const edge = drawing.locator('[data-source="classify"][data-target="write"]');
+    expect(await edge.getAttribute("class")).toBe("edge conditional");
+    expect(await drawing.locator('[data-source="__start__"][data-target="classify"]').getAttribute("class")).toBe("edge");
+    await page.getByRole("button", { name: "Unfold subgraphs" }).click();
+    expect(await nodes()).toEqual(["__start__", "classify", "skip", "write:draft", "write:polish"]);
+    await page.getByRole("button", { name: "Fold subgraphs" }).click();
+
+    await page.getByRole("textbox", { name: "topic" }).fill("cats");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.getByRole("region", { name: "Values" }).getByText('"answer": "about cats, polished"').waitFor();
+    await expect.poll(() => drawing.locator('[data-node="write"]').getAttribute("class")).toContain("visited");
+    expect(await drawing.locator('[data-node="skip"]').getAttribute("class")).not.toContain("visited");
+  });
+
   it("calls an MCP tool and shows its result", async () => {
     await page.getByRole("link", { name: "MCP", exact: true }).click();
     await page.getByRole("button", { name: "echo", exact: true }).click();
     await page.getByRole("textbox", { name: "Arguments (JSON)" }).fill('{"messages":[{"role":"user","content":"over mcp"}]}');
     await page.getByRole("button", { name: "Call" }).click();
     await page.getByRole("region", { name: "Result" }).getByText("echo: over mcp", { exact: true }).waitFor();
+    await page
+      .getByRole("list", { name: "Progress" })
+      .getByText(/Step done: echo/)
+      .waitFor();
     await screenshot(page, "mcp");
   });
 

@@ -6,6 +6,8 @@ import type { Browser, Page } from "playwright-core";
 const BIN = fileURLToPath(new URL("../../../../apps/server/bin/agent-server.mjs", import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 export const EXAMPLE_CONFIG = fileURLToPath(new URL("../../../../examples/langgraph.json", import.meta.url));
+/** The example graphs (echo, approval) and `router`: conditional edges and a subgraph. */
+export const FIXTURE_CONFIG = fileURLToPath(new URL("./fixture/langgraph.json", import.meta.url));
 export const AUTH_CONFIG = fileURLToPath(new URL("./fixture/langgraph-auth.json", import.meta.url));
 export const SERVE_INSPECTOR_CONFIG = fileURLToPath(new URL("./fixture/langgraph-serve-inspector.json", import.meta.url));
 
