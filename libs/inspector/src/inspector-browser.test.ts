@@ -111,6 +111,24 @@ describe("/inspector in a browser (agent-server dev)", () => {
     await page.getByLabel("Thread values").getByText("written by hand").waitFor();
   });
 
+  it("copies a thread, prunes the copy's history to its latest checkpoint, and deletes it", async () => {
+    const heading = page.getByRole("heading", { level: 2, name: /^Thread / });
+    const original = (await heading.textContent())!.replace("Thread ", "");
+    await page.getByRole("button", { name: "Copy thread" }).click();
+    await expect.poll(async () => (await heading.textContent())!.replace("Thread ", "")).not.toBe(original);
+    const copy = (await heading.textContent())!.replace("Thread ", "");
+    const checkpoints = page.getByRole("list", { name: "Checkpoints" }).getByRole("listitem");
+    await expect.poll(() => checkpoints.count()).toBeGreaterThan(1);
+    await page.getByRole("button", { name: "Prune history" }).click();
+    await page.getByRole("status").filter({ hasText: "Pruned" }).waitFor();
+    await expect.poll(() => checkpoints.count()).toBe(1);
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("button", { name: "Delete thread" }).click();
+    await page.getByRole("heading", { level: 2, name: "Threads" }).waitFor();
+    await page.getByRole("link", { name: original }).waitFor();
+    await expect(page.getByRole("link", { name: copy }).count()).resolves.toBe(0);
+  });
+
   it("sends A2A messages: each task COMPLETED with its own artifact, the first unchanged after a second turn", async () => {
     await page.getByRole("link", { name: "A2A", exact: true }).click();
     await page.getByRole("combobox", { name: "Assistant" }).selectOption({ label: "echo (echo)" });
