@@ -3,6 +3,7 @@ import { api, stream } from "./api.js";
 import { Conversation, applyMessageChunk } from "./chat.js";
 import { ErrorNote, html, Json, parseJson, short } from "./ui.js";
 
+const MAX_EVENTS = 1000;
 const MODES = ["values", "updates", "messages-tuple", "tasks", "debug", "custom", "events", "checkpoints"];
 
 /** Top-level properties of an input JSON schema (resolving a local $ref), or [] when it has none. */
@@ -104,7 +105,8 @@ export function RunConsole({ assistant, schemas, graph, onActivity, threadId, on
         `/threads/${tid}/runs/stream`,
         request,
         (event, data) => {
-          setEvents((list) => [...list, { event, data }]);
+          // The latest events only: a long run must not grow the page without bound.
+          setEvents((list) => [...list.slice(-MAX_EVENTS + 1), { event, data }]);
           if (event === "metadata" && data?.run_id) {
             runId = data.run_id;
             setRunning({ threadId: tid, runId });

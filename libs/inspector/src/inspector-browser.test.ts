@@ -54,6 +54,31 @@ describe("/inspector in a browser (agent-server dev)", () => {
     await page.getByRole("button", { name: "Send" }).and(page.locator(":enabled")).waitFor();
   });
 
+  it("creates an assistant, edits its config (a new version), and runs it from the Runs pane", async () => {
+    const create = page.getByRole("form", { name: "Create an assistant" });
+    await create.getByRole("combobox", { name: "Graph" }).selectOption("echo");
+    await create.getByRole("textbox", { name: "Name" }).fill("echo-configured");
+    await create.getByRole("textbox", { name: "Config (JSON)" }).fill('{"configurable": {"tone": "dry"}}');
+    await create.getByRole("button", { name: "Create assistant" }).click();
+    await page.getByRole("heading", { level: 2, name: /^echo-configured/ }).waitFor();
+    await page.getByText("Config", { exact: true }).click();
+    const config = page.getByRole("form", { name: "Configuration" });
+    expect(await config.getByRole("textbox", { name: "Config (JSON)" }).inputValue()).toContain('"tone": "dry"');
+    await config.getByRole("textbox", { name: "Config (JSON)" }).fill('{"configurable": {"tone": "warm"}}');
+    await config.getByRole("button", { name: "Save config" }).click();
+    await page.getByRole("heading", { level: 2, name: /version 2/ }).waitFor();
+
+    await page.getByRole("link", { name: "Runs", exact: true }).click();
+    expect(await page.getByRole("combobox", { name: "Assistant" }).inputValue()).toMatch(/^[0-9a-f-]{36}$/);
+    await page.getByRole("textbox", { name: "Message" }).fill("from the runs pane");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.getByRole("log", { name: "Conversation" }).getByText("echo: from the runs pane").waitFor();
+    await page.getByRole("button", { name: "Refresh runs" }).click();
+    await page.getByRole("table", { name: "Runs" }).getByRole("row").filter({ hasText: "success" }).first().waitFor();
+    await page.getByRole("link", { name: "Graphs", exact: true }).click();
+    await page.getByRole("navigation", { name: "Assistants" }).getByRole("link", { name: "echo", exact: true }).click();
+  });
+
   it("stops at a breakpoint before a node and continues from it", async () => {
     await page.getByText("Run options: stream modes and breakpoints").click();
     await page.getByRole("checkbox", { name: "Before echo" }).check();
