@@ -1,14 +1,17 @@
 import { useState } from "preact/hooks";
 import { html, messageRole, messageText } from "./ui.js";
 
-/** Adds a streamed message chunk (`messages-tuple` mode) to the list: appended to its message by id. */
+/**
+ * Adds a streamed message (`messages-tuple` mode) to the list. A model's tokens arrive as chunks of one
+ * message id (they carry `tool_call_chunks`, or a `...Chunk` type): their text is appended. A node's whole
+ * message replaces the one of its id, or is appended.
+ */
 export function applyMessageChunk(list, chunk) {
   if (!chunk || typeof chunk !== "object") return list;
   const index = chunk.id ? list.findIndex((m) => m.id === chunk.id) : -1;
   if (index < 0) return [...list, { ...chunk }];
   const current = list[index];
-  // Chunks of one AI message carry pieces of its text; a whole message (a node's output) replaces it.
-  const isChunk = String(chunk.type ?? "").endsWith("Chunk") || String(chunk.type ?? "").endsWith("chunk");
+  const isChunk = "tool_call_chunks" in chunk || /chunk$/i.test(String(chunk.type ?? ""));
   const merged = isChunk ? { ...current, content: messageText(current) + messageText(chunk) } : { ...current, ...chunk };
   return list.map((m, i) => (i === index ? merged : m));
 }

@@ -5,7 +5,7 @@ import { FIXTURE_CONFIG, screenshot, startServer, watchedPage, type ServerProces
 
 /**
  * The inspector as a person uses it, in headless Chromium against a real `agent-server dev` with the
- * example graphs (echo, approval) and a router with conditional edges and a subgraph: only roles and accessible names, as the page's contract names them.
+ * example graphs (echo, approval), a router with conditional edges and a subgraph, and a tool-calling chat: only roles and accessible names, as the page's contract names them.
  * Every request the page makes must go to the server's own origin.
  */
 describe("/inspector in a browser (agent-server dev)", () => {
@@ -41,7 +41,6 @@ describe("/inspector in a browser (agent-server dev)", () => {
     await log.getByText("echo: hello inspector").waitFor();
     expect(await log.innerText()).toMatch(/human:\s*hello inspector\b[\s\S]*ai:\s*echo: hello inspector/);
     await page.getByRole("button", { name: "Send" }).and(page.locator(":enabled")).waitFor();
-    await screenshot(page, "graphs");
   });
 
   it("edits a human message: the conversation branches from the checkpoint before it", async () => {
@@ -52,6 +51,23 @@ describe("/inspector in a browser (agent-server dev)", () => {
     await log.getByText("echo: edited hello").waitFor();
     await expect.poll(() => log.getByText("echo: hello inspector").count()).toBe(0);
     await page.getByRole("button", { name: "Send" }).and(page.locator(":enabled")).waitFor();
+  });
+
+  it("chat mode: tool calls, the tool's answer, and a reply streamed token by token", async () => {
+    await page.getByRole("navigation", { name: "Assistants" }).getByRole("link", { name: "assistant", exact: true }).click();
+    await page.getByRole("img", { name: "Graph of assistant" }).waitFor();
+    await page.getByRole("textbox", { name: "Message" }).fill("weather");
+    await page.getByRole("button", { name: "Send" }).click();
+    const log = page.getByRole("log", { name: "Conversation" });
+    await log.getByRole("list", { name: "Tool calls" }).getByText('lookup({"q":"weather"})').waitFor();
+    await log.getByText("found 3 notes about weather").waitFor();
+    await log.getByText("Streamed answer: found 3 notes about weather.").waitFor();
+    // The reply came as message chunks (messages-tuple) before the final values.
+    const events = await page.getByRole("log", { name: "Events" }).innerText();
+    expect(events.match(/^messages .*"tool_call_chunks"/gm)?.length ?? 0).toBeGreaterThan(3);
+    await page.getByRole("button", { name: "Send" }).and(page.locator(":enabled")).waitFor();
+    await screenshot(page, "graphs");
+    await page.getByRole("navigation", { name: "Assistants" }).getByRole("link", { name: "echo", exact: true }).click();
   });
 
   it("creates an assistant, edits its config (a new version), and runs it from the Runs pane", async () => {

@@ -69,6 +69,9 @@ describe("the page's helpers", () => {
     list = applyMessageChunk(list, { id: "a", type: "AIMessageChunk", content: "ec" });
     list = applyMessageChunk(list, { id: "a", type: "AIMessageChunk", content: "ho" });
     expect(list.map((m: { content: string }) => m.content)).toEqual(["hi", "echo"]);
+    // As the server sends them: type "ai", with tool_call_chunks.
+    list = applyMessageChunk(list, { id: "a", type: "ai", content: ":", tool_call_chunks: [] });
+    expect(list.map((m: { content: string }) => m.content)).toEqual(["hi", "echo:"]);
     list = applyMessageChunk(list, { id: "a", type: "ai", content: "echo: hi" });
     expect(list.map((m: { content: string }) => m.content)).toEqual(["hi", "echo: hi"]);
   });
