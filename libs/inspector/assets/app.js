@@ -8,7 +8,7 @@ import { McpPane } from "./mcp.js";
 import { RunsPane } from "./runs.js";
 import { StorePane } from "./store.js";
 import { ThreadsPane } from "./threads.js";
-import { ErrorNote, html } from "./ui.js";
+import { ErrorBoundary, ErrorNote, html } from "./ui.js";
 
 const PANES = [
   { id: "graphs", name: "Graphs" },
@@ -146,7 +146,7 @@ function App() {
   }
   const title = PANES.find((p) => p.id === route.pane).name;
   return html`${header}
-    <main aria-label=${title}>${pane}</main>`;
+    <main aria-label=${title}><${ErrorBoundary} resetKey=${location.hash}>${pane}</${ErrorBoundary}></main>`;
 }
 
 render(html`<${App} />`, document.getElementById("app"));

@@ -1,4 +1,4 @@
-import { h } from "preact";
+import { Component, h } from "preact";
 import htm from "htm";
 
 export const html = htm.bind(h);
@@ -62,4 +62,22 @@ export function messageRole(message) {
   if (t.includes("tool")) return "tool";
   if (t.includes("system")) return "system";
   return t || "message";
+}
+
+/** Keeps a pane's rendering failure inside the pane: an alert with the error instead of a blank page. */
+export class ErrorBoundary extends Component {
+  constructor(props) {
+    super(props);
+    this.state = { error: undefined };
+  }
+  static getDerivedStateFromError(error) {
+    return { error };
+  }
+  componentDidUpdate(previous) {
+    if (previous.resetKey !== this.props.resetKey && this.state.error) this.setState({ error: undefined });
+  }
+  render() {
+    if (this.state.error) return html`<div class="error" role="alert">This view failed to render: ${errorText(this.state.error)}</div>`;
+    return this.props.children;
+  }
 }
