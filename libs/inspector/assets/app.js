@@ -1,5 +1,5 @@
 import { render } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { A2APane } from "./a2a.js";
 import { ApiError, loadCredentials, saveCredentials } from "./api.js";
 import { CronsPane } from "./crons.js";
@@ -82,6 +82,14 @@ function App() {
     reload();
   }, [generation]);
 
+  // After a move to another pane, focus goes to its content (screen readers read the new pane; Tab goes on from there).
+  const firstPane = useRef(route.pane);
+  useEffect(() => {
+    if (firstPane.current === route.pane) return;
+    firstPane.current = undefined;
+    document.querySelector("main")?.focus({ preventScroll: true });
+  }, [route.pane]);
+
   // The assistant picked in Graphs is the one the A2A, MCP and Runs panes start with.
   useEffect(() => {
     if (route.pane === "graphs" && route.rest[0]) setPicked(route.rest[0]);
@@ -146,7 +154,7 @@ function App() {
   }
   const title = PANES.find((p) => p.id === route.pane).name;
   return html`${header}
-    <main aria-label=${title}><${ErrorBoundary} resetKey=${location.hash}>${pane}</${ErrorBoundary}></main>`;
+    <main aria-label=${title} tabindex="-1"><${ErrorBoundary} resetKey=${location.hash}>${pane}</${ErrorBoundary}></main>`;
 }
 
 render(html`<${App} />`, document.getElementById("app"));
