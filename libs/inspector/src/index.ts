@@ -82,12 +82,9 @@ function loadFiles(): Files {
   const importMap = JSON.stringify({ imports }, null, 2);
   const page = readFileSync(join(assetsDir, "index.html"), "utf8").replace("<!--IMPORTMAP-->", importMap);
   // One tag for every file: they change together, only with a new server version (or a restart in dev).
-  let hash = 0;
-  for (const [name, bytes] of files) {
-    for (const b of new TextEncoder().encode(name)) hash = (hash * 31 + b) >>> 0;
-    for (let i = 0; i < bytes.length; i += 1) hash = (hash * 31 + bytes[i]!) >>> 0;
-  }
-  return { page, files, etag: `"inspector-${hash.toString(16)}"` };
+  const hash = createHash("sha256");
+  for (const [name, bytes] of files) hash.update(name).update(bytes);
+  return { page, files, etag: `"inspector-${hash.digest("hex").slice(0, 16)}"` };
 }
 
 export interface Inspector {
