@@ -70,6 +70,11 @@ export interface CliOptions {
    * `run_timeout`, else 3600 (the official server's default).
    */
   runTimeoutSeconds?: number;
+  /**
+   * --inspector / --no-inspector: serve the /inspector page or not. Unset: langgraph.json `http.inspector`,
+   * else on in dev and off in serve.
+   */
+  inspector?: boolean;
 }
 
 /** `new <dir>`, `dockerfile`, `compose`: what to write where. */
@@ -114,6 +119,8 @@ const OPTIONS = {
   "max-body-size": { type: "string" },
   "run-timeout": { type: "string" },
   "no-reload": { type: "boolean" },
+  inspector: { type: "boolean" },
+  "no-inspector": { type: "boolean" },
   snapshot: { type: "string" },
   "snapshot-save": { type: "boolean" },
   force: { type: "boolean" },
@@ -215,6 +222,11 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
           ? envInteger("BG_JOB_TIMEOUT_SECS", env.BG_JOB_TIMEOUT_SECS, 0, 0, MAX_RUN_TIMEOUT_SECONDS)
           : undefined,
   };
+  if (values.inspector && values["no-inspector"]) throw new UsageError("--inspector and --no-inspector contradict each other: give one");
+  if (values.inspector || values["no-inspector"]) {
+    if (command !== "dev" && command !== "serve") throw new UsageError("--inspector and --no-inspector are for dev and serve");
+    options.inspector = values.inspector === true;
+  }
   snapshotOptions(options, positionals, values);
   if (command !== "dev" && values["no-reload"]) throw new UsageError("--no-reload is for dev (serve and migrate never reload)");
   if (command !== "dev" && command !== "serve" && values["grpc-port"] !== undefined)

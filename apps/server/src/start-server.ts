@@ -20,6 +20,7 @@ import {
   unsupportedConfigKeys,
   type LoadedConfig,
 } from "@agent-server/engine";
+import { createInspector, INSPECTOR_PATH, inspectorEnabled, withInspector } from "@agent-server/inspector";
 import { a2aRoutes, startA2AGrpcServer, type A2AGrpcServerOptions, type RunningA2AGrpcServer } from "@agent-server/interop";
 import { a2aRouteOptions } from "./a2a-card.js";
 import { announceMcp, mcpMount } from "./mcp-config.js";
@@ -183,12 +184,15 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
         options.grpcPort !== undefined ? "--grpc-port" : "a2a.grpc_port in langgraph.json",
       );
     }
-    server = await listenOrExplain(loopback, options.host, options.port);
+    // /inspector (on in dev, opt-in in serve): public files, outside the API's auth like /docs.
+    const inspector = inspectorEnabled(options.inspector, config.http?.inspector, dev) ? createInspector() : undefined;
+    server = await listenOrExplain(withInspector(inspector, loopback), options.host, options.port);
     logger.info(
       { url: server.url, storage: storage.kind, graphs, mode: options.command, workers: options.workers, run_timeout_s: runTimeoutSeconds },
       `agent-server ${VERSION} (${options.command}) listening on ${server.url}`,
     );
     logger.info({ docs: `${server.url}/docs` }, `API reference: ${server.url}/docs`);
+    if (inspector) logger.info({ inspector: `${server.url}${INSPECTOR_PATH}` }, `Inspector: ${server.url}${INSPECTOR_PATH}`);
     await announceMcp(config, server.url, engine, storage, logger);
     if (grpc) logger.info({ grpc: grpc.url }, `A2A gRPC listening on ${grpc.url}`);
   } catch (error) {

@@ -51,6 +51,9 @@ Options:
   --max-body-size <bytes>  Largest request body; larger ones answer 413 (default: langgraph.json
                            http.max_body_size, else 26214400 = 25 MiB)
   --no-reload              dev: do not restart the server when a project file changes
+  --inspector, --no-inspector
+                           Serve the inspector page at /inspector, or not (default: langgraph.json
+                           http.inspector, else on in dev and off in serve)
   --snapshot <file>        dev/serve with --storage memory: start from this snapshot file
   --snapshot-save          with --snapshot: write the memory store back to the file on SIGINT/SIGTERM
   -o, --out <file>         snapshot export: the snapshot file; dockerfile, compose: the file to write

@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
 import { SUPPORTED_PEERS as PEERS } from "../../../apps/server/src/peers.js";
+import { inspectorAssetsDir, inspectorVendorFiles } from "../../../libs/inspector/src/index.js";
 
 /**
  * Builds the publishable `agent-server` package into dist/package/ and packs it: our libraries bundled to
@@ -54,6 +55,25 @@ const SWAGGER_UI_FILES = [
   "favicon-32x32.png",
   "favicon-16x16.png",
 ];
+
+/**
+ * The /inspector page's files beside the bundle (libs/inspector/src/index.ts looks there first): its own
+ * modules and styles, and the ES module builds of preact, htm and @dagrejs/dagre with their licenses, so
+ * the package needs none of them installed.
+ */
+function copyInspector(): void {
+  const dir = join(OUT, "dist/inspector");
+  mkdirSync(join(dir, "vendor"), { recursive: true });
+  for (const name of readdirSync(inspectorAssetsDir())) copyFileSync(join(inspectorAssetsDir(), name), join(dir, name));
+  const licensed = new Set<string>();
+  for (const { file, source, pkg, packageDir } of inspectorVendorFiles()) {
+    copyFileSync(source, join(dir, "vendor", file));
+    if (licensed.has(pkg)) continue;
+    licensed.add(pkg);
+    const license = readdirSync(packageDir).find((f) => /^licen[cs]e/i.test(f));
+    if (license) copyFileSync(join(packageDir, license), join(dir, "vendor", `${pkg.replace("/", "__")}.LICENSE.txt`));
+  }
+}
 
 /** Bundles `@agent-server/*` and relative imports; records every other package as external. */
 function externals(found: Set<string>): Plugin {
@@ -117,6 +137,7 @@ export async function buildPackage(): Promise<string> {
   // Its name, version and license only: the package's dependencies (the telemetry one) stay behind.
   const { name, version, license } = JSON.parse(readFileSync(join(swaggerUi, "package.json"), "utf8")) as Record<string, string>;
   writeFileSync(join(OUT, "dist/swagger-ui/package.json"), `${JSON.stringify({ name, version, license }, null, 2)}\n`);
+  copyInspector();
 
   const server = JSON.parse(readFileSync(join(REPO_ROOT, "apps/server/package.json"), "utf8")) as { version: string };
   const root = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {

@@ -124,6 +124,16 @@ describe("the agent-server package installed into a user's project", () => {
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["echo", "approval"]));
     await mcp.close();
 
+    // /inspector (on in dev): the page and every module its import map names, from the package itself.
+    const page = await (await fetch(`${base}/inspector`)).text();
+    const imports = Object.values(
+      (JSON.parse(page.match(/<script type="importmap">([\s\S]*?)<\/script>/)![1]!) as { imports: Record<string, string> }).imports,
+    );
+    expect(imports).toHaveLength(4);
+    for (const path of [...imports.map((p) => p.replace(/^\.\//, "")), "inspector/assets/app.js", "inspector/assets/inspector.css"]) {
+      expect((await fetch(`${base}/${path}`)).status, path).toBe(200);
+    }
+
     await stopsCleanly(dev, base);
   });
 

@@ -31,6 +31,8 @@ export const LangGraphConfigSchema = z.looseObject({
       disable_metrics: z.boolean().optional(),
       /** `/metrics` behind the project's auth (`auth.path`) like any route; default: exempt, as `/ok` is. */
       metrics_auth: z.boolean().optional(),
+      /** Serves the `/inspector` page (default: on in `dev`, off in `serve`); `--inspector`/`--no-inspector` win. */
+      inspector: z.boolean().optional(),
     })
     .optional(),
   /** Generative UI: `{ "<agent name>": "./path/ui.tsx" }`, bundled for the browser and served under /ui. */

@@ -23,7 +23,7 @@ const HONOURED: Record<string, true | Set<string>> = {
   graphs: true,
   env: true,
   auth: new Set(["path"]),
-  http: new Set(["app", "cors", "max_body_size", "disable_mcp", "disable_metrics", "metrics_auth"]),
+  http: new Set(["app", "cors", "max_body_size", "disable_mcp", "disable_metrics", "metrics_auth", "inspector"]),
   ui: true,
   ui_config: new Set(["shared"]),
   a2a: new Set(["default_assistant", "grpc_port", "card", "agents", "security", "extended_card"]),
