@@ -187,11 +187,12 @@ function ThreadView({ threadId, assistants }) {
           ${history.map(
             (h, i) =>
               html`<li>
-                <strong>${label(h, i)}</strong>
+                <strong>${label(h, i)}</strong>${" "}
                 <span class="note"
-                  >next: ${(h.next ?? []).join(", ") || "none"}; parent
-                  ${h.parent_checkpoint ? tail(h.parent_checkpoint.checkpoint_id) : "none"}; ${h.created_at}</span
-                >
+                  >${`next: ${(h.next ?? []).join(", ") || "none"}; parent ${
+                    h.parent_checkpoint ? tail(h.parent_checkpoint.checkpoint_id) : "none"
+                  }; ${h.created_at}`}</span
+                >${" "}
                 <button
                   type="button"
                   class="secondary"

@@ -10,13 +10,13 @@ describe("/inspector on and off", () => {
 
   // Each starts its own server: concurrently, they take as long as one.
   it.concurrent.each([
-    ["serve", "examples/langgraph.json", EXAMPLE_CONFIG, [], 404],
-    ["serve", "examples/langgraph.json", EXAMPLE_CONFIG, ["--inspector"], 200],
-    ["serve", "http.inspector: true", SERVE_INSPECTOR_CONFIG, [], 200],
-    ["serve", "http.inspector: true", SERVE_INSPECTOR_CONFIG, ["--no-inspector"], 404],
-    ["dev", "examples/langgraph.json", EXAMPLE_CONFIG, [], 200],
-    ["dev", "examples/langgraph.json", EXAMPLE_CONFIG, ["--no-inspector"], 404],
-  ] as const)("%s (%s) %j -> %i", async (command, _label, config, flags, status) => {
+    ["serve", "examples/langgraph.json", [], 404, EXAMPLE_CONFIG],
+    ["serve", "examples/langgraph.json", ["--inspector"], 200, EXAMPLE_CONFIG],
+    ["serve", "http.inspector: true", [], 200, SERVE_INSPECTOR_CONFIG],
+    ["serve", "http.inspector: true", ["--no-inspector"], 404, SERVE_INSPECTOR_CONFIG],
+    ["dev", "examples/langgraph.json", [], 200, EXAMPLE_CONFIG],
+    ["dev", "examples/langgraph.json", ["--no-inspector"], 404, EXAMPLE_CONFIG],
+  ] as const)("%s with %s, flags %j: /inspector answers %i", async (command, _label, flags, status, config) => {
     const server = await startServer(command, config, ...flags);
     started.push(server);
     const page = await fetch(`${server.url}/inspector`);
