@@ -42,12 +42,17 @@ export async function queryCount(db: Queryable, text: string, values: unknown[] 
  * Where the driver's statements are executed: with tracing on, each one inside a trace (a request, a run)
  * is a client span of its own.
  */
-async function execute(db: Queryable, config: pg.QueryConfig): Promise<pg.QueryResult> {
+function execute(db: Queryable, config: pg.QueryConfig): Promise<pg.QueryResult> {
   if (!tracingEnabled()) return db.query(config);
-  const span = dbSpan("postgresql", config.text);
-  if (!span) return db.query(config);
+  return withStatementSpan(config.text, () => db.query(config));
+}
+
+/** `run` (one statement, `text`) inside its client span, when a trace is active; as it is otherwise. */
+async function withStatementSpan(text: string, run: () => Promise<pg.QueryResult>): Promise<pg.QueryResult> {
+  const span = dbSpan("postgresql", text);
+  if (!span) return run();
   try {
-    const result = await db.query(config);
+    const result = await run();
     endDbSpan(span);
     return result;
   } catch (error) {
@@ -194,26 +199,12 @@ export function limitOffset(params: Params, limit: number | undefined, offset: n
  * uses is wrapped; the pool and its clients are not changed, so the driver's statements are traced once.
  */
 export function tracedSaverPool(pool: pg.Pool): pg.Pool {
-  const traced = (text: string, run: () => Promise<pg.QueryResult>) => {
-    const span = dbSpan("postgresql", text);
-    if (!span) return run();
-    return run().then(
-      (result) => {
-        endDbSpan(span);
-        return result;
-      },
-      (error: unknown) => {
-        endDbSpan(span, error);
-        throw error;
-      },
-    );
-  };
   const facade = {
-    query: (text: string, values?: unknown[]) => traced(text, () => pool.query(text, values)),
+    query: (text: string, values?: unknown[]) => withStatementSpan(text, () => pool.query(text, values)),
     connect: async () => {
       const client = await pool.connect();
       return {
-        query: (text: string, values?: unknown[]) => traced(text, () => client.query(text, values)),
+        query: (text: string, values?: unknown[]) => withStatementSpan(text, () => client.query(text, values)),
         release: (error?: Error | boolean) => client.release(error),
       };
     },

@@ -48,16 +48,10 @@ export function describeStatement(system: DbSystem, sql: string): StatementDescr
  * skips making one. Callers check `tracingEnabled()` first.
  */
 export function dbSpan(system: DbSystem, sql: string): Span | undefined {
-  const parent = tracedParent();
-  return parent && startStatementSpan(describeStatement(system, sql), parent);
-}
-
-/**
- * For a statement about to execute synchronously (SQLite): the context its span would be a child of, or
- * undefined when it makes none (see `dbSpan`). Its span is made after it ran, by `statementSpanAfter`.
- */
-export function statementParent(): Context | undefined {
-  return tracedParent();
+  const parent = statementParent();
+  if (!parent) return undefined;
+  const { name, attributes } = describeStatement(system, sql);
+  return tracer().startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
 }
 
 /**
@@ -85,12 +79,12 @@ export function statementSpanAfter(
   span.end(end);
 }
 
-function startStatementSpan(statement: StatementDescription, parent: Context): Span {
-  return tracer().startSpan(statement.name, { kind: SpanKind.CLIENT, attributes: statement.attributes }, parent);
-}
-
-/** The active context when its span records (or is the caller's, from a `traceparent`), else undefined. */
-function tracedParent(): Context | undefined {
+/**
+ * The context a statement's span would be a child of: the active one when its span records (or is the
+ * caller's, from a `traceparent`), else undefined (see `dbSpan`). A synchronous statement (SQLite) asks
+ * before it runs and makes its span after, with `statementSpanAfter`.
+ */
+export function statementParent(): Context | undefined {
   const parent = context.active();
   const span = trace.getSpan(parent);
   if (span === undefined || (!span.isRecording() && !span.spanContext().isRemote)) return undefined;
