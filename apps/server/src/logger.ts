@@ -80,5 +80,10 @@ export function runLogger(logger: Logger): RunLogger {
     runFailed(runId, error) {
       logger.error({ run_id: runId, err: error }, "run could not be settled (it is requeued when its lease runs out)");
     },
+    ttlSwept(kind, counts) {
+      // One line per sweep round that removed something (langgraph.json checkpointer.ttl / store.ttl).
+      const said = Object.entries(counts).map(([what, n]) => `${n} ${what.replace("_", " ")}${n === 1 ? "" : "s"}`);
+      logger.info({ ttl_sweep: kind, ...counts }, `TTL sweep (${kind}): ${said.join(", ")}`);
+    },
   };
 }

@@ -31,6 +31,8 @@ const HONOURED: Record<string, true | Set<string>> = {
   run_timeout: true,
   storage: new Set(["path"]),
   webhooks: new Set(["url"]),
+  checkpointer: new Set(["ttl"]),
+  store: new Set(["ttl"]),
 };
 
 /**
