@@ -82,7 +82,12 @@ export function runLogger(logger: Logger): RunLogger {
     },
     ttlSwept(kind, counts) {
       // One line per sweep round that removed something (langgraph.json checkpointer.ttl / store.ttl).
-      const said = Object.entries(counts).map(([what, n]) => `${n} ${what.replace("_", " ")}${n === 1 ? "" : "s"}`);
+      const words: Record<string, [string, string]> = {
+        thread_deleted: ["thread deleted", "threads deleted"],
+        thread_trimmed: ["thread trimmed to its latest checkpoint", "threads trimmed to their latest checkpoint"],
+        store_item: ["store item deleted", "store items deleted"],
+      };
+      const said = Object.entries(counts).map(([what, n]) => `${n} ${words[what]?.[n === 1 ? 0 : 1] ?? what}`);
       logger.info({ ttl_sweep: kind, ...counts }, `TTL sweep (${kind}): ${said.join(", ")}`);
     },
   };

@@ -37,7 +37,7 @@ const HONOURED: Record<string, true | Set<string>> = {
 
 /**
  * Runtime settings of langgraph.json this server does not implement (e.g. `store.index`,
- * `checkpointer.ttl`, `http.disable_assistants`, `auth.openapi`), as dotted paths, so the server can say
+ * `checkpointer.serde`, `http.disable_assistants`, `auth.openapi`), as dotted paths, so the server can say
  * at start that they have no effect instead of silently ignoring what a project asked for.
  */
 export function unsupportedConfigKeys(config: LangGraphConfig): string[] {
