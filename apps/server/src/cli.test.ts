@@ -136,7 +136,7 @@ describe("agent-server command line", () => {
       const run = runCli(memoryDevArgs(join(dir, "langgraph.json")));
       await run.waitFor(/listening on/);
       const warning = jsonLines(run.stdout()).find((line) => Array.isArray(line.ignored));
-      expect(warning).toMatchObject({ level: 40, ignored: ["http.disable_meta", "store"] });
+      expect(warning).toMatchObject({ level: 40, ignored: ["http.disable_meta", "store.index"] });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -80,5 +80,15 @@ export function runLogger(logger: Logger): RunLogger {
     runFailed(runId, error) {
       logger.error({ run_id: runId, err: error }, "run could not be settled (it is requeued when its lease runs out)");
     },
+    ttlSwept(kind, counts) {
+      // One line per sweep round that removed something (langgraph.json checkpointer.ttl / store.ttl).
+      const words: Record<string, [string, string]> = {
+        thread_deleted: ["thread deleted", "threads deleted"],
+        thread_trimmed: ["thread trimmed to its latest checkpoint", "threads trimmed to their latest checkpoint"],
+        store_item: ["store item deleted", "store items deleted"],
+      };
+      const said = Object.entries(counts).map(([what, n]) => `${n} ${words[what]?.[n === 1 ? 0 : 1] ?? what}`);
+      logger.info({ ttl_sweep: kind, ...counts }, `TTL sweep (${kind}): ${said.join(", ")}`);
+    },
   };
 }

@@ -16,6 +16,7 @@ import {
   Engine,
   loadLangGraphConfig,
   outboundUrlPolicy,
+  ttlOptions,
   systemAssistantDefaultsFromEnv,
   unsupportedConfigKeys,
   type LoadedConfig,
@@ -118,6 +119,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       loopback,
       // Webhooks and A2A push notifications: `dev` may post to localhost and private networks, `serve` may not.
       urlPolicy: outboundUrlPolicy(config.webhooks, dev ? "dev" : "serve"),
+      ttl: ttlOptions(config), // langgraph.json checkpointer.ttl and store.ttl
       schemas: {
         onExtracted: (graphIds, durationMs) =>
           logger.info(

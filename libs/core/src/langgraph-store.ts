@@ -16,7 +16,14 @@ import type { StoreRepo } from "./repos/store.js";
  * which this server does not configure; a query is ignored and the filter still applies.
  */
 export class RepoBackedStore extends BaseStore {
-  constructor(private readonly repo: StoreRepo) {
+  /**
+   * `ttl`: langgraph.json `store.ttl` for graphs' own puts and reads (LangGraph's JS store operations carry
+   * no TTL): `defaultTtl` minutes for every put, and reads refresh an item's TTL when `refreshOnRead`.
+   */
+  constructor(
+    private readonly repo: StoreRepo,
+    private readonly ttl: { defaultTtl?: number; refreshOnRead?: boolean } = {},
+  ) {
     super();
   }
 
@@ -33,17 +40,18 @@ export class RepoBackedStore extends BaseStore {
         filter: search.filter,
         limit: search.limit,
         offset: search.offset,
+        ...(this.ttl.refreshOnRead ? { refreshTtl: true } : {}),
       });
       return items.map(toLangGraphItem);
     }
     if ("value" in op) {
       const put = op as PutOperation;
       if (put.value === null) await this.repo.delete(put.namespace, put.key);
-      else await this.repo.put(put.namespace, put.key, put.value);
+      else await this.repo.put(put.namespace, put.key, put.value, this.ttl.defaultTtl ? { ttl: this.ttl.defaultTtl } : undefined);
       return undefined;
     }
     if ("key" in op) {
-      const item = await this.repo.get(op.namespace, op.key);
+      const item = await this.repo.get(op.namespace, op.key, this.ttl.refreshOnRead ? { refreshTtl: true } : undefined);
       return item ? toLangGraphItem(item) : null;
     }
     const list = op as ListNamespacesOperation;

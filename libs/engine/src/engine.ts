@@ -1,5 +1,17 @@
 import { v4 as uuidv4 } from "uuid";
-import { LocalSignalBus, NotFoundError, nowIso, type OutboundUrlPolicy, type Run, type Storage } from "@agent-server/core";
+import {
+  LocalSignalBus,
+  NotFoundError,
+  nowIso,
+  RepoBackedStore,
+  type OutboundUrlPolicy,
+  type Run,
+  type Storage,
+  type ThreadTtl,
+  type ThreadTtlStrategy,
+} from "@agent-server/core";
+import { threadTtlFor, ttlOptions, type TtlOptions } from "./config/ttl.js";
+import { TtlSweeper, type TtlSweepKind } from "./ttl/ttl-sweeper.js";
 import { CronScheduler } from "./crons/scheduler.js";
 import { GraphRegistry } from "./graphs/registry.js";
 import { admittedGraphId, type EngineObserver } from "./observe/index.js";
@@ -62,6 +74,11 @@ export interface EngineOptions {
   observer?: EngineObserver;
   /** Extraction of graph schemas from TypeScript source (timeout, worker heap, failure report). */
   schemas?: Partial<StaticSchemaOptions>;
+  /**
+   * TTLs and their sweeps (langgraph.json `checkpointer.ttl` and `store.ttl`, through `ttlOptions`);
+   * default: threads and items expire only when given a TTL, swept every 5 / 60 minutes.
+   */
+  ttl?: TtlOptions;
 }
 
 export type CancelAction = "interrupt" | "rollback";
@@ -93,6 +110,9 @@ export class Engine {
   private admitting = false;
   private stopping = false;
   private housekeeping: NodeJS.Timeout | undefined;
+  private readonly ttl: TtlOptions;
+  /** The TTL sweeps of threads and store items (`ttl/ttl-sweeper.ts`). */
+  readonly sweeper: TtlSweeper;
 
   constructor(private readonly options: EngineOptions) {
     this.storage = options.storage;
@@ -100,7 +120,13 @@ export class Engine {
     this.owner = newLeaseOwner({ announced: this.storage.presence !== undefined });
     this.signals = new EngineSignals(this.storage.signals ?? new LocalSignalBus(), (error) => this.backgroundFailed("signals", error));
     this.pollMs = options.pollMs ?? (this.signals.crossProcess ? 5000 : 1000);
-    this.registry = new GraphRegistry(this.storage, options.schemas);
+    this.ttl = options.ttl ?? ttlOptions({});
+    // Graphs' own store operations carry no TTL: `store.ttl` gives their puts the default and their
+    // reads the refresh, over the driver's items (a driver without TTL sweeps keeps its own store).
+    const langgraphStore = this.storage.store.sweepExpired
+      ? new RepoBackedStore(this.storage.store, { defaultTtl: this.ttl.store.defaultMinutes, refreshOnRead: this.ttl.store.refreshOnRead })
+      : this.storage.langgraphStore;
+    this.registry = new GraphRegistry({ checkpointer: this.storage.checkpointer, langgraphStore }, options.schemas);
     this.hub = new StreamHub(this.storage.events, options.eventTtlMs ?? 60 * 60_000, this.signals, {
       intervalMs: this.pollMs,
       isLive: async (runId) => {
@@ -121,7 +147,13 @@ export class Engine {
       },
     );
     this.settlement = new Settlement(this.storage, this.hub, this.outbox, this.waiters, options.logger, options.observer);
-    this.admission = new Admission(this.storage, this.registry, (ids, action) => this.cancel(ids, { action }), options.runTimeoutMs);
+    this.admission = new Admission(
+      this.storage,
+      this.registry,
+      (ids, action) => this.cancel(ids, { action }),
+      options.runTimeoutMs,
+      () => this.threadTtl(),
+    );
     const executor = new RunExecutor(
       this.storage,
       this.registry,
@@ -162,6 +194,29 @@ export class Engine {
       options.cronPollMs ?? 5000,
       (_cron, error) => this.backgroundFailed("crons", error),
     );
+    this.sweeper = new TtlSweeper(this.storage, this.ttl, {
+      withThreadLock: (threadId, fn) => this.threadLock.run(threadId, fn),
+      deleteThreadEvents: (threadId) => this.threadEvents.delete(threadId),
+      swept: (kind, counts) => {
+        options.logger?.ttlSwept?.(kind, counts);
+        for (const [name, count] of Object.entries(counts)) options.observer?.ttlSwept?.(name as TtlSweepKind, count);
+      },
+      failed: (task, error) => this.backgroundFailed(task, error),
+    });
+  }
+
+  /**
+   * The TTL a new thread gets: the request's (`ttl` in minutes, `strategy` else the configured one), else
+   * langgraph.json `checkpointer.ttl.default_ttl`, else none. For every place that creates a thread.
+   */
+  threadTtl(requested?: { strategy?: ThreadTtlStrategy | null; ttl: number } | null): ThreadTtl | undefined {
+    return threadTtlFor(this.ttl.threads, requested);
+  }
+
+  /** langgraph.json `store.ttl` as the store API applies it: the TTL of a put without one, and whether reads refresh by default. */
+  get storeTtl(): { defaultMinutes?: number; refreshOnRead: boolean } {
+    const { defaultMinutes, refreshOnRead } = this.ttl.store;
+    return { ...(defaultMinutes ? { defaultMinutes } : {}), refreshOnRead };
   }
 
   /**
@@ -184,6 +239,7 @@ export class Engine {
     this.pool.start();
     this.outbox.start();
     this.crons.start();
+    this.sweeper.start();
     this.housekeeping = setInterval(
       () => void this.storage.events.deleteExpired(nowIso()).catch((error: unknown) => this.backgroundFailed("event-expiry", error)),
       60_000,
@@ -212,6 +268,7 @@ export class Engine {
   async stop(graceMs = 10_000, drainMs = 0): Promise<void> {
     this.stopping = true;
     clearInterval(this.housekeeping);
+    await this.sweeper.stop();
     this.registry.stopSchemaExtraction();
     await this.crons.stop();
     await this.pool.stop(graceMs, drainMs);

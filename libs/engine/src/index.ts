@@ -38,5 +38,7 @@ export * from "./threads/index.js";
 export { isRelativeWebhook } from "@agent-server/core";
 export type { LoopbackFetch, OutboxDelivery } from "./webhooks/outbox.js";
 export { outboundUrlPolicy, WebhooksConfigSchema, type ServerMode, type WebhooksConfig } from "./config/webhooks.js";
+export { ttlOptions, type TtlOptions } from "./config/ttl.js";
+export { TtlSweeper, type TtlSweepKind } from "./ttl/ttl-sweeper.js";
 export * from "./protocol/index.js";
 export { RunTimedOut } from "./runs/run-timeout.js";

@@ -22,6 +22,7 @@ import { describeStore } from "./store.js";
 import { describeTasks } from "./tasks.js";
 import { describeThreadLock, describeThreadLockAbsent } from "./thread-lock.js";
 import { describeThreads } from "./threads.js";
+import { describeTtl, describeTtlAbsent } from "./ttl.js";
 import { describeWireJson } from "./wire-json.js";
 
 export type { ConformanceFactory } from "./harness.js";
@@ -30,7 +31,7 @@ export type { ConformanceOptions } from "./optional.js";
 /**
  * The storage contract suite. Call it at the top level of a driver's test file:
  *
- *   describeStorageConformance("sqlite", { create, sibling, reopen }, { results: true, pushConfigs: true, threadLock: true, signals: "process" });
+ *   describeStorageConformance("sqlite", { create, sibling, reopen }, { results: true, pushConfigs: true, threadLock: true, signals: "process", ttl: true });
  *
  * Every test opens fresh drivers through the factory and the suite closes all of them afterwards.
  * Tests that need `sibling` or `reopen` are registered only when the factory provides them; races that
@@ -59,6 +60,8 @@ export function describeStorageConformance(name: string, factory: ConformanceFac
     if (options.threadLock) describeThreadLock(h);
     else describeThreadLockAbsent(h);
     describeStore(h);
+    if (options.ttl) describeTtl(h);
+    else describeTtlAbsent(h);
     describeCrons(h);
     describeDeliveries(h);
     describeEvents(h);

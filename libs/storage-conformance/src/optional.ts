@@ -27,6 +27,12 @@ export interface ConformanceOptions {
    * `false` — none (the engine signals within its process).
    */
   signals: "process" | "database" | false;
+  /**
+   * TTL sweeps: `StoreRepo.sweepExpired`, `ThreadRepo.listExpired` and `sweep` (all three or none), and
+   * the expiry of store items and threads they imply. Without them langgraph.json `checkpointer.ttl` and
+   * `store.ttl` have no effect and the API refuses a `ttl`.
+   */
+  ttl: boolean;
 }
 
 /** For a driver declared without results: neither method may be there, not even one of them. */

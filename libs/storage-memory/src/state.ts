@@ -23,6 +23,7 @@ import {
   type SortOrder,
   type StoredEvent,
   type Thread,
+  type ThreadTtl,
 } from "@agent-server/core";
 import { RunAwareMemorySaver } from "./checkpointer.js";
 
@@ -178,6 +179,8 @@ export interface AssistantRecord {
 export interface ThreadRecord {
   thread: Thread;
   seq: number;
+  /** The thread's TTL; it expires `minutes` after `thread.updated_at` (core's `threadExpiresAt`). */
+  ttl?: ThreadTtl;
 }
 
 export interface RunRecord {
@@ -196,6 +199,9 @@ export interface ItemRecord {
   item: Item;
   /** Bumped on every put: "newest update first" tie-break. */
   seq: number;
+  /** The put's TTL in minutes, and when the item expires (null: never). */
+  ttlMinutes: number | null;
+  expiresAt: string | null;
 }
 
 export interface CronRecord {

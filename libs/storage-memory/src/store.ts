@@ -1,11 +1,15 @@
 import {
+  isExpired,
   matchesAuthFilter,
   matchesStoreFilter,
   nowIso,
   storeAuthSubject,
+  ttlExpiresAt,
   type Item,
   type ListNamespacesOptions,
   type NamespacePattern,
+  type StoreGetOptions,
+  type StorePutOptions,
   type StoreRepo,
   type StoreSearchOptions,
 } from "@agent-server/core";
@@ -14,22 +18,50 @@ import { compareValues, namespaceKey, page, wireObject, wireOut, type ItemRecord
 export class MemoryStoreRepo implements StoreRepo {
   constructor(private readonly state: MemoryState) {}
 
-  async put(namespace: string[], key: string, value: Record<string, unknown>): Promise<void> {
+  async put(namespace: string[], key: string, value: Record<string, unknown>, options?: StorePutOptions): Promise<void> {
     const stored = wireObject(value, {});
     const nsKey = namespaceKey(namespace);
     let items = this.state.items.get(nsKey);
     if (!items) this.state.items.set(nsKey, (items = new Map()));
     const now = nowIso();
-    const existing = items.get(key);
+    // An expired item is gone for every read: a put over it creates the item anew.
+    const existing = this.live(items.get(key), now);
+    const ttlMinutes = options?.ttl ?? null;
     items.set(key, {
       item: { namespace: [...namespace], key, value: stored, created_at: existing?.item.created_at ?? now, updated_at: now },
       seq: this.state.nextSeq(),
+      ttlMinutes,
+      expiresAt: ttlMinutes === null ? null : ttlExpiresAt(now, ttlMinutes),
     });
   }
 
-  async get(namespace: string[], key: string): Promise<Item | null> {
-    const record = this.state.items.get(namespaceKey(namespace))?.get(key);
-    return record ? wireOut(record.item) : null;
+  async get(namespace: string[], key: string, options?: StoreGetOptions): Promise<Item | null> {
+    const now = nowIso();
+    const record = this.live(this.state.items.get(namespaceKey(namespace))?.get(key), now);
+    if (!record) return null;
+    if (options?.refreshTtl) refresh(record, now);
+    return wireOut(record.item);
+  }
+
+  /** Deletes at most `limit` expired items, soonest expiry first. O(items). */
+  async sweepExpired(now: string, limit: number): Promise<number> {
+    const expired: Array<[string, string, string]> = [];
+    for (const [nsKey, items] of this.state.items) {
+      for (const [key, record] of items) if (isExpired(record.expiresAt, now)) expired.push([record.expiresAt!, nsKey, key]);
+    }
+    expired.sort((a, b) => compareValues(a[0], b[0]));
+    let deleted = 0;
+    for (const [, nsKey, key] of expired.slice(0, Math.max(0, limit))) {
+      const items = this.state.items.get(nsKey);
+      if (!items?.delete(key)) continue;
+      if (items.size === 0) this.state.items.delete(nsKey);
+      deleted++;
+    }
+    return deleted;
+  }
+
+  private live(record: ItemRecord | undefined, now: string): ItemRecord | undefined {
+    return record && !isExpired(record.expiresAt, now) ? record : undefined;
   }
 
   async delete(namespace: string[], key: string): Promise<boolean> {
@@ -42,11 +74,13 @@ export class MemoryStoreRepo implements StoreRepo {
 
   /** O(namespaces) prefix scan plus O(items under the prefix), then a sort of the matches. */
   async search(namespacePrefix: string[], options?: StoreSearchOptions): Promise<Item[]> {
+    const now = nowIso();
     const matches: ItemRecord[] = [];
     for (const items of this.state.items.values()) {
       const first = items.values().next().value;
       if (!first || !startsWith(first.item.namespace, namespacePrefix)) continue;
       for (const record of items.values()) {
+        if (isExpired(record.expiresAt, now)) continue;
         const { namespace, key, value } = record.item;
         if (!matchesStoreFilter(value, options?.filter)) continue;
         if (options?.authFilter && !matchesAuthFilter(storeAuthSubject(namespace, key, value), options.authFilter)) continue;
@@ -54,15 +88,18 @@ export class MemoryStoreRepo implements StoreRepo {
       }
     }
     matches.sort((a, b) => -compareValues(a.item.updated_at, b.item.updated_at) || b.seq - a.seq);
-    return page(matches, options?.offset, options?.limit, 10).map((r) => wireOut(r.item));
+    const found = page(matches, options?.offset, options?.limit, 10);
+    if (options?.refreshTtl) for (const record of found) refresh(record, now);
+    return found.map((r) => wireOut(r.item));
   }
 
   /** O(namespaces). */
   async listNamespaces(options?: ListNamespacesOptions): Promise<string[][]> {
     const seen = new Map<string, string[]>();
+    const now = nowIso();
     for (const items of this.state.items.values()) {
       const first = items.values().next().value;
-      if (!first) continue;
+      if (!first || ![...items.values()].some((r) => !isExpired(r.expiresAt, now))) continue;
       const namespace = first.item.namespace;
       if (options?.prefix && !matchesPattern(namespace.slice(0, options.prefix.length), options.prefix)) continue;
       if (options?.suffix && !matchesPattern(namespace.slice(-options.suffix.length), options.suffix)) continue;
@@ -73,6 +110,11 @@ export class MemoryStoreRepo implements StoreRepo {
     const sorted = [...seen.values()].sort(compareNamespaces);
     return page(sorted, options?.offset, options?.limit, 100).map((ns) => [...ns]);
   }
+}
+
+/** A read that refreshes: the item expires its TTL from now. */
+function refresh(record: ItemRecord, now: string): void {
+  if (record.ttlMinutes !== null) record.expiresAt = ttlExpiresAt(now, record.ttlMinutes);
 }
 
 function startsWith(namespace: string[], prefix: string[]): boolean {

@@ -1,15 +1,19 @@
 import {
   ConflictError,
+  isExpired,
   jsonContains,
   matchesAuthFilter,
   nowIso,
   planThreadCopy,
+  threadExpiresAt,
+  type ExpiredThread,
   type NewThread,
   type PruneStrategy,
   type Thread,
   type ThreadPatch,
   type ThreadRepo,
   type ThreadSearch,
+  type ThreadTtlStrategy,
 } from "@agent-server/core";
 import { page, sortRecords, wireIn, wireObject, wireOut, type MemoryState, type ThreadRecord } from "./state.js";
 
@@ -34,7 +38,7 @@ export class MemoryThreadRepo implements ThreadRepo {
       if (options?.ifExists === "do_nothing") return wireOut(existing.thread);
       throw new ConflictError(`thread ${input.thread_id} already exists`);
     }
-    this.state.threads.set(thread.thread_id, { thread, seq: this.state.nextSeq() });
+    this.state.threads.set(thread.thread_id, { thread, seq: this.state.nextSeq(), ...(input.ttl ? { ttl: { ...input.ttl } } : {}) });
     return wireOut(thread);
   }
 
@@ -55,6 +59,7 @@ export class MemoryThreadRepo implements ThreadRepo {
     if (patch.interrupts !== undefined) next.interrupts = wireObject(patch.interrupts, {});
     if ("error" in patch) next.error = wireIn(patch.error);
     next.updated_at = nowIso();
+    if (patch.ttl !== undefined) record.ttl = patch.ttl === null ? undefined : { ...patch.ttl };
     record.thread = next;
     return wireOut(next);
   }
@@ -92,7 +97,8 @@ export class MemoryThreadRepo implements ThreadRepo {
       newThreadId,
       runs.map((r) => ({ run_id: r.run.run_id, internal: r.internal, result: r.result })),
     );
-    this.state.threads.set(newThreadId, { thread, seq: this.state.nextSeq() });
+    // The copy keeps the source's TTL; its clock starts at the copy.
+    this.state.threads.set(newThreadId, { thread, seq: this.state.nextSeq(), ...(source.ttl ? { ttl: { ...source.ttl } } : {}) });
     plan.forEach((copy, i) => {
       const { run, attempts, error } = runs[i];
       const { run_id, thread_id, internal, result, lease } = copy;
@@ -115,6 +121,31 @@ export class MemoryThreadRepo implements ThreadRepo {
       }
     }
     return pruned;
+  }
+
+  /** O(threads). */
+  async listExpired(now: string, limit: number): Promise<ExpiredThread[]> {
+    return [...this.state.threads.values()]
+      .map((record) => ({ record, expiresAt: threadExpiresAt(record.thread.updated_at, record.ttl) }))
+      .filter(({ record, expiresAt }) => isExpired(expiresAt, now) && !this.state.threadHasActiveRun(record.thread.thread_id))
+      .sort((a, b) => Date.parse(a.expiresAt!) - Date.parse(b.expiresAt!) || a.record.seq - b.record.seq)
+      .slice(0, Math.max(0, limit))
+      .map(({ record }) => ({ thread_id: record.thread.thread_id, strategy: record.ttl!.strategy }));
+  }
+
+  async sweep(threadId: string, now: string): Promise<ThreadTtlStrategy | null> {
+    // Checked and acted on without an await in between the check and the first write.
+    const record = this.state.threads.get(threadId);
+    if (!record?.ttl || !isExpired(threadExpiresAt(record.thread.updated_at, record.ttl), now)) return null;
+    if (this.state.threadHasActiveRun(threadId)) return null;
+    const { strategy } = record.ttl;
+    if (strategy === "delete") {
+      await this.delete(threadId);
+    } else {
+      record.thread = { ...record.thread, updated_at: now };
+      this.state.checkpointer.pruneKeepLatest(threadId);
+    }
+    return strategy;
   }
 
   private matching(query: Omit<ThreadSearch, "limit" | "offset" | "sort_by" | "sort_order">): ThreadRecord[] {

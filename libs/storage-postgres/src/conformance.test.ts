@@ -16,6 +16,6 @@ describeStorageConformance(
     sibling: (s: Storage) => storages.sibling(s as PostgresStorage),
     reopen: (s: Storage) => storages.reopen(s as PostgresStorage),
   },
-  // The optional parts this driver has: every one (A2A task results, push configs, the thread lock, signals).
-  { results: true, pushConfigs: true, threadLock: true, signals: "database" },
+  // The optional parts this driver has: every one (A2A task results, push configs, the thread lock, signals, TTL sweeps).
+  { results: true, pushConfigs: true, threadLock: true, signals: "database", ttl: true },
 );

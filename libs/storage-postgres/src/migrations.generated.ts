@@ -33,4 +33,10 @@ export const MIGRATIONS: readonly Migration[] = [
     checksum: "39e842db937a2462a29d9972ab5520e46daba08c11f4a16145dc418dddc8f64e",
     sql: "-- 0005_run_push_registered: set on a run when an A2A push notification config is registered with it\n-- (PushConfigRepo.put with `run`, in the same statement as the config's insert). Settlement's terminal\n-- UPDATE returns it: a row lock orders the two writes, and the UPDATE re-reads a row it waited for, so a\n-- registration that commits while the run settles is seen (a subquery on push_configs would read the\n-- statement's older snapshot). Existing rows: false (their configs are found by the subquery).\n\nALTER TABLE runs ADD COLUMN IF NOT EXISTS push_registered boolean NOT NULL DEFAULT false;\n",
   },
+  {
+    version: "0006",
+    name: "0006_ttl",
+    checksum: "e9e6145c9d07061c2eb208abb3a19e014c5143d2bacb73a44b880504cd9f3b53",
+    sql: "-- 0006_ttl: TTL sweeps (core's rules/ttl.ts). A store item keeps its put's TTL (minutes, for refreshes)\n-- and its expiry. A thread keeps its TTL; its expiry is generated from updated_at, so every write of the\n-- thread restarts its clock without a statement of its own, as core's threadExpiresAt computes it\n-- (timestamp arithmetic in UTC, which is immutable, unlike timestamptz + interval). Both expiries are\n-- indexed for the rows that have one, so a sweep reads an index range.\n\nALTER TABLE store_items ADD COLUMN IF NOT EXISTS ttl_minutes double precision;\nALTER TABLE store_items ADD COLUMN IF NOT EXISTS expires_at timestamptz;\nCREATE INDEX IF NOT EXISTS store_items_expires_idx ON store_items (expires_at) WHERE expires_at IS NOT NULL;\n\nALTER TABLE threads ADD COLUMN IF NOT EXISTS ttl_strategy text;\nALTER TABLE threads ADD COLUMN IF NOT EXISTS ttl_minutes double precision;\nALTER TABLE threads ADD COLUMN IF NOT EXISTS expires_at timestamptz\n  GENERATED ALWAYS AS (\n    ((updated_at AT TIME ZONE 'UTC') + ttl_minutes * interval '1 minute') AT TIME ZONE 'UTC'\n  ) STORED;\nCREATE INDEX IF NOT EXISTS threads_expires_idx ON threads (expires_at) WHERE expires_at IS NOT NULL;\n",
+  },
 ];

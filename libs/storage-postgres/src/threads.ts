@@ -2,6 +2,7 @@ import {
   ConflictError,
   nowIso,
   planThreadCopy,
+  type ExpiredThread,
   type NewThread,
   type PruneStrategy,
   type RunInternal,
@@ -10,6 +11,7 @@ import {
   type ThreadPatch,
   type ThreadRepo,
   type ThreadSearch,
+  type ThreadTtlStrategy,
 } from "@agent-server/core";
 import type pg from "pg";
 import { checkpointSql } from "./checkpointer.js";
@@ -45,11 +47,19 @@ export class PostgresThreadRepo implements ThreadRepo {
 
   async create(input: NewThread, options?: { ifExists?: "raise" | "do_nothing" }): Promise<Thread> {
     const now = input.created_at ?? nowIso();
-    const values = [input.thread_id, now, toDbJson(input.metadata ?? {}), toDbJson(input.config ?? {}), input.status ?? "idle"];
+    const values = [
+      input.thread_id,
+      now,
+      toDbJson(input.metadata ?? {}),
+      toDbJson(input.config ?? {}),
+      input.status ?? "idle",
+      input.ttl?.strategy ?? null,
+      input.ttl?.minutes ?? null,
+    ];
     const [row] = await query<Thread>(
       this.pool,
-      `INSERT INTO ${this.t.threads} (thread_id, created_at, updated_at, metadata, config, status, "values", interrupts, error)
-       VALUES ($1, $2, $2, $3::jsonb, $4::jsonb, $5, NULL, '{}', 'null')
+      `INSERT INTO ${this.t.threads} (thread_id, created_at, updated_at, metadata, config, status, "values", interrupts, error, ttl_strategy, ttl_minutes)
+       VALUES ($1, $2, $2, $3::jsonb, $4::jsonb, $5, NULL, '{}', 'null', $6, $7)
        ON CONFLICT (thread_id) DO NOTHING RETURNING ${COLUMNS}`,
       values,
     );
@@ -76,6 +86,12 @@ export class PostgresThreadRepo implements ThreadRepo {
     if (patch.values !== undefined) sets.push(`"values" = ${params.add(patch.values === null ? null : toDbJson(patch.values))}::jsonb`);
     if (patch.interrupts !== undefined) sets.push(`interrupts = ${params.add(toDbJson(patch.interrupts))}::jsonb`);
     if ("error" in patch) sets.push(`error = ${params.add(toDbJson(patch.error))}::jsonb`);
+    if (patch.ttl !== undefined) {
+      sets.push(
+        `ttl_strategy = ${params.add(patch.ttl?.strategy ?? null)}`,
+        `ttl_minutes = ${params.add(patch.ttl?.minutes ?? null)}::float8`,
+      );
+    }
     const [row] = await query<Thread>(
       this.pool,
       `UPDATE ${this.t.threads} SET ${sets.join(", ")} WHERE thread_id = $1 RETURNING ${COLUMNS}`,
@@ -122,8 +138,9 @@ export class PostgresThreadRepo implements ThreadRepo {
         const now = nowIso();
         const [thread] = await query<Thread>(
           client,
-          `INSERT INTO ${this.t.threads} (thread_id, created_at, updated_at, metadata, config, status, "values", interrupts, error)
-           SELECT $2, $3, $3, metadata, config, status, "values", interrupts, error FROM ${this.t.threads} WHERE thread_id = $1
+          // The copy keeps the source's TTL; its clock starts at the copy.
+          `INSERT INTO ${this.t.threads} (thread_id, created_at, updated_at, metadata, config, status, "values", interrupts, error, ttl_strategy, ttl_minutes)
+           SELECT $2, $3, $3, metadata, config, status, "values", interrupts, error, ttl_strategy, ttl_minutes FROM ${this.t.threads} WHERE thread_id = $1
            RETURNING ${COLUMNS}`,
           [sourceThreadId, newThreadId, now],
         );
@@ -183,6 +200,44 @@ export class PostgresThreadRepo implements ThreadRepo {
       if (done) pruned += 1;
     }
     return pruned;
+  }
+
+  /** The expiry index's range up to `now`, skipping threads with a pending or running run. */
+  async listExpired(now: string, limit: number): Promise<ExpiredThread[]> {
+    return query<ExpiredThread>(
+      this.pool,
+      `SELECT thread_id, ttl_strategy AS strategy FROM ${this.t.threads} t
+        WHERE expires_at <= $1 AND ${this.idle()}
+        ORDER BY expires_at, seq LIMIT $2`,
+      [now, Math.max(0, Math.floor(limit))],
+    );
+  }
+
+  /**
+   * One transaction that locks the thread row if it is still expired and idle (`SKIP LOCKED`: a row another
+   * process sweeps, or a claim holds, is left alone); a sweep waiting behind another would find it
+   * deleted, or its clock restarted, anyway. So no thread is swept twice.
+   */
+  async sweep(threadId: string, now: string): Promise<ThreadTtlStrategy | null> {
+    return transaction(this.pool, async (client) => {
+      const [row] = await query<{ strategy: ThreadTtlStrategy }>(
+        client,
+        `SELECT ttl_strategy AS strategy FROM ${this.t.threads} t
+          WHERE thread_id = $1 AND expires_at <= $2 AND ${this.idle()} FOR UPDATE SKIP LOCKED`,
+        [threadId, now],
+      );
+      if (!row) return null;
+      if (row.strategy === "delete") await this.deleteIn(client, threadId);
+      else {
+        for (const sql of this.checkpoints.pruneKeepLatest) await query(client, sql, [threadId]);
+        await query(client, `UPDATE ${this.t.threads} SET updated_at = $2 WHERE thread_id = $1`, [threadId, now]);
+      }
+      return row.strategy;
+    });
+  }
+
+  private idle(): string {
+    return `NOT EXISTS (SELECT 1 FROM ${this.t.runs} r WHERE r.thread_id = t.thread_id AND r.status IN ('pending', 'running'))`;
   }
 
   /** Thread row, runs (results and push configs cascade), their events, and checkpoints, in the caller's transaction. */

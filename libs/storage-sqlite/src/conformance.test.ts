@@ -26,6 +26,6 @@ describeStorageConformance(
       return openSqliteStorage({ path });
     },
   },
-  // The optional parts this driver has: every one (A2A task results, push configs, the thread lock; signals in-process).
-  { results: true, pushConfigs: true, threadLock: true, signals: "process" },
+  // The optional parts this driver has: every one (A2A task results, push configs, the thread lock, TTL sweeps; signals in-process).
+  { results: true, pushConfigs: true, threadLock: true, signals: "process", ttl: true },
 );

@@ -267,6 +267,25 @@ CREATE TABLE event_counters (
 );
 `,
   },
+  {
+    version: 10,
+    name: "ttl",
+    // TTL sweeps (core's rules/ttl.ts). A store item keeps its put's TTL (minutes, for refreshes) and its
+    // expiry. A thread keeps its TTL; its expiry is generated from updated_at (every write of the thread
+    // restarts its clock, with no statement of its own), as core's threadExpiresAt computes it. Both
+    // expiries are indexed for the rows that have one, so a sweep reads an index range.
+    sql: `
+ALTER TABLE store_items ADD COLUMN ttl_minutes REAL;
+ALTER TABLE store_items ADD COLUMN expires_at TEXT;
+CREATE INDEX store_items_expires ON store_items (expires_at) WHERE expires_at IS NOT NULL;
+ALTER TABLE threads ADD COLUMN ttl_strategy TEXT;
+ALTER TABLE threads ADD COLUMN ttl_minutes REAL;
+ALTER TABLE threads ADD COLUMN expires_at TEXT GENERATED ALWAYS AS (
+  CASE WHEN ttl_minutes IS NOT NULL THEN strftime('%Y-%m-%dT%H:%M:%fZ', updated_at, printf('%+.3f seconds', ttl_minutes * 60.0)) END
+) VIRTUAL;
+CREATE INDEX threads_expires ON threads (expires_at) WHERE expires_at IS NOT NULL;
+`,
+  },
 ];
 
 /** The exact expression indexed by `checkpoints_run_id`; queries must repeat it verbatim to use the index. */

@@ -3,8 +3,11 @@ import {
   nowIso,
   storeAuthSubject,
   stringifyWire,
+  ttlExpiresAt,
   type Item,
   type ListNamespacesOptions,
+  type StoreGetOptions,
+  type StorePutOptions,
   type StoreRepo,
   type StoreSearchOptions,
 } from "@agent-server/core";
@@ -16,6 +19,7 @@ interface ItemRow {
   value: string;
   created_at: string;
   updated_at: string;
+  ttl_minutes: number | null;
 }
 
 /**
@@ -31,7 +35,9 @@ function splitNs(namespace: string): string[] {
   return namespace === "" ? [] : namespace.split(".");
 }
 
-const COLUMNS = "namespace, key, value, created_at, updated_at";
+const COLUMNS = "namespace, key, value, created_at, updated_at, ttl_minutes";
+/** Not expired at `?` (core's isExpired): ISO-8601 strings of one format compare as text. */
+const LIVE = "(expires_at IS NULL OR expires_at > ?)";
 
 export class SqliteStoreRepo implements StoreRepo {
   private readonly s: Statements;
@@ -43,22 +49,59 @@ export class SqliteStoreRepo implements StoreRepo {
     this.s = new Statements(db);
     // write_seq orders updates made within the same millisecond (MAX uses its index).
     this.upsert = db.prepare(
-      `INSERT INTO store_items (namespace, key, value, created_at, updated_at, write_seq)
-       VALUES (@namespace, @key, @value, @now, @now, (SELECT COALESCE(MAX(write_seq), 0) + 1 FROM store_items))
+      `INSERT INTO store_items (namespace, key, value, created_at, updated_at, write_seq, ttl_minutes, expires_at)
+       VALUES (@namespace, @key, @value, @now, @now, (SELECT COALESCE(MAX(write_seq), 0) + 1 FROM store_items), @ttl_minutes, @expires_at)
        ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at,
-         write_seq = excluded.write_seq`,
+         write_seq = excluded.write_seq, ttl_minutes = excluded.ttl_minutes, expires_at = excluded.expires_at,
+         -- An expired item is gone for every read: a put over it creates the item anew.
+         created_at = CASE WHEN store_items.expires_at IS NOT NULL AND store_items.expires_at <= excluded.updated_at
+           THEN excluded.created_at ELSE store_items.created_at END`,
     );
-    this.byKey = db.prepare(`SELECT ${COLUMNS} FROM store_items WHERE namespace = ? AND key = ?`);
+    this.byKey = db.prepare(`SELECT ${COLUMNS} FROM store_items WHERE namespace = ? AND key = ? AND ${LIVE}`);
     this.deleteKey = db.prepare("DELETE FROM store_items WHERE namespace = ? AND key = ?");
   }
 
-  async put(namespace: string[], key: string, value: Record<string, unknown>): Promise<void> {
-    this.upsert.run({ namespace: joinNs(namespace), key, value: stringifyWire(value), now: nowIso() });
+  async put(namespace: string[], key: string, value: Record<string, unknown>, options?: StorePutOptions): Promise<void> {
+    const now = nowIso();
+    const ttl = options?.ttl ?? null;
+    this.upsert.run({
+      namespace: joinNs(namespace),
+      key,
+      value: stringifyWire(value),
+      now,
+      ttl_minutes: ttl,
+      expires_at: ttl === null ? null : ttlExpiresAt(now, ttl),
+    });
   }
 
-  async get(namespace: string[], key: string): Promise<Item | null> {
-    const row = this.byKey.get(joinNs(namespace), key) as ItemRow | undefined;
-    return row ? toItem(row) : null;
+  async get(namespace: string[], key: string, options?: StoreGetOptions): Promise<Item | null> {
+    const now = nowIso();
+    const row = this.byKey.get(joinNs(namespace), key, now) as ItemRow | undefined;
+    if (!row) return null;
+    if (options?.refreshTtl) this.refresh([row], now);
+    return toItem(row);
+  }
+
+  /** An index range of the expired items, soonest first, deleted in one statement. */
+  async sweepExpired(now: string, limit: number): Promise<number> {
+    return this.s
+      .get(
+        `DELETE FROM store_items WHERE rowid IN (
+           SELECT rowid FROM store_items WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?)`,
+      )
+      .run(now, Math.max(0, Math.floor(limit))).changes;
+  }
+
+  /** The rows that have a TTL expire it from now: one statement, only when there is one. */
+  private refresh(rows: ItemRow[], now: string): void {
+    const timed = rows.filter((r) => r.ttl_minutes !== null);
+    if (timed.length === 0) return;
+    this.s
+      .get(
+        `UPDATE store_items SET expires_at = strftime('%Y-%m-%dT%H:%M:%fZ', ?, printf('%+.3f seconds', ttl_minutes * 60.0))
+         WHERE ttl_minutes IS NOT NULL AND (namespace, key) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))`,
+      )
+      .run(now, JSON.stringify(timed.map((r) => [r.namespace, r.key])));
   }
 
   async delete(namespace: string[], key: string): Promise<boolean> {
@@ -71,8 +114,9 @@ export class SqliteStoreRepo implements StoreRepo {
    * sorted by update.
    */
   async search(namespacePrefix: string[], options?: StoreSearchOptions): Promise<Item[]> {
-    const clauses: string[] = [];
-    const params: unknown[] = [];
+    const now = nowIso();
+    const clauses: string[] = [LIVE];
+    const params: unknown[] = [now];
     if (namespacePrefix.length > 0) {
       const p = joinNs(namespacePrefix);
       clauses.push("(namespace = ? OR (namespace >= ? AND namespace < ?))");
@@ -89,6 +133,7 @@ export class SqliteStoreRepo implements StoreRepo {
     const where = clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
     const sql = `SELECT ${COLUMNS} FROM store_items ${where} ORDER BY updated_at DESC, write_seq DESC LIMIT ? OFFSET ?`;
     const rows = this.s.get(sql).all(...params, intOr(options?.limit, 10), intOr(options?.offset, 0)) as ItemRow[];
+    if (options?.refreshTtl) this.refresh(rows, now);
     return rows.map(toItem);
   }
 
@@ -106,13 +151,14 @@ export class SqliteStoreRepo implements StoreRepo {
       literal.push(label);
     }
     let rows: { namespace: string }[];
+    const now = nowIso();
     if (literal.length > 0) {
       const p = joinNs(literal);
       rows = this.s
-        .get("SELECT DISTINCT namespace FROM store_items WHERE namespace = ? OR (namespace >= ? AND namespace < ?)")
-        .all(p, `${p}.`, `${p}/`) as { namespace: string }[];
+        .get(`SELECT DISTINCT namespace FROM store_items WHERE (namespace = ? OR (namespace >= ? AND namespace < ?)) AND ${LIVE}`)
+        .all(p, `${p}.`, `${p}/`, now) as { namespace: string }[];
     } else {
-      rows = this.s.get("SELECT DISTINCT namespace FROM store_items").all() as { namespace: string }[];
+      rows = this.s.get(`SELECT DISTINCT namespace FROM store_items WHERE ${LIVE}`).all(now) as { namespace: string }[];
     }
     const seen = new Map<string, string[]>();
     for (const { namespace } of rows) {

@@ -1,6 +1,8 @@
 import {
   ConflictError,
   nowIso,
+  type ExpiredThread,
+  type ThreadTtlStrategy,
   planThreadCopy,
   stringifyWire,
   toWireObject,
@@ -52,7 +54,8 @@ export class SqliteThreadRepo implements ThreadRepo {
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM threads WHERE thread_id = ?`);
     // One statement for the usual case (a new id); an existing one is told apart by the missing row.
     this.insertNew = db.prepare(
-      `INSERT INTO threads (${COLUMNS}) VALUES (@thread_id, @created_at, @updated_at, @metadata, @config, @status, @state_values, @interrupts, @error)
+      `INSERT INTO threads (${COLUMNS}, ttl_strategy, ttl_minutes)
+       VALUES (@thread_id, @created_at, @updated_at, @metadata, @config, @status, @state_values, @interrupts, @error, @ttl_strategy, @ttl_minutes)
        ON CONFLICT (thread_id) DO NOTHING RETURNING ${COLUMNS}`,
     );
     // A patch without metadata needs nothing of the row it replaces: one statement, no read first.
@@ -62,7 +65,9 @@ export class SqliteThreadRepo implements ThreadRepo {
               status = COALESCE(@status, status),
               state_values = CASE WHEN @set_values THEN @state_values ELSE state_values END,
               interrupts = COALESCE(@interrupts, interrupts),
-              error = CASE WHEN @set_error THEN @error ELSE error END
+              error = CASE WHEN @set_error THEN @error ELSE error END,
+              ttl_strategy = CASE WHEN @set_ttl THEN @ttl_strategy ELSE ttl_strategy END,
+              ttl_minutes = CASE WHEN @set_ttl THEN @ttl_minutes ELSE ttl_minutes END
         WHERE thread_id = @thread_id RETURNING ${COLUMNS}`,
     );
     this.insertRow = db.prepare(
@@ -88,7 +93,8 @@ export class SqliteThreadRepo implements ThreadRepo {
       interrupts: "{}",
       error: null,
     };
-    const inserted = this.insertNew.get(row) as ThreadRow | undefined;
+    const inserted = this.insertNew.get({ ...row, ttl_strategy: input.ttl?.strategy ?? null, ttl_minutes: input.ttl?.minutes ?? null }) as
+      ThreadRow | undefined;
     if (inserted) return toThread(inserted);
     const existing = this.byId.get(input.thread_id) as ThreadRow | undefined;
     // Deleted again between the two statements: as if it had never been there.
@@ -109,6 +115,11 @@ export class SqliteThreadRepo implements ThreadRepo {
     const values = patch.values === undefined ? undefined : patch.values === null ? null : stringifyWire(patch.values);
     const interrupts = patch.interrupts !== undefined ? stringifyWire(patch.interrupts) : undefined;
     const error = patch.error !== undefined ? stringifyWire(patch.error) : undefined;
+    const ttl = {
+      set_ttl: patch.ttl !== undefined ? 1 : 0,
+      ttl_strategy: patch.ttl?.strategy ?? null,
+      ttl_minutes: patch.ttl?.minutes ?? null,
+    };
     if (metadata === undefined) {
       const row = this.updateColumns.get({
         thread_id: threadId,
@@ -121,6 +132,7 @@ export class SqliteThreadRepo implements ThreadRepo {
         interrupts: interrupts ?? null,
         set_error: error !== undefined ? 1 : 0,
         error: error ?? null,
+        ...ttl,
       }) as ThreadRow | undefined;
       return row ? toThread(row) : null;
     }
@@ -138,6 +150,10 @@ export class SqliteThreadRepo implements ThreadRepo {
         error: error !== undefined ? error : current.error,
       };
       this.updateRow.run(next);
+      if (ttl.set_ttl)
+        this.s
+          .get("UPDATE threads SET ttl_strategy = ?, ttl_minutes = ? WHERE thread_id = ?")
+          .run(ttl.ttl_strategy, ttl.ttl_minutes, threadId);
       return next;
     });
     const row = tx.immediate();
@@ -178,6 +194,12 @@ export class SqliteThreadRepo implements ThreadRepo {
       const now = nowIso();
       const row: ThreadRow = { ...source, thread_id: newThreadId, created_at: now, updated_at: now };
       this.insertRow.run(row);
+      // The copy keeps the source's TTL; its clock starts at the copy.
+      this.s
+        .get(
+          "UPDATE threads SET (ttl_strategy, ttl_minutes) = (SELECT ttl_strategy, ttl_minutes FROM threads WHERE thread_id = ?) WHERE thread_id = ?",
+        )
+        .run(sourceThreadId, newThreadId);
 
       // Core's copy plan; task_root / task_id are generated from the remapped internals.
       const sources = this.s
@@ -222,6 +244,36 @@ export class SqliteThreadRepo implements ThreadRepo {
     return row ? toThread(row) : null;
   }
 
+  /** The expiry index's range up to `now`, skipping threads with a pending or running run. */
+  async listExpired(now: string, limit: number): Promise<ExpiredThread[]> {
+    return this.s
+      .get(
+        `SELECT thread_id, ttl_strategy AS strategy FROM threads t
+         WHERE expires_at IS NOT NULL AND expires_at <= ? AND ${IDLE}
+         ORDER BY expires_at, seq LIMIT ?`,
+      )
+      .all(now, Math.max(0, Math.floor(limit))) as ExpiredThread[];
+  }
+
+  /** Checked and swept in one IMMEDIATE transaction: another connection's sweep of it waits, then finds nothing. */
+  async sweep(threadId: string, now: string): Promise<ThreadTtlStrategy | null> {
+    const tx = this.db.transaction((): ThreadTtlStrategy | null => {
+      const row = this.s
+        .get(
+          `SELECT ttl_strategy AS strategy FROM threads t WHERE thread_id = ? AND expires_at IS NOT NULL AND expires_at <= ? AND ${IDLE}`,
+        )
+        .get(threadId, now) as { strategy: ThreadTtlStrategy } | undefined;
+      if (!row) return null;
+      if (row.strategy === "delete") this.deleteInTx(threadId);
+      else {
+        this.checkpoints.keepLatest(threadId);
+        this.s.get("UPDATE threads SET updated_at = ? WHERE thread_id = ?").run(now, threadId);
+      }
+      return row.strategy;
+    });
+    return tx.immediate();
+  }
+
   async prune(threadIds: string[], strategy: PruneStrategy): Promise<number> {
     const exists = this.s.get("SELECT 1 FROM threads WHERE thread_id = ?");
     const tx = this.db.transaction(() => {
@@ -237,6 +289,9 @@ export class SqliteThreadRepo implements ThreadRepo {
     return tx.immediate();
   }
 }
+
+/** No run of thread `t` is pending or running (the runs' thread/status index). */
+const IDLE = "NOT EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.thread_id AND r.status IN ('pending', 'running'))";
 
 /**
  * ids and status use the primary key / index; metadata and values containment and the auth filter call

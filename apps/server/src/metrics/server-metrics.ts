@@ -71,6 +71,11 @@ export class ServerMetrics {
     "Webhook and A2A push delivery attempts by kind and outcome (delivered, retried, failed, refused)",
     ["kind", "outcome"],
   );
+  private readonly ttlSwept = this.counter(
+    "ttl_swept_total",
+    "Rows removed by this process's TTL sweeps, by kind (thread_deleted, thread_trimmed, store_item)",
+    ["kind"],
+  );
 
   constructor(info: { version: string; storage: string; workers: number }) {
     processMetrics();
@@ -154,6 +159,7 @@ export class ServerMetrics {
     },
     runRequeued: (reason) => this.runsRequeued.inc({ reason }),
     deliveryFinished: (kind, outcome) => this.deliveries.inc({ kind, outcome }),
+    ttlSwept: (kind, count) => this.ttlSwept.inc({ kind }, count),
   };
 
   readonly a2aCall: A2ACallObserver = (method, binding, outcome) => this.a2aCalls.inc({ method, binding, outcome });

@@ -61,19 +61,21 @@ export const store = createRouter()
     }),
     async (c) => {
       const body = c.req.valid("json");
-      // LangGraph's own stores refuse a TTL they cannot honour rather than keep the item forever.
-      if (body.ttl !== undefined && body.ttl !== null)
-        throw new HTTPException(422, { message: "ttl: item TTLs are not supported by this server" });
+      const { store } = c.var.deps.storage;
+      // A driver without TTL sweeps refuses a TTL (as LangGraph's own stores do) rather than keep the item forever.
+      if (body.ttl !== undefined && body.ttl !== null && !store.sweepExpired)
+        throw new HTTPException(422, { message: "ttl: item TTLs are not supported by this server's storage driver" });
+      // Absent: langgraph.json `store.ttl.default_ttl`; null: never expires.
+      const ttl = body.ttl === undefined ? (c.var.deps.engine.storeTtl.defaultMinutes ?? null) : body.ttl;
       const { value, filter } = await authorizeStore(c, "put", { namespace: body.namespace, key: body.key, value: body.value });
       const namespace = checkedNamespace(value.namespace, "namespace", { allowEmpty: false });
-      const { store } = c.var.deps.storage;
       const item = { namespace, key: String(value.key), value: value.value as Record<string, unknown> };
       if (filter) {
         if (!visible(await store.get(namespace, item.key), filter)) itemNotFound();
         if (!matchesAuthFilter(storeAuthSubject(namespace, item.key, item.value), filter))
           throw new HTTPException(403, { message: "Not authorized" });
       }
-      await store.put(namespace, item.key, item.value);
+      await store.put(namespace, item.key, item.value, ttl !== null && store.sweepExpired ? { ttl } : undefined);
       return c.body(null, 204);
     },
   )
@@ -90,7 +92,8 @@ export const store = createRouter()
       const query = c.req.valid("query");
       const { value, filter } = await authorizeStore(c, "get", { namespace: query.namespace, key: query.key });
       const namespace = checkedNamespace(value.namespace, "namespace", { allowEmpty: false });
-      const item = await c.var.deps.storage.store.get(namespace, String(value.key));
+      const refreshTtl = query.refresh_ttl ?? c.var.deps.engine.storeTtl.refreshOnRead;
+      const item = await c.var.deps.storage.store.get(namespace, String(value.key), refreshTtl ? { refreshTtl } : undefined);
       if (!visible(item, filter)) itemNotFound();
       return reply(c, item);
     },
@@ -144,6 +147,7 @@ export const store = createRouter()
         authFilter: filter,
         limit: body.limit,
         offset: body.offset,
+        ...((body.refresh_ttl ?? c.var.deps.engine.storeTtl.refreshOnRead) ? { refreshTtl: true } : {}),
       });
       return reply(c, { items });
     },

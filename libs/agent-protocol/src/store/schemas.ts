@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_INT32, text } from "../http/route-helpers.js";
+import { TtlMinutes } from "../http/ttl-schemas.js";
 
 /**
  * Shapes of /store, as `@langchain/langgraph-sdk` 1.15 sends them (client/store/index.js). Namespace
@@ -33,7 +34,9 @@ export const StorePut = z
       .union([z.literal(false), z.array(z.string())])
       .nullish()
       .describe("Accepted and ignored: no vector index."),
-    ttl: z.number().nullish().describe("Not supported: only null or absent."),
+    ttl: TtlMinutes.nullish().describe(
+      "Minutes until the item expires (reads that refresh push it out again); absent: langgraph.json `store.ttl.default_ttl`, else never; null: never.",
+    ),
   })
   .openapi("StorePutItem");
 
@@ -53,7 +56,11 @@ export const StoreGetQuery = z.object({
     .pipe(z.array(Label).min(1, NAMESPACE_REQUIRED))
     .openapi({ type: "string", description: 'Namespace labels joined with "." (as the SDK sends them).' }),
   key: text().min(1),
-  refresh_ttl: z.string().optional().describe("Accepted and ignored: items do not expire."),
+  refresh_ttl: z
+    .enum(["true", "false", "True", "False", "1", "0"], { error: "refresh_ttl must be true or false" })
+    .transform((flag) => flag === "true" || flag === "True" || flag === "1")
+    .optional()
+    .describe("Push the item's expiry out by its TTL (default: langgraph.json `store.ttl.refresh_on_read`, else true)."),
 });
 
 export const StoreSearch = z
@@ -63,7 +70,10 @@ export const StoreSearch = z
     limit: z.number().int().min(1).max(1000).default(10),
     offset: z.number().int().min(0).default(0),
     query: z.string().nullish().describe("Semantic search needs an embeddings index, which is not configured: ignored."),
-    refresh_ttl: z.boolean().nullish(),
+    refresh_ttl: z
+      .boolean({ error: "refresh_ttl must be true or false" })
+      .nullish()
+      .describe("Push the found items' expiry out by their TTL (default: langgraph.json `store.ttl.refresh_on_read`, else true)."),
   })
   .openapi("StoreSearchItems");
 

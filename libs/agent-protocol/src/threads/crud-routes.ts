@@ -1,6 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { v4 as uuidv4 } from "uuid";
-import { ConflictError, matchesAuthFilter, NotFoundError, type Metadata, type Thread as ThreadRow } from "@agent-server/core";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import {
+  ConflictError,
+  matchesAuthFilter,
+  NotFoundError,
+  type Metadata,
+  type Thread as ThreadRow,
+  type ThreadTtlStrategy,
+} from "@agent-server/core";
+import type { AppEnv } from "../app-env.js";
 import type { Superstep as EngineSuperstep } from "@agent-server/engine";
 import { createRouter } from "../http/router.js";
 import { jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
@@ -28,10 +38,11 @@ export const crudRoutes = createRouter()
       const value = { thread_id: payload.thread_id ?? uuidv4(), metadata: payload.metadata ?? {}, if_exists: payload.if_exists ?? "raise" };
       const filter = await c.var.auth.authorize("threads", "create", value);
       const threadId = value.thread_id;
+      const ttl = threadTtl(c, payload.ttl);
       let thread: ThreadRow;
       let created = true;
       try {
-        thread = await storage.threads.create({ thread_id: threadId, metadata: value.metadata as Metadata });
+        thread = await storage.threads.create({ thread_id: threadId, metadata: value.metadata as Metadata, ...(ttl ? { ttl } : {}) });
       } catch (error) {
         if (!(error instanceof ConflictError) || value.if_exists !== "do_nothing") throw conflict(error, threadId);
         // do_nothing answers with the existing thread — unless the caller may not see it. Then the answer
@@ -140,9 +151,10 @@ export const crudRoutes = createRouter()
     }),
     async (c) => {
       const { thread_id } = c.req.valid("param");
-      const { metadata } = c.req.valid("json");
+      const { metadata, ttl: requested } = c.req.valid("json");
+      const ttl = requested ? threadTtl(c, requested) : undefined;
       const { value } = await visibleThread(c, "update", thread_id, { metadata: metadata ?? {} });
-      const updated = await c.var.deps.storage.threads.update(thread_id, { metadata: value.metadata as Metadata });
+      const updated = await c.var.deps.storage.threads.update(thread_id, { metadata: value.metadata as Metadata, ...(ttl ? { ttl } : {}) });
       if (!updated) throw new NotFoundError(`Thread "${thread_id}" not found`);
       // The SDK's `returnMinimal` asks for no body.
       if (/return=minimal/i.test(c.req.header("prefer") ?? "")) return c.body(null, 204);
@@ -171,6 +183,17 @@ export const crudRoutes = createRouter()
       return c.body(null, 204);
     },
   );
+
+/**
+ * A thread's TTL from the request's `ttl`, else langgraph.json `checkpointer.ttl.default_ttl`. A driver
+ * without TTL sweeps refuses a requested TTL (422) rather than keep the thread forever, and gets no default.
+ */
+function threadTtl(c: Context<AppEnv>, requested: { strategy?: ThreadTtlStrategy | null; ttl: number } | null | undefined) {
+  const { storage, engine } = c.var.deps;
+  const sweeps = storage.threads.listExpired !== undefined && storage.threads.sweep !== undefined;
+  if (requested && !sweeps) throw new HTTPException(422, { message: "ttl: thread TTLs are not supported by this server's storage driver" });
+  return sweeps ? engine.threadTtl(requested) : undefined;
+}
 
 function conflict(error: unknown, threadId: string): unknown {
   return error instanceof ConflictError ? new ConflictError(`Thread "${threadId}" already exists`) : error;

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { ThreadTtlBody } from "../http/ttl-schemas.js";
 
 /**
  * Request and response shapes of the /threads API, as `@langchain/langgraph-sdk` 1.15 sends and reads
@@ -103,10 +104,11 @@ export const ThreadCreate = z
     metadata: Metadata.optional(),
     if_exists: z.enum(["raise", "do_nothing"]).optional(),
     supersteps: z.array(Superstep).optional().openapi({ description: "State updates applied to the new thread, in order." }),
+    ttl: ThreadTtlBody.nullish(),
   })
   .openapi("ThreadCreate");
 
-export const ThreadPatch = z.object({ metadata: Metadata.optional() }).openapi("ThreadPatch");
+export const ThreadPatch = z.object({ metadata: Metadata.optional(), ttl: ThreadTtlBody.nullish() }).openapi("ThreadPatch");
 
 /** `select` names the SDK allows; `state_updated_at` is served from `updated_at` (no separate clock here). */
 export const THREAD_FIELDS = [

@@ -21,6 +21,18 @@ export interface StoreSearchOptions {
   authFilter?: AuthFilter;
   limit?: number;
   offset?: number;
+  /** Pushes the expiry of the returned items that have a TTL out by their TTL, from now. */
+  refreshTtl?: boolean;
+}
+
+export interface StorePutOptions {
+  /** Minutes until the item expires (refreshed by reads that ask for it); null or absent: never. */
+  ttl?: number | null;
+}
+
+export interface StoreGetOptions {
+  /** Pushes the item's expiry out by its TTL, from now (when it has one). */
+  refreshTtl?: boolean;
 }
 
 /**
@@ -28,9 +40,10 @@ export interface StoreSearchOptions {
  * Namespace labels are non-empty and contain no ".", as LangGraph validates.
  */
 export interface StoreRepo {
-  /** Inserts or replaces; created_at survives a replace. */
-  put(namespace: string[], key: string, value: Record<string, unknown>): Promise<void>;
-  get(namespace: string[], key: string): Promise<Item | null>;
+  /** Inserts or replaces; created_at survives a replace; the TTL is the put's (a replace without one clears it). */
+  put(namespace: string[], key: string, value: Record<string, unknown>, options?: StorePutOptions): Promise<void>;
+  /** Expired items (rules/ttl.ts `isExpired`) are not there for any read, swept or not. */
+  get(namespace: string[], key: string, options?: StoreGetOptions): Promise<Item | null>;
   delete(namespace: string[], key: string): Promise<boolean>;
   /**
    * Items whose namespace starts with `namespacePrefix`, whose value matches `filter`
@@ -42,4 +55,9 @@ export interface StoreRepo {
    * (then de-duplicated), sorted lexicographically by label. limit defaults to 100.
    */
   listNamespaces(options?: ListNamespacesOptions): Promise<string[][]>;
+  /**
+   * Optional (TTL sweeps): deletes at most `limit` items expired at `now`, soonest expiry first; returns
+   * how many this call deleted. Concurrent calls (other processes) never delete the same item twice.
+   */
+  sweepExpired?(now: string, limit: number): Promise<number>;
 }

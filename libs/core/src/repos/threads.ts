@@ -1,5 +1,6 @@
 import type { AuthFilter } from "../filters.js";
 import type { DefaultValues, Interrupt, Metadata, RunnableConfig, SortOrder, Thread, ThreadStatus } from "../model.js";
+import type { ExpiredThread, ThreadTtl, ThreadTtlStrategy } from "../rules/ttl.js";
 
 export interface NewThread {
   thread_id: string;
@@ -8,6 +9,8 @@ export interface NewThread {
   status?: ThreadStatus;
   /** Defaults to now; set when restoring a snapshot. */
   created_at?: string;
+  /** The thread's time-to-live (rules/ttl.ts): it expires `minutes` after its last update. Absent: never. */
+  ttl?: ThreadTtl;
 }
 
 export interface ThreadPatch {
@@ -18,6 +21,8 @@ export interface ThreadPatch {
   values?: DefaultValues | null;
   interrupts?: Record<string, Interrupt[]>;
   error?: unknown;
+  /** Replaces the thread's TTL (null removes it); its clock restarts with this update. */
+  ttl?: ThreadTtl | null;
 }
 
 export interface ThreadSearch {
@@ -63,4 +68,16 @@ export interface ThreadRepo {
    * Unknown ids are skipped. Returns how many of the given threads were pruned.
    */
   prune(threadIds: string[], strategy: PruneStrategy): Promise<number>;
+  /**
+   * Optional (TTL sweeps; both or neither with `sweep`): threads whose TTL has run out at `now` and that
+   * have no pending or running run, soonest expiry first, at most `limit`. Reads only.
+   */
+  listExpired?(now: string, limit: number): Promise<ExpiredThread[]>;
+  /**
+   * Optional: sweeps one thread if, checked again atomically with the sweep, its TTL has run out at `now`
+   * and no run of it is pending or running. `delete`: as `delete`. `keep_latest`: as `prune` with
+   * `keep_latest`, and the thread's clock restarts (`updated_at = now`). Returns the strategy applied, or
+   * null when nothing was done (gone, not expired any more, busy, or swept by another process meanwhile).
+   */
+  sweep?(threadId: string, now: string): Promise<ThreadTtlStrategy | null>;
 }

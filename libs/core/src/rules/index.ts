@@ -13,3 +13,13 @@ export {
   type OutboundUrlCheck,
   type OutboundUrlPolicy,
 } from "./outbound-url.js";
+export {
+  isExpired,
+  isTtlMinutes,
+  MAX_TTL_MINUTES,
+  threadExpiresAt,
+  ttlExpiresAt,
+  type ExpiredThread,
+  type ThreadTtl,
+  type ThreadTtlStrategy,
+} from "./ttl.js";

@@ -9,16 +9,16 @@ describe("unsupportedConfigKeys", () => {
     const config = parse({
       graphs: { agent: "./agent.ts:graph" },
       store: { index: { dims: 1536, embed: "openai:text-embedding-3-small" } },
-      checkpointer: { ttl: { default_ttl: 60 } },
+      checkpointer: { ttl: { default_ttl: 60 }, serde: { pickle_fallback: false } },
       http: { app: "./app.ts:app", cors: { allow_origins: ["*"] }, max_body_size: 1024, disable_assistants: true, mount_prefix: "/api" },
       auth: { path: "./auth.ts:auth", openapi: {} },
     });
     expect(unsupportedConfigKeys(config).sort()).toEqual([
       "auth.openapi",
-      "checkpointer",
+      "checkpointer.serde",
       "http.disable_assistants",
       "http.mount_prefix",
-      "store",
+      "store.index",
     ]);
   });
 
@@ -44,6 +44,8 @@ describe("unsupportedConfigKeys", () => {
         extended_card: "./extended-card.json",
       },
       storage: { path: "./driver.ts:createStorage" },
+      checkpointer: { ttl: { strategy: "keep_latest", default_ttl: 43200, sweep_interval_minutes: 5, sweep_limit: 100 } },
+      store: { ttl: { default_ttl: 0.05, refresh_on_read: false, sweep_interval_minutes: 60 } },
     });
     expect(unsupportedConfigKeys(config)).toEqual([]);
     expect(unsupportedConfigKeys(parse({ graphs: {}, storage: { path: "./d.ts", pool: 3 } }))).toEqual(["storage.pool"]);

@@ -31,11 +31,13 @@ const HONOURED: Record<string, true | Set<string>> = {
   run_timeout: true,
   storage: new Set(["path"]),
   webhooks: new Set(["url"]),
+  checkpointer: new Set(["ttl"]),
+  store: new Set(["ttl"]),
 };
 
 /**
  * Runtime settings of langgraph.json this server does not implement (e.g. `store.index`,
- * `checkpointer.ttl`, `http.disable_assistants`, `auth.openapi`), as dotted paths, so the server can say
+ * `checkpointer.serde`, `http.disable_assistants`, `auth.openapi`), as dotted paths, so the server can say
  * at start that they have no effect instead of silently ignoring what a project asked for.
  */
 export function unsupportedConfigKeys(config: LangGraphConfig): string[] {

@@ -1,5 +1,6 @@
 import type { Delivery, Run, RunStatus } from "@agent-server/core";
 import type { EngineRunKwargs } from "../runs/run-request.js";
+import type { TtlSweepKind } from "../ttl/ttl-sweeper.js";
 
 /** Why a run went back to the queue: a crash (`lease-expired`, `owner-gone`) or a shutdown's hand-back. */
 export type RunRequeueReason = "lease-expired" | "owner-gone" | "drained" | "shutdown";
@@ -28,6 +29,8 @@ export interface EngineObserver {
   runEnded?(run: Run, status: RunStatus, graphId: string, durationMs: number | undefined): void;
   runRequeued?(reason: RunRequeueReason): void;
   deliveryFinished?(kind: Delivery["kind"], outcome: DeliveryOutcome): void;
+  /** A TTL sweep round of this process removed `count` rows of `kind`. */
+  ttlSwept?(kind: TtlSweepKind, count: number): void;
 }
 
 /** The graph a run was admitted for, as admission fixed it in the run's config. */

@@ -10,6 +10,7 @@ import {
   type RunInternal,
   type Storage,
   type Thread,
+  type ThreadTtl,
 } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
 import { withTraceparent } from "../tracing/index.js";
@@ -61,6 +62,8 @@ export class Admission {
     private readonly cancel: (runIds: string[], action: "interrupt" | "rollback") => Promise<unknown>,
     /** The server's run time limit (run-timeout.ts); an assistant's or request's `config.run_timeout` is fixed against it. */
     private readonly runTimeoutMs?: number,
+    /** The TTL of a thread admission creates (langgraph.json `checkpointer.ttl.default_ttl`), if any. */
+    private readonly threadTtl: () => ThreadTtl | undefined = () => undefined,
   ) {}
 
   async admit(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<Run> {
@@ -123,7 +126,10 @@ export class Admission {
     const existing = await this.storage.threads.get(threadId);
     if (existing) return existing;
     if (request.if_not_exists === "create") {
-      return this.storage.threads.create({ thread_id: threadId, metadata: threadMetadata(assistant, request) }, { ifExists: "do_nothing" });
+      return this.storage.threads.create(
+        { thread_id: threadId, metadata: threadMetadata(assistant, request), ...withTtl(this.threadTtl()) },
+        { ifExists: "do_nothing" },
+      );
     }
     throw new NotFoundError(`Thread "${threadId}" not found`);
   }
@@ -147,7 +153,7 @@ export class Admission {
   }
 
   private temporaryThread(assistant: Assistant, request: RunCreateRequest): Promise<Thread> {
-    return this.storage.threads.create({ thread_id: uuidv4(), metadata: threadMetadata(assistant, request) });
+    return this.storage.threads.create({ thread_id: uuidv4(), metadata: threadMetadata(assistant, request), ...withTtl(this.threadTtl()) });
   }
 
   private kwargs(
@@ -215,4 +221,8 @@ export class Admission {
  */
 function threadMetadata(assistant: Assistant, request: RunCreateRequest): Record<string, unknown> {
   return { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id, ...request.metadata };
+}
+
+function withTtl(ttl: ThreadTtl | undefined): { ttl?: ThreadTtl } {
+  return ttl ? { ttl } : {};
 }

@@ -1,3 +1,4 @@
+import type { TtlSweepKind } from "../ttl/ttl-sweeper.js";
 import { isGraphDrained } from "@langchain/langgraph";
 import { NotFoundError, type ClaimedRun, type Delivery, type Run, type Storage } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
@@ -49,10 +50,12 @@ export interface RunLogger {
    * when absent. Without this, such a rejection went unhandled, and Node ends the process on one.
    */
   backgroundFailed?(task: BackgroundTask, error: unknown): void;
+  /** A TTL sweep round removed something (one call per such round): threads deleted or trimmed, store items deleted. */
+  ttlSwept?(kind: "threads" | "store", counts: Partial<Record<TtlSweepKind, number>>): void;
 }
 
 /** The engine's background loops, as `RunLogger.backgroundFailed` names them. */
-export type BackgroundTask = "claim" | "renew" | "reap" | "deliveries" | "crons" | "event-expiry" | "signals";
+export type BackgroundTask = "claim" | "renew" | "reap" | "deliveries" | "crons" | "event-expiry" | "signals" | "ttl-threads" | "ttl-store";
 
 /** Executes a claimed run under `withThreadExecution`, publishing its events, then settles it. */
 export class RunExecutor {

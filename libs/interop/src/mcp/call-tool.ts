@@ -172,7 +172,8 @@ export class ToolCalls {
     }
     const ref = { thread_id: uuidv4(), metadata: {} as Record<string, unknown> };
     await caller.authorize("threads", "create", ref);
-    const thread = await storage.threads.create({ thread_id: ref.thread_id, metadata: ref.metadata ?? {} });
+    const ttl = storage.threads.sweep ? this.deps.engine.threadTtl() : undefined; // checkpointer.ttl.default_ttl
+    const thread = await storage.threads.create({ thread_id: ref.thread_id, metadata: ref.metadata ?? {}, ...(ttl ? { ttl } : {}) });
     try {
       const filter = await this.authorizeRun(caller, thread.thread_id, request);
       if (!matchesAuthFilter(thread.metadata, filter)) throw new CallRefused(`Not allowed to run "${entry.name}" on a new thread.`);

@@ -96,7 +96,8 @@ export class TaskAdmission {
       // threads:create handlers may change the metadata (e.g. add an owner) the thread is created with.
       const ref = { thread_id: uuidv4(), metadata: {} as Record<string, unknown> };
       await scope.authorize("create", ref);
-      thread = await this.deps.storage.threads.create({ thread_id: ref.thread_id, metadata: ref.metadata ?? {} });
+      const ttl = this.deps.storage.threads.sweep ? this.deps.engine.threadTtl() : undefined; // checkpointer.ttl.default_ttl
+      thread = await this.deps.storage.threads.create({ thread_id: ref.thread_id, metadata: ref.metadata ?? {}, ...(ttl ? { ttl } : {}) });
       threadId = thread.thread_id;
       created = true;
       if (push && !(await this.access.visibleThread(ref, scope, "update"))) {
