@@ -597,18 +597,26 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 
 const began = performance.now();
 const series: Series[] = [];
+/** Each conversation's figures as soon as it ends, and the JSON so far: a long run stopped halfway keeps what it measured. */
+function done(one: Series): void {
+  series.push(one);
+  console.error(
+    `${one.driver}\t${one.api}\tttl ${one.ttl}\tdone in ${one.seconds.toFixed(0)} s\t` +
+      one.marks.map((m) => `@${m.mark} p50 ${ms(m.p50)} p90 ${ms(m.p90)} ms, ${kib(m.bytes)} KiB`).join("\t"),
+  );
+  if (args.json) writeFileSync(args.json, JSON.stringify({ turns: TURNS, window: WINDOW, marks: MARKS, series }, null, 1));
+}
 try {
   for (const driver of DRIVERS) {
     const postgres = driver === "postgres" ? await openBenchPostgres() : undefined;
-    if (TTLS.includes("off")) series.push(await converse(driver, "floor", "off", await openFloor(driver, postgres)));
+    if (TTLS.includes("off")) done(await converse(driver, "floor", "off", await openFloor(driver, postgres)));
     for (const ttl of TTLS) {
-      for (const api of APIS) series.push(await converse(driver, api, ttl, await openOurs(driver, api, ttl, postgres)));
+      for (const api of APIS) done(await converse(driver, api, ttl, await openOurs(driver, api, ttl, postgres)));
     }
   }
   const markdown = report(series, (performance.now() - began) / 1000);
   console.log(markdown);
   if (args.out) writeFileSync(args.out, `${markdown}\n`);
-  if (args.json) writeFileSync(args.json, JSON.stringify({ turns: TURNS, window: WINDOW, marks: MARKS, series }, null, 1));
 } finally {
   await cleanUp();
 }
