@@ -228,8 +228,11 @@ async function openFloor(driver: Driver, postgres: BenchPostgres | undefined): P
     const echo = graph.builder.compile({ checkpointer: saver });
     invoke = (thread_id, turn) => echo.invoke({ messages: [{ role: "user", content: text(turn) }] }, { configurable: { thread_id } });
     bytes = async () => ({ used: sqliteUsedBytes(join(dir, "floor.sqlite")), disk: filesBytes(dir) });
+    // An interrupted run removes the file too (it reaches hundreds of MB at 1,000 turns).
+    const removeDir = onCleanUp(async () => rmSync(dir, { recursive: true, force: true }));
     close = async () => {
       saver.db.close();
+      removeDir();
       rmSync(dir, { recursive: true, force: true });
     };
   } else {
