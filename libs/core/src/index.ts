@@ -6,6 +6,7 @@ export { toWireJson, toWireObject, stringifyWire, jsonDepthExceeds, MAX_JSON_DEP
 export { nowIso, addMs } from "./time.js";
 export type * from "./repos/assistants.js";
 export type * from "./repos/threads.js";
+export { readThreadHeader } from "./repos/threads.js";
 export type * from "./repos/runs.js";
 export type * from "./repos/store.js";
 export type * from "./repos/crons.js";

@@ -82,6 +82,12 @@ export interface Thread {
   error: unknown;
 }
 
+/**
+ * A thread without its state (`values`, `interrupts`): what an existence, status or authorization check
+ * needs. Reading it costs the same on a thread of 1,000 turns as on one of 10 (`ThreadRepo.getHeader`).
+ */
+export type ThreadHeader = Omit<Thread, "values" | "interrupts">;
+
 /** Coordinates of one checkpoint in the LangGraph checkpointer. */
 export interface Checkpoint {
   thread_id: string;

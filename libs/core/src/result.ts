@@ -8,7 +8,7 @@ import type { Checkpoint, DefaultValues, Interrupt, JsonValue } from "./model.js
  * back after later turns, pruning, restarts and crashes.
  */
 export interface RunResult {
-  /** Final state values of the run. */
+  /** Final state values of the run; a stored result's `messages` are its own turn's (`turnValues`). */
   values: DefaultValues;
   /** Interrupts the run stopped at, if any. */
   interrupts?: Interrupt[];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConflictError, type ThreadSearch } from "@agent-server/core";
+import { ConflictError, readThreadHeader, type ThreadSearch } from "@agent-server/core";
 import { ISO_MS, sleep, uid, type Harness } from "./harness.js";
 
 export function describeThreads(h: Harness): void {
@@ -23,6 +23,26 @@ export function describeThreads(h: Harness): void {
       expect(await s.threads.get(uid())).toBeNull();
       const busy = await s.threads.create({ thread_id: uid(), status: "busy", metadata: { a: 1 }, config: { tags: ["t"] } });
       expect(busy).toMatchObject({ status: "busy", metadata: { a: 1 }, config: { tags: ["t"] } });
+    });
+
+    it("readThreadHeader (getHeader when the driver has it): the thread as get returns it, without values and interrupts", async () => {
+      const s = await h.open();
+      const t = await s.threads.create({ thread_id: uid(), metadata: { owner: "a" }, config: { tags: ["t"] } });
+      const updated = await s.threads.update(t.thread_id, {
+        status: "error",
+        values: { messages: [{ type: "human", content: "hi" }] },
+        interrupts: { task: [{ id: "i", value: "ask" }] },
+        error: { error: "Boom", message: "it broke" },
+      });
+      const { values: _values, interrupts: _interrupts, ...header } = updated!;
+      const read = await readThreadHeader(s.threads, t.thread_id);
+      expect(read).toEqual(header);
+      expect(read).not.toHaveProperty("values");
+      expect(read).not.toHaveProperty("interrupts");
+      expect(await readThreadHeader(s.threads, uid())).toBeNull();
+      // A copy: changing what was read changes nothing stored.
+      (read!.metadata as Record<string, unknown>).owner = "b";
+      expect((await readThreadHeader(s.threads, t.thread_id))!.metadata).toEqual({ owner: "a" });
     });
 
     it("create honours a given created_at (snapshot restore): kept on reads, updates and in created_at order", async () => {

@@ -33,12 +33,13 @@ export function describeTtl(h: Harness): void {
     it("an expired item is gone for get, search and listNamespaces before any sweep; the sweep deletes it", async () => {
       const s = await h.open();
       const ns = ["ttl", uid()];
-      await s.store.put(ns, "short", { v: 1 }, { ttl: 0.0005 }); // 30 ms
+      // 600 ms: read at once after its put, it is still there even on a loaded machine.
       await s.store.put(ns, "long", { v: 2 }, { ttl: 60 });
       await s.store.put(ns, "forever", { v: 3 });
-      await s.store.put([...ns, "only-short"], "k", { v: 4 }, { ttl: 0.0005 });
+      await s.store.put([...ns, "only-short"], "k", { v: 4 }, { ttl: 0.01 });
+      await s.store.put(ns, "short", { v: 1 }, { ttl: 0.01 });
       expect(await s.store.get(ns, "short")).toMatchObject({ value: { v: 1 } });
-      await sleep(60);
+      await sleep(650);
       expect(await s.store.get(ns, "short")).toBeNull();
       expect((await s.store.search(ns, { limit: 10 })).map((i) => i.key).sort()).toEqual(["forever", "long"]);
       expect(await s.store.listNamespaces({ prefix: ns })).toEqual([ns]);
@@ -52,9 +53,9 @@ export function describeTtl(h: Harness): void {
     it("a put over an expired item creates it anew; a put without ttl clears the item's TTL", async () => {
       const s = await h.open();
       const ns = ["ttl", uid()];
-      await s.store.put(ns, "k", { v: 1 }, { ttl: 0.0005 });
+      await s.store.put(ns, "k", { v: 1 }, { ttl: 0.01 }); // 600 ms
       const first = await s.store.get(ns, "k");
-      await sleep(60);
+      await sleep(650);
       await s.store.put(ns, "k", { v: 2 });
       const second = await s.store.get(ns, "k");
       expect(second).toMatchObject({ value: { v: 2 } });

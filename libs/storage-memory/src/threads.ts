@@ -10,6 +10,7 @@ import {
   type NewThread,
   type PruneStrategy,
   type Thread,
+  type ThreadHeader,
   type ThreadPatch,
   type ThreadRepo,
   type ThreadSearch,
@@ -45,6 +46,13 @@ export class MemoryThreadRepo implements ThreadRepo {
   async get(threadId: string): Promise<Thread | null> {
     const record = this.state.threads.get(threadId);
     return record ? wireOut(record.thread) : null;
+  }
+
+  async getHeader(threadId: string): Promise<ThreadHeader | null> {
+    const record = this.state.threads.get(threadId);
+    if (!record) return null;
+    const { values: _values, interrupts: _interrupts, ...header } = record.thread;
+    return wireOut(header);
   }
 
   async update(threadId: string, patch: ThreadPatch): Promise<Thread | null> {

@@ -8,6 +8,7 @@ import {
   type RunInternal,
   type RunResult,
   type Thread,
+  type ThreadHeader,
   type ThreadPatch,
   type ThreadRepo,
   type ThreadSearch,
@@ -31,6 +32,7 @@ import { authFilterSql, containsSql } from "./filters-sql.js";
 import { deleteRunsWhere } from "./runs.js";
 
 const COLUMNS = `thread_id, created_at, updated_at, metadata, config, status, "values", interrupts, error`;
+const HEADER_COLUMNS = `thread_id, created_at, updated_at, metadata, config, status, error`;
 const SORTABLE = new Set(["thread_id", "status", "created_at", "updated_at"]);
 
 type SearchFilter = Omit<ThreadSearch, "limit" | "offset" | "sort_by" | "sort_order">;
@@ -73,6 +75,11 @@ export class PostgresThreadRepo implements ThreadRepo {
 
   async get(threadId: string): Promise<Thread | null> {
     const [row] = await query<Thread>(this.pool, `SELECT ${COLUMNS} FROM ${this.t.threads} WHERE thread_id = $1`, [threadId]);
+    return row ?? null;
+  }
+
+  async getHeader(threadId: string): Promise<ThreadHeader | null> {
+    const [row] = await query<ThreadHeader>(this.pool, `SELECT ${HEADER_COLUMNS} FROM ${this.t.threads} WHERE thread_id = $1`, [threadId]);
     return row ?? null;
   }
 

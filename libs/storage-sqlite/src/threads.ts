@@ -9,6 +9,7 @@ import {
   type NewThread,
   type PruneStrategy,
   type Thread,
+  type ThreadHeader,
   type ThreadPatch,
   type ThreadRepo,
   type ThreadSearch,
@@ -36,11 +37,13 @@ interface RunCopyRow {
 }
 
 const COLUMNS = "thread_id, created_at, updated_at, metadata, config, status, state_values, interrupts, error";
+const HEADER_COLUMNS = "thread_id, created_at, updated_at, metadata, config, status, error";
 const SORT_COLUMNS = new Set(["thread_id", "status", "created_at", "updated_at"]);
 
 export class SqliteThreadRepo implements ThreadRepo {
   private readonly s: Statements;
   private readonly byId;
+  private readonly headerById;
   private readonly insertRow;
   private readonly updateRow;
   private readonly insertNew;
@@ -52,6 +55,7 @@ export class SqliteThreadRepo implements ThreadRepo {
   ) {
     this.s = new Statements(db);
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM threads WHERE thread_id = ?`);
+    this.headerById = db.prepare(`SELECT ${HEADER_COLUMNS} FROM threads WHERE thread_id = ?`);
     // One statement for the usual case (a new id); an existing one is told apart by the missing row.
     this.insertNew = db.prepare(
       `INSERT INTO threads (${COLUMNS}, ttl_strategy, ttl_minutes)
@@ -106,6 +110,11 @@ export class SqliteThreadRepo implements ThreadRepo {
   async get(threadId: string): Promise<Thread | null> {
     const row = this.byId.get(threadId) as ThreadRow | undefined;
     return row ? toThread(row) : null;
+  }
+
+  async getHeader(threadId: string): Promise<ThreadHeader | null> {
+    const row = this.headerById.get(threadId) as Omit<ThreadRow, "state_values" | "interrupts"> | undefined;
+    return row ? toThreadHeader(row) : null;
   }
 
   async update(threadId: string, patch: ThreadPatch): Promise<Thread | null> {
@@ -324,6 +333,11 @@ function buildWhere(query: Omit<ThreadSearch, "limit" | "offset" | "sort_by" | "
 }
 
 function toThread(row: ThreadRow): Thread {
+  const { error, ...header } = toThreadHeader(row);
+  return { ...header, values: parseJson(row.state_values, null), interrupts: parseJson(row.interrupts, {}), error };
+}
+
+function toThreadHeader(row: Omit<ThreadRow, "state_values" | "interrupts">): ThreadHeader {
   return {
     thread_id: row.thread_id,
     created_at: row.created_at,
@@ -331,8 +345,6 @@ function toThread(row: ThreadRow): Thread {
     metadata: parseJson(row.metadata, {}),
     config: parseJson(row.config, {}),
     status: row.status as Thread["status"],
-    values: parseJson(row.state_values, null),
-    interrupts: parseJson(row.interrupts, {}),
     error: parseJson(row.error, null),
   };
 }

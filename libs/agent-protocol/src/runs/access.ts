@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { matchesAuthFilter, type AuthFilter, type Run, type Thread } from "@agent-server/core";
+import { matchesAuthFilter, readThreadHeader, type AuthFilter, type Run, type ThreadHeader } from "@agent-server/core";
 import type { AppEnv } from "../app-env.js";
 import type { AuthAction } from "../auth/request-auth.js";
 
@@ -14,9 +14,10 @@ export async function authorizedThread(
   threadId: string,
   action: AuthAction,
   extra: Record<string, unknown> = {},
-): Promise<{ thread: Thread; filter: AuthFilter | undefined }> {
+): Promise<{ thread: ThreadHeader; filter: AuthFilter | undefined }> {
   const filter = await c.var.auth.authorize("threads", action, { thread_id: threadId, ...extra });
-  const thread = await c.var.deps.storage.threads.get(threadId);
+  // Its metadata decides: the state is not read (a long thread's is large).
+  const thread = await readThreadHeader(c.var.deps.storage.threads, threadId);
   if (!thread || !matchesAuthFilter(thread.metadata, filter)) threadNotFound(threadId);
   return { thread, filter };
 }
@@ -27,7 +28,7 @@ export async function authorizedRun(
   threadId: string,
   runId: string,
   action: AuthAction,
-): Promise<{ thread: Thread; run: Run }> {
+): Promise<{ thread: ThreadHeader; run: Run }> {
   const { thread } = await authorizedThread(c, threadId, action, { run_id: runId });
   const run = await c.var.deps.storage.runs.get(runId, threadId);
   if (!run) runNotFound(runId);

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { ConflictError, matchesAuthFilter, type Metadata, type Run, type RunnableConfig } from "@agent-server/core";
+import { ConflictError, matchesAuthFilter, readThreadHeader, type Metadata, type Run, type RunnableConfig } from "@agent-server/core";
 import {
   configurableFromHeaders,
   createRunAuthValue,
@@ -59,7 +59,7 @@ export async function prepareRun(c: Context<AppEnv>, threadId: string | undefine
   const value = createRunAuthValue(threadId ?? null, request);
   const filter = await c.var.auth.authorize("threads", "create_run", value);
   if (threadId !== undefined && filter) {
-    const thread = await c.var.deps.storage.threads.get(threadId);
+    const thread = await readThreadHeader(c.var.deps.storage.threads, threadId);
     if (thread && !matchesAuthFilter(thread.metadata, filter)) threadNotFound(threadId);
   }
   request.metadata = (value.metadata as Metadata | undefined) ?? {};

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { matchesAuthFilter, NotFoundError, type Run } from "@agent-server/core";
+import { matchesAuthFilter, NotFoundError, readThreadHeader, type Run } from "@agent-server/core";
 import type { AppEnv } from "../app-env.js";
 import { createRouter } from "../http/router.js";
 import { ErrorDetail, jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
@@ -126,7 +126,7 @@ export const runControl = createRouter()
       const filter = await c.var.auth.authorize("threads", "update", { status: body.status, action });
       const statuses = body.status === "all" ? (["pending", "running"] as const) : ([body.status!] as const);
       for (const run of await runsByStatus(c, [...statuses])) {
-        if (filter && !matchesAuthFilter((await storage.threads.get(run.thread_id))?.metadata, filter)) continue;
+        if (filter && !matchesAuthFilter((await readThreadHeader(storage.threads, run.thread_id))?.metadata, filter)) continue;
         // A run that ended and was deleted meanwhile (a stateless run) has nothing left to cancel.
         await engine.cancel([run.run_id], { action }).catch(ignoreGone);
       }
@@ -140,7 +140,7 @@ async function visibleRun(c: Context<AppEnv>, runId: string): Promise<{ run: Run
   const { storage } = c.var.deps;
   const run = await storage.runs.get(runId);
   if (!run) runNotFound(runId);
-  if (filter && !matchesAuthFilter((await storage.threads.get(run.thread_id))?.metadata, filter)) runNotFound(runId);
+  if (filter && !matchesAuthFilter((await readThreadHeader(storage.threads, run.thread_id))?.metadata, filter)) runNotFound(runId);
   return { run };
 }
 

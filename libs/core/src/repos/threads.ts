@@ -1,5 +1,5 @@
 import type { AuthFilter } from "../filters.js";
-import type { DefaultValues, Interrupt, Metadata, RunnableConfig, SortOrder, Thread, ThreadStatus } from "../model.js";
+import type { DefaultValues, Interrupt, Metadata, RunnableConfig, SortOrder, Thread, ThreadHeader, ThreadStatus } from "../model.js";
 import type { ExpiredThread, ThreadTtl, ThreadTtlStrategy } from "../rules/ttl.js";
 
 export interface NewThread {
@@ -49,6 +49,11 @@ export interface ThreadRepo {
   /** `ifExists: "raise"` (default) throws `ConflictError`; `"do_nothing"` returns the existing thread. */
   create(input: NewThread, options?: { ifExists?: "raise" | "do_nothing" }): Promise<Thread>;
   get(threadId: string): Promise<Thread | null>;
+  /**
+   * Optional: the thread without its state, read without reading the state (see `ThreadHeader`). Callers
+   * go through `readThreadHeader`, which falls back to `get` for a driver without it.
+   */
+  getHeader?(threadId: string): Promise<ThreadHeader | null>;
   update(threadId: string, patch: ThreadPatch): Promise<Thread | null>;
   /** Deletes the thread, its checkpoints, runs, run results and events. */
   delete(threadId: string): Promise<boolean>;
@@ -80,4 +85,13 @@ export interface ThreadRepo {
    * null when nothing was done (gone, not expired any more, busy, or swept by another process meanwhile).
    */
   sweep?(threadId: string, now: string): Promise<ThreadTtlStrategy | null>;
+}
+
+/** The thread's header through `getHeader` when the driver has it, else from a full `get`. */
+export async function readThreadHeader(threads: ThreadRepo, threadId: string): Promise<ThreadHeader | null> {
+  if (threads.getHeader) return threads.getHeader(threadId);
+  const thread = await threads.get(threadId);
+  if (!thread) return null;
+  const { values: _values, interrupts: _interrupts, ...header } = thread;
+  return header;
 }

@@ -23,3 +23,4 @@ export {
   type ThreadTtl,
   type ThreadTtlStrategy,
 } from "./ttl.js";
+export { turnValues } from "./turn-values.js";

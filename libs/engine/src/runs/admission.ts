@@ -5,11 +5,13 @@ import {
   ConflictError,
   NotFoundError,
   nowIso,
+  readThreadHeader,
   type Assistant,
   type Run,
   type RunInternal,
   type Storage,
   type Thread,
+  type ThreadHeader,
   type ThreadTtl,
 } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
@@ -29,7 +31,7 @@ export interface AdmissionOptions {
    * `newThread`: the caller created that thread in this call under an id it generated and has not
    * handed out yet, so no other section can be at work on it: admission takes no thread lock.
    */
-  loaded?: { assistant?: Assistant; thread?: Thread; newThread?: boolean };
+  loaded?: { assistant?: Assistant; thread?: ThreadHeader; newThread?: boolean };
   /** Server-private facts (A2A marker and lineage). Only server code passes this. */
   internal?: RunInternal;
   /**
@@ -75,7 +77,7 @@ export class Admission {
     // empty state and replace the thread's current one.
     await this.requireCheckpoint(request, stateless ? undefined : options.threadId);
     const loadedThread = options.loaded?.thread;
-    const thread: Thread = stateless
+    const thread: ThreadHeader = stateless
       ? await this.temporaryThread(assistant, request)
       : loadedThread && loadedThread.thread_id === options.threadId
         ? loadedThread
@@ -122,8 +124,9 @@ export class Admission {
     return assistant;
   }
 
-  private async thread(threadId: string, request: RunCreateRequest, assistant: Assistant): Promise<Thread> {
-    const existing = await this.storage.threads.get(threadId);
+  private async thread(threadId: string, request: RunCreateRequest, assistant: Assistant): Promise<ThreadHeader> {
+    // Its config and id are what admission needs: the state is not read (a long thread's is large).
+    const existing = await readThreadHeader(this.storage.threads, threadId);
     if (existing) return existing;
     if (request.if_not_exists === "create") {
       return this.storage.threads.create(
@@ -159,7 +162,7 @@ export class Admission {
   private kwargs(
     request: RunCreateRequest,
     assistant: Assistant,
-    thread: Thread,
+    thread: ThreadHeader,
     runId: string,
     stateless: boolean,
     auth: RunAuthContext | undefined,

@@ -59,6 +59,10 @@ export async function* executeGraph(run: Run, graph: CompiledGraph, options: Gra
   const tracing = graphTracing(options.graphId, viaStreamEvents || libModes.has("messages"));
   // Node spans without callbacks come from the `tasks` mode, which reaches the client only if it asked.
   if (tracing?.tasks) libModes.add("tasks");
+  // The run's last checkpoint, as LangGraph emits it, spares settlement reading the whole state back
+  // (`finalSnapshot`). Root chunks only: subgraph streams pair values with checkpoint envelopes instead.
+  const final = options.final && !viaStreamEvents && !kwargs.subgraphs ? options.final : undefined;
+  if (final) libModes.add("checkpoints");
   const { input, config } = graphCall(run, options, tracing?.callbacks);
   const streamConfig = { ...config, subgraphs: kwargs.subgraphs, streamMode: [...libModes] };
   const events = viaStreamEvents
@@ -66,7 +70,7 @@ export async function* executeGraph(run: Run, graph: CompiledGraph, options: Gra
     : graphChunks(run.run_id, await graph.stream(input, streamConfig as never));
   let failure: unknown;
   try {
-    yield* runEvents(events, kwargs, userModes, run.run_id, tracing?.tasks);
+    yield* runEvents(events, kwargs, userModes, run.run_id, tracing?.tasks, final);
   } catch (error) {
     failure = error;
     throw error;
@@ -82,6 +86,7 @@ async function* runEvents(
   userModes: ReadonlySet<StreamMode>,
   runId: string,
   taskSpans: TaskSpans | undefined,
+  final: FinalCheckpoint | undefined,
 ): AsyncGenerator<EmittedEvent> {
   const partial = new Map<string, BaseMessageChunk>();
   const completed = new Set<string>();
@@ -97,6 +102,7 @@ async function* runEvents(
       const [ns, mode, chunk] = tuple;
       const name = kwargs.subgraphs && ns?.length ? `${mode}|${ns.join("|")}` : mode;
       if (mode === "tasks" && !ns?.length) taskSpans?.observe(chunk);
+      if (final && mode === "checkpoints" && !ns?.length) final.last = chunk as LangGraphCheckpointPayload;
       if (mode === "messages") {
         if (userModes.has("messages-tuple")) yield { event: name, data: chunk };
       } else if (mode === "checkpoints" && isCheckpointEnvelope(chunk)) {
@@ -125,8 +131,15 @@ async function* runEvents(
   }
 }
 
+/** Where `executeGraph` leaves the last root checkpoint LangGraph emitted during the run. */
+export interface FinalCheckpoint {
+  last?: LangGraphCheckpointPayload;
+}
+
 export interface GraphCallOptions {
   attempt: number;
+  /** Filled with the run's last checkpoint when the call streams root checkpoints (see `finalSnapshot`). */
+  final?: FinalCheckpoint;
   signal: AbortSignal;
   /** The graph's id in the registry: which graphs call models is remembered per graph (tracing). */
   graphId?: string;

@@ -1,5 +1,6 @@
-import type { Checkpoint, DefaultValues, Interrupt, JsonValue, RunResult } from "@agent-server/core";
+import { turnValues, type Checkpoint, type DefaultValues, type Interrupt, type JsonValue, type RunResult } from "@agent-server/core";
 import type { CompiledGraph } from "../graphs/types.js";
+import type { FinalCheckpoint } from "./execute-graph.js";
 
 /** What the checkpointer says about a thread once a run has stopped. */
 export interface ThreadSnapshot {
@@ -33,12 +34,33 @@ export async function readThreadSnapshot(graph: CompiledGraph, threadId: string)
   };
 }
 
-/** The engine's outcome of a finished execution, in the shape settlement records. */
+/**
+ * The thread's snapshot after a run that finished, from the last checkpoint LangGraph emitted during it
+ * (`FinalCheckpoint`), without reading the state back: a completed run's last checkpoint has no next
+ * task, so nothing is pending and its values are the final ones. Undefined when the run stopped with
+ * work left (an interrupt, a breakpoint) or emitted no checkpoint: `readThreadSnapshot` then reads it,
+ * with the interrupts LangGraph saved as pending writes.
+ */
+export function finalSnapshot(final: FinalCheckpoint | undefined, threadId: string): ThreadSnapshot | undefined {
+  const last = final?.last;
+  if (!last || (last.next as unknown[] | undefined)?.length !== 0 || (last.tasks?.length ?? 0) !== 0) return undefined;
+  const configurable = (last.config as { configurable?: Record<string, unknown> } | undefined)?.configurable;
+  const checkpointId = configurable?.checkpoint_id;
+  if (typeof checkpointId !== "string") return undefined;
+  return {
+    values: (last.values ?? {}) as DefaultValues,
+    interrupts: {},
+    next: [],
+    checkpoint: { thread_id: threadId, checkpoint_ns: String(configurable?.checkpoint_ns ?? ""), checkpoint_id: checkpointId },
+  };
+}
+
+/** The engine's outcome of a finished execution, in the shape settlement records (its turn's messages only). */
 export function toRunResult(snapshot: ThreadSnapshot): RunResult {
   const interrupts = Object.values(snapshot.interrupts).flat();
   const reply = defaultReply(snapshot.values);
   return {
-    values: snapshot.values,
+    values: turnValues(snapshot.values),
     ...(interrupts.length > 0 ? { interrupts } : {}),
     ...(reply !== undefined ? { reply } : {}),
     ...(snapshot.checkpoint ? { checkpoint: snapshot.checkpoint } : {}),

@@ -7,8 +7,8 @@ import type { CompiledGraph } from "../graphs/types.js";
 import type { ProtocolRuns } from "../protocol/protocol-run.js";
 import type { StreamHub } from "../streaming/stream-hub.js";
 import { traceExecution } from "../tracing/index.js";
-import { executeGraph } from "./execute-graph.js";
-import { readThreadSnapshot, toRunResult, type ThreadSnapshot } from "./outcome.js";
+import { executeGraph, type FinalCheckpoint } from "./execute-graph.js";
+import { finalSnapshot, readThreadSnapshot, toRunResult, type ThreadSnapshot } from "./outcome.js";
 import type { EngineRunKwargs } from "./run-request.js";
 import { withRunContext } from "./run-context.js";
 import { armRunTimeout, runTimeoutMs } from "./run-timeout.js";
@@ -108,7 +108,8 @@ export class RunExecutor {
         const resume = attempt > 1 && (await wroteCheckpoint(this.storage, run));
         const signal = execution.controller.signal;
         const context = { run_id: run.run_id, thread_id: run.thread_id, graph_id: graphId, assistant_id: run.assistant_id };
-        const call = { attempt, signal, resume, control: execution.control, graphId };
+        const final: FinalCheckpoint = {};
+        const call = { attempt, signal, resume, control: execution.control, graphId, final };
         await limit.bound(
           withRunContext(context, async () => {
             if (kwargs.protocol === true) return this.protocol.execute(run, graph!, graphId!, call);
@@ -118,7 +119,7 @@ export class RunExecutor {
           }),
         );
         if (signal.aborted) throw signal.reason;
-        snapshot = await readThreadSnapshot(graph, run.thread_id);
+        snapshot = finalSnapshot(final, run.thread_id) ?? (await readThreadSnapshot(graph, run.thread_id));
         outcome = { kind: "success", result: toRunResult(snapshot) };
       } catch (error) {
         const handBack = execution.timedOut ? undefined : shutdownHandBack(error, execution);

@@ -77,6 +77,12 @@ export class StreamHub {
   }
 
   async publish(runId: string, event: string, data: unknown, options: { resumable: boolean }): Promise<void> {
+    // Nobody to read it (a blocking wait, say): the chunk is only counted. A values chunk is the whole
+    // state, so converting it for nobody would cost more on every turn of a long thread.
+    if (!options.resumable && !this.signals.crossProcess && !this.subscribers.has(runId)) {
+      this.published.set(runId, (this.published.get(runId) ?? 0) + 1);
+      return;
+    }
     const json = toStreamJson(data);
     let delivered: StreamEvent;
     if (options.resumable) {

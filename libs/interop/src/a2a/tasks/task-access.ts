@@ -1,5 +1,5 @@
 import { TaskNotFoundError } from "@a2a-js/sdk/errors";
-import type { Run, Storage } from "@agent-server/core";
+import { readThreadHeader, type Run, type Storage } from "@agent-server/core";
 import { openScope, type A2ARequestScope, type A2AThreadAction } from "../request-scope.js";
 import { findTask, type FoundTask } from "./task-lineage.js";
 
@@ -32,7 +32,7 @@ export class TaskAccess {
   async visible(first: Run, scope: A2ARequestScope, action: A2AThreadAction): Promise<boolean> {
     // No auth handlers: nothing to check, and a run's thread exists while the run does (cascade).
     if (scope === openScope) return true;
-    const thread = await this.storage.threads.get(first.thread_id);
+    const thread = await readThreadHeader(this.storage.threads, first.thread_id);
     return thread ? this.visibleThread(thread, scope, action) : false;
   }
 

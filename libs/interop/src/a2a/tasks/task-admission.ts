@@ -1,7 +1,7 @@
 import { Message as A2AMessage, type SendMessageRequest } from "@a2a-js/sdk";
 import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { v4 as uuidv4 } from "uuid";
-import { ConflictError, type Assistant, type Run, type RunInternal, type Thread } from "@agent-server/core";
+import { ConflictError, readThreadHeader, type Assistant, type Run, type RunInternal, type ThreadHeader } from "@agent-server/core";
 import type { ServerCallContext } from "@a2a-js/sdk/server";
 import type { RunAuthContext, RunCreateRequest, RunEnd, RunEventStream, ThreadStateService } from "@agent-server/engine";
 import { pushIdRules, type TaskPushConfigs, type RequestedPushConfig } from "../push/push-configs.js";
@@ -79,10 +79,11 @@ export class TaskAdmission {
     const auth = scope.auth ?? this.auth;
 
     let threadId: string;
-    let thread: Thread | undefined;
+    let thread: ThreadHeader | undefined;
     let created = false;
     if (message.contextId) {
-      thread = (await this.deps.storage.threads.get(message.contextId)) ?? undefined;
+      // The context's state is not read: a long conversation's is large, and admission needs its metadata.
+      thread = (await readThreadHeader(this.deps.storage.threads, message.contextId)) ?? undefined;
       // A context the caller may not see answers like an unknown one; a push config needs update too.
       const allowed =
         thread &&
