@@ -23,3 +23,15 @@ export {
   type ThreadTtl,
   type ThreadTtlStrategy,
 } from "./ttl.js";
+export {
+  checkIndexIdentity,
+  cosineSimilarity,
+  DEFAULT_INDEX_FIELDS,
+  indexFieldsFor,
+  itemScore,
+  storeIndexIdentity,
+  textsToEmbed,
+  unitVector,
+  type IndexIdentityCheck,
+  type StoreIndexSettings,
+} from "./store-index.js";
