@@ -182,8 +182,10 @@ export class SqliteStoreRepo implements StoreRepo {
     const col = (name: string) => (query ? `i.${name}` : name);
     if (namespacePrefix.length > 0) {
       const p = joinNs(namespacePrefix);
+      // The outer range [P, P/) is what the primary key can seek (it also holds "P-x"); the OR keeps P and P.*.
+      clauses.push(`${col("namespace")} >= ? AND ${col("namespace")} < ?`);
       clauses.push(`(${col("namespace")} = ? OR (${col("namespace")} >= ? AND ${col("namespace")} < ?))`);
-      params.push(p, `${p}.`, `${p}/`);
+      params.push(p, `${p}/`, p, `${p}.`, `${p}/`);
     }
     if (options?.filter !== undefined && Object.keys(options.filter).length > 0) {
       clauses.push(`as_store_match(${col("value")}, ?)`);
@@ -196,7 +198,7 @@ export class SqliteStoreRepo implements StoreRepo {
     const where = `WHERE ${clauses.join(" AND ")}`;
     const sql = query
       ? `SELECT ${COLUMNS.split(", ").map(col).join(", ")}, MAX(${scoreSql(this.search_)}) AS score
-         FROM store_items i JOIN store_vectors v ON v.namespace = i.namespace AND v.key = i.key ${where}
+         FROM store_items i CROSS JOIN store_vectors v ON v.namespace = i.namespace AND v.key = i.key ${where}
          GROUP BY i.namespace, i.key ORDER BY score DESC, i.updated_at DESC, i.write_seq DESC LIMIT ? OFFSET ?`
       : `SELECT ${COLUMNS} FROM store_items ${where} ORDER BY updated_at DESC, write_seq DESC LIMIT ? OFFSET ?`;
     const rows = this.s.get(sql).all(...params, intOr(options?.limit, 10), intOr(options?.offset, 0)) as ItemRow[];
