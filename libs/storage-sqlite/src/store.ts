@@ -171,8 +171,10 @@ export class SqliteStoreRepo implements StoreRepo {
   /**
    * Prefix range on the primary key; the value and auth filters are evaluated per item of that range by
    * the registered `as_store_match` / `as_store_auth_match` functions (O(items under the prefix)), then
-   * sorted by update. With a query, each remaining item's vectors are read by primary key and scored
-   * (O(items under the prefix × dims)); the sorter keeps only `offset + limit` rows.
+   * sorted by update. With a query, the vectors under the prefix are read in primary-key order (a range
+   * scan: looking each item's vectors up instead costs ~10× more, their rows being large), each joined to
+   * its item by primary key, the other conditions applied, and scored: O(vectors under the prefix × dims).
+   * Groups come in key order (no temporary tree); the sorter keeps only `offset + limit` rows.
    */
   async search(namespacePrefix: string[], options?: StoreSearchOptions): Promise<SearchedItem[]> {
     const now = nowIso();
@@ -182,10 +184,12 @@ export class SqliteStoreRepo implements StoreRepo {
     const col = (name: string) => (query ? `i.${name}` : name);
     if (namespacePrefix.length > 0) {
       const p = joinNs(namespacePrefix);
-      // The outer range [P, P/) is what the primary key can seek (it also holds "P-x"); the OR keeps P and P.*.
-      clauses.push(`${col("namespace")} >= ? AND ${col("namespace")} < ?`);
+      // With a query the vectors drive (v.namespace: their primary key's seekable range [P, P/), which also
+      // holds "P-x"); the OR keeps P and P.*.
+      if (query) clauses.push("v.namespace >= ? AND v.namespace < ?");
       clauses.push(`(${col("namespace")} = ? OR (${col("namespace")} >= ? AND ${col("namespace")} < ?))`);
-      params.push(p, `${p}/`, p, `${p}.`, `${p}/`);
+      if (query) params.push(p, `${p}/`);
+      params.push(p, `${p}.`, `${p}/`);
     }
     if (options?.filter !== undefined && Object.keys(options.filter).length > 0) {
       clauses.push(`as_store_match(${col("value")}, ?)`);
@@ -198,8 +202,8 @@ export class SqliteStoreRepo implements StoreRepo {
     const where = `WHERE ${clauses.join(" AND ")}`;
     const sql = query
       ? `SELECT ${COLUMNS.split(", ").map(col).join(", ")}, MAX(${scoreSql(this.search_)}) AS score
-         FROM store_items i CROSS JOIN store_vectors v ON v.namespace = i.namespace AND v.key = i.key ${where}
-         GROUP BY i.namespace, i.key ORDER BY score DESC, i.updated_at DESC, i.write_seq DESC LIMIT ? OFFSET ?`
+         FROM store_vectors v CROSS JOIN store_items i ON i.namespace = v.namespace AND i.key = v.key ${where}
+         GROUP BY v.namespace, v.key ORDER BY score DESC, i.updated_at DESC, i.write_seq DESC LIMIT ? OFFSET ?`
       : `SELECT ${COLUMNS} FROM store_items ${where} ORDER BY updated_at DESC, write_seq DESC LIMIT ? OFFSET ?`;
     const rows = this.s.get(sql).all(...params, intOr(options?.limit, 10), intOr(options?.offset, 0)) as ItemRow[];
     if (options?.refreshTtl) this.refresh(rows, now);
