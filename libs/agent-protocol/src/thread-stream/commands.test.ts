@@ -69,6 +69,8 @@ describe.each(httpDrivers)("state commands ($name)", (driver) => {
     expect(forked).toEqual({ run_id: expect.any(String), thread_id: forkThread });
     const events = (await readSse(server.url, forkThread, { channels: ["lifecycle"] }, terminals(3))).events;
     expect(rootLifecycle(events)).toEqual(["running", "completed", "running", "completed", "running", "completed"]);
+    // The terminal lifecycle is appended before settlement's terminal write: join waits for that write.
+    await server.client.runs.join(forkThread, forked.run_id as string);
     expect((await server.client.runs.get(forkThread, forked.run_id as string)).status).toBe("success");
     const state = await ok(server.url, forkThread, "state.get", {});
     expect(texts(state.values)).toEqual(["human:one", "ai:echo: one", "human:fork", "ai:echo: fork"]);
