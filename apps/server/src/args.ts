@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
-export type Command = "dev" | "serve" | "migrate" | "snapshot" | "import-dev";
+export type Command = "dev" | "serve" | "migrate" | "snapshot" | "import-dev" | "store";
 /** Commands that only write files into the user's project (scaffold/): no server, storage or environment. */
 export type ScaffoldCommand = "new" | "dockerfile" | "compose";
 export type SnapshotAction = "export" | "import";
@@ -139,7 +139,7 @@ const OPTIONS = {
  */
 const MAX_RUN_TIMEOUT_SECONDS = 2_147_483;
 
-const COMMANDS: readonly Command[] = ["dev", "serve", "migrate", "snapshot", "import-dev"];
+const COMMANDS: readonly Command[] = ["dev", "serve", "migrate", "snapshot", "import-dev", "store"];
 const SCAFFOLD_COMMANDS: readonly ScaffoldCommand[] = ["new", "dockerfile", "compose"];
 
 /** Parses argv (without node and the script); throws UsageError on anything it does not understand. */
@@ -162,7 +162,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   }
   const command = positionals[0] as Command;
   if (!COMMANDS.includes(command)) throw new UsageError(`unknown command '${positionals[0]}'`);
-  const maxPositionals = command === "snapshot" || command === "import-dev" ? 2 : 1;
+  const maxPositionals = command === "snapshot" || command === "import-dev" || command === "store" ? 2 : 1;
+  if (command === "store" && positionals[1] !== "reindex") throw new UsageError("store needs an action: store reindex");
+  if (command === "store" && values.storage === "memory")
+    throw new UsageError("store reindex with --storage memory would keep nothing: the memory storage starts empty");
   if (positionals.length > maxPositionals) throw new UsageError(`unexpected argument '${positionals[maxPositionals]}'`);
   if (values.tunnel) {
     throw new UsageError(

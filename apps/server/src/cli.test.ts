@@ -128,7 +128,7 @@ describe("agent-server command line", () => {
       const echo = join(dirname(EXAMPLE_CONFIG), "src/echo.ts");
       const config = {
         graphs: { echo: `${echo}:graph` },
-        store: { index: { dims: 8 } },
+        store: { index_backend: "faiss" },
         http: { disable_meta: true },
         dependencies: ["."],
       };
@@ -136,7 +136,7 @@ describe("agent-server command line", () => {
       const run = runCli(memoryDevArgs(join(dir, "langgraph.json")));
       await run.waitFor(/listening on/);
       const warning = jsonLines(run.stdout()).find((line) => Array.isArray(line.ignored));
-      expect(warning).toMatchObject({ level: 40, ignored: ["http.disable_meta", "store.index"] });
+      expect(warning).toMatchObject({ level: 40, ignored: ["http.disable_meta", "store.index_backend"] });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -40,6 +40,16 @@ async function main(argv: string[]): Promise<number> {
     }
   }
 
+  if (options.command === "store") {
+    try {
+      const { storeReindex } = await import("./store-reindex.js");
+      await storeReindex(options, (line) => process.stdout.write(`${line}\n`));
+      return 0;
+    } catch (error) {
+      return failure(error, (message) => process.stderr.write(`agent-server store reindex: ${message}\n`));
+    }
+  }
+
   if (options.command === "snapshot" || options.command === "import-dev") {
     try {
       const { runSnapshotCommand } = await import("./snapshot/cli.js");

@@ -15,6 +15,7 @@ import {
   applyEnv,
   Engine,
   loadLangGraphConfig,
+  openStoreIndex,
   outboundUrlPolicy,
   ttlOptions,
   systemAssistantDefaultsFromEnv,
@@ -58,7 +59,7 @@ export async function readProject(options: CliOptions): Promise<LoadedConfig | u
   const path = resolve(options.config);
   if (!existsSync(path)) {
     // Commands that only touch the storage run without a project unless --config names one.
-    if (options.command !== "dev" && options.command !== "serve" && !options.configGiven) return undefined;
+    if (options.command !== "dev" && options.command !== "serve" && options.command !== "store" && !options.configGiven) return undefined;
     throw new UsageError(`config file not found: ${path} (pass --config <path to langgraph.json>)`);
   }
   const loaded = await loadLangGraphConfig(path);
@@ -109,6 +110,8 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
     registerSdkLogger(logger);
     const runTimeoutSeconds = options.runTimeoutSeconds ?? config.run_timeout ?? DEFAULT_RUN_TIMEOUT_SECONDS;
     const metrics = serverMetrics(config, { version: VERSION, storage: storage.kind, workers: options.workers }, logger);
+    // langgraph.json store.index: the embedder, the recorded identity's check, and which search is used (logged).
+    const storeIndex = await openStoreIndex(config.store?.index, cwd, storage, logger);
     engine = new Engine({
       storage,
       workers: options.workers,
@@ -120,6 +123,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       // Webhooks and A2A push notifications: `dev` may post to localhost and private networks, `serve` may not.
       urlPolicy: outboundUrlPolicy(config.webhooks, dev ? "dev" : "serve"),
       ttl: ttlOptions(config), // langgraph.json checkpointer.ttl and store.ttl
+      ...(storeIndex ? { storeIndex } : {}),
       schemas: {
         onExtracted: (graphIds, durationMs) =>
           logger.info(

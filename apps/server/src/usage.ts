@@ -9,6 +9,10 @@ Commands:
             Write the whole selected storage to a snapshot file (JSON Lines)
   snapshot import --in <file>
             Import a snapshot file into the selected storage (never overwrites; re-running skips all)
+  store reindex
+            Embed every store item again with langgraph.json store.index (after changing its
+            embed, dims or fields), in batches, and record the new index; semantic searches
+            answer 409 until it has run
   import-dev [dir]
             Import what the official JS dev server kept in its .langgraph_api folder
             (default: ./.langgraph_api) into the selected storage

@@ -8,12 +8,13 @@ import {
   type SearchOperation,
 } from "@langchain/langgraph-checkpoint";
 import type { Item } from "./model.js";
-import type { StoreRepo } from "./repos/store.js";
+import type { StoreIndexer, StoreRepo } from "./repos/store.js";
 
 /**
  * The LangGraph `BaseStore` that graphs receive, over a driver's `StoreRepo`, so an item a graph writes
- * is the item `/store/items` returns and vice versa. Semantic search (`query`) needs an embeddings index,
- * which this server does not configure; a query is ignored and the filter still applies.
+ * is the item `/store/items` returns and vice versa. Semantic search (`query`) ranks through `index`
+ * (langgraph.json `store.index`) when given; without it a query is ignored and the filter still applies,
+ * as in LangGraph's own stores without an index.
  */
 export class RepoBackedStore extends BaseStore {
   /**
@@ -23,6 +24,7 @@ export class RepoBackedStore extends BaseStore {
   constructor(
     private readonly repo: StoreRepo,
     private readonly ttl: { defaultTtl?: number; refreshOnRead?: boolean } = {},
+    private readonly index?: StoreIndexer,
   ) {
     super();
   }
@@ -36,18 +38,27 @@ export class RepoBackedStore extends BaseStore {
   private async run(op: Operation): Promise<unknown> {
     if ("namespacePrefix" in op) {
       const search = op as SearchOperation;
+      const query = search.query && this.index ? await this.index.queryVector(search.query) : undefined;
       const items = await this.repo.search(search.namespacePrefix, {
         filter: search.filter,
         limit: search.limit,
         offset: search.offset,
         ...(this.ttl.refreshOnRead ? { refreshTtl: true } : {}),
+        ...(query ? { query } : {}),
       });
-      return items.map(toLangGraphItem);
+      return items.map((item) => (item.score === undefined ? toLangGraphItem(item) : { ...toLangGraphItem(item), score: item.score }));
     }
     if ("value" in op) {
       const put = op as PutOperation;
       if (put.value === null) await this.repo.delete(put.namespace, put.key);
-      else await this.repo.put(put.namespace, put.key, put.value, this.ttl.defaultTtl ? { ttl: this.ttl.defaultTtl } : undefined);
+      else {
+        const vectors = this.index ? await this.index.vectorsFor(put.value, put.index) : undefined;
+        await this.repo.put(put.namespace, put.key, put.value, {
+          ...(this.ttl.defaultTtl ? { ttl: this.ttl.defaultTtl } : {}),
+          ...(put.index !== undefined ? { index: put.index } : {}),
+          ...(vectors ? { vectors } : {}),
+        });
+      }
       return undefined;
     }
     if ("key" in op) {

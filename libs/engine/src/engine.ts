@@ -7,6 +7,7 @@ import {
   type OutboundUrlPolicy,
   type Run,
   type Storage,
+  type StoreIndexer,
   type ThreadTtl,
   type ThreadTtlStrategy,
 } from "@agent-server/core";
@@ -79,6 +80,8 @@ export interface EngineOptions {
    * default: threads and items expire only when given a TTL, swept every 5 / 60 minutes.
    */
   ttl?: TtlOptions;
+  /** langgraph.json `store.index` (store-index/open.ts `openStoreIndex`): semantic search for graphs and the store API. */
+  storeIndex?: StoreIndexer;
 }
 
 export type CancelAction = "interrupt" | "rollback";
@@ -113,6 +116,8 @@ export class Engine {
   private readonly ttl: TtlOptions;
   /** The TTL sweeps of threads and store items (`ttl/ttl-sweeper.ts`). */
   readonly sweeper: TtlSweeper;
+  /** langgraph.json `store.index`, shared by graphs' store and the store API; absent: queries are ignored. */
+  readonly storeIndex: StoreIndexer | undefined;
 
   constructor(private readonly options: EngineOptions) {
     this.storage = options.storage;
@@ -123,9 +128,13 @@ export class Engine {
     this.ttl = options.ttl ?? ttlOptions({});
     // Graphs' own store operations carry no TTL: `store.ttl` gives their puts the default and their
     // reads the refresh, over the driver's items (a driver without TTL sweeps keeps its own store).
-    const langgraphStore = this.storage.store.sweepExpired
-      ? new RepoBackedStore(this.storage.store, { defaultTtl: this.ttl.store.defaultMinutes, refreshOnRead: this.ttl.store.refreshOnRead })
-      : this.storage.langgraphStore;
+    // `store.index` embeds their puts and queries.
+    const storeTtl = this.storage.store.sweepExpired
+      ? { defaultTtl: this.ttl.store.defaultMinutes, refreshOnRead: this.ttl.store.refreshOnRead }
+      : undefined;
+    this.storeIndex = options.storeIndex;
+    const langgraphStore =
+      storeTtl || this.storeIndex ? new RepoBackedStore(this.storage.store, storeTtl, this.storeIndex) : this.storage.langgraphStore;
     this.registry = new GraphRegistry({ checkpointer: this.storage.checkpointer, langgraphStore }, options.schemas);
     this.hub = new StreamHub(this.storage.events, options.eventTtlMs ?? 60 * 60_000, this.signals, {
       intervalMs: this.pollMs,

@@ -42,3 +42,8 @@ export { ttlOptions, type TtlOptions } from "./config/ttl.js";
 export { TtlSweeper, type TtlSweepKind } from "./ttl/ttl-sweeper.js";
 export * from "./protocol/index.js";
 export { RunTimedOut } from "./runs/run-timeout.js";
+export { StoreIndexSchema, storeIndexSettings, type StoreIndexConfig } from "./store-index/config.js";
+export { EMBEDDING_PROVIDERS, isFileSpec, loadEmbedder, type Embedder } from "./store-index/embeddings.js";
+export { openStoreIndex, type StoreIndexLog } from "./store-index/open.js";
+export { reindexStore, type ReindexProgress } from "./store-index/reindex.js";
+export { hasVectorSupport, REINDEX_COMMAND, StoreIndex } from "./store-index/store-index.js";

@@ -23,6 +23,7 @@ import { describeTasks } from "./tasks.js";
 import { describeThreadLock, describeThreadLockAbsent } from "./thread-lock.js";
 import { describeThreads } from "./threads.js";
 import { describeTtl, describeTtlAbsent } from "./ttl.js";
+import { describeVectorSearch, describeVectorSearchAbsent } from "./vector-search.js";
 import { describeWireJson } from "./wire-json.js";
 
 export type { ConformanceFactory } from "./harness.js";
@@ -31,7 +32,7 @@ export type { ConformanceOptions } from "./optional.js";
 /**
  * The storage contract suite. Call it at the top level of a driver's test file:
  *
- *   describeStorageConformance("sqlite", { create, sibling, reopen }, { results: true, pushConfigs: true, threadLock: true, signals: "process", ttl: true });
+ *   describeStorageConformance("sqlite", { create, sibling, reopen }, { results: true, pushConfigs: true, threadLock: true, signals: "process", ttl: true, vectors: true });
  *
  * Every test opens fresh drivers through the factory and the suite closes all of them afterwards.
  * Tests that need `sibling` or `reopen` are registered only when the factory provides them; races that
@@ -62,6 +63,8 @@ export function describeStorageConformance(name: string, factory: ConformanceFac
     describeStore(h);
     if (options.ttl) describeTtl(h);
     else describeTtlAbsent(h);
+    if (options.vectors) describeVectorSearch(h);
+    else describeVectorSearchAbsent(h);
     describeCrons(h);
     describeDeliveries(h);
     describeEvents(h);
@@ -72,4 +75,12 @@ export function describeStorageConformance(name: string, factory: ConformanceFac
     else describeSignalsAbsent(h);
     if (h.hasReopen) describeReopen(h);
   });
+}
+
+/**
+ * The `vectors` part alone, for a driver's second way of scoring (SQLite's JavaScript scan beside
+ * sqlite-vec): the same checks must pass whichever computes the ranking.
+ */
+export function describeVectorSearchConformance(name: string, factory: ConformanceFactory): void {
+  describe(`storage conformance (vectors): ${name}`, () => describeVectorSearch(createHarness(factory)));
 }

@@ -33,6 +33,12 @@ export interface ConformanceOptions {
    * `store.ttl` have no effect and the API refuses a `ttl`.
    */
   ttl: boolean;
+  /**
+   * Semantic store search: `StoreRepo.getIndexIdentity`, `setIndexIdentity`, `scanIndexable` and
+   * `replaceVectors` (all four or none), and the `vectors` / `query` options of put and search they imply.
+   * Without them langgraph.json `store.index` stops the server's start.
+   */
+  vectors: boolean;
 }
 
 /** For a driver declared without results: neither method may be there, not even one of them. */

@@ -3,7 +3,7 @@ import { describeStorageConformance } from "@agent-server/storage-conformance";
 import { createMemoryStorage, MemoryStorage } from "./index.js";
 
 // The optional parts this driver has: every one (A2A task results, push configs, the thread lock, signals, TTL sweeps).
-const OPTIONAL_PARTS = { results: true, pushConfigs: true, threadLock: true, signals: "database" as const, ttl: true };
+const OPTIONAL_PARTS = { results: true, pushConfigs: true, threadLock: true, signals: "database" as const, ttl: true, vectors: true };
 
 describeStorageConformance("memory", { create: async () => createMemoryStorage() }, OPTIONAL_PARTS);
 

@@ -12,6 +12,7 @@ import {
   type Cron,
   type Delivery,
   type Item,
+  type StoreVector,
   type JsonValue,
   type PushConfig,
   type Run,
@@ -57,6 +58,8 @@ export class MemoryState {
   readonly runningRuns = new Set<string>();
   /** JSON namespace key -> item key -> item. */
   readonly items = new Map<string, Map<string, ItemRecord>>();
+  /** The store index identity the vectors were made with (`StoreRepo.getIndexIdentity`). */
+  indexIdentity: string | null = null;
   readonly crons = new Map<string, CronRecord>();
   readonly cronsByAssistant = new Map<string, Set<string>>();
   readonly deliveries = new Map<string, DeliveryRecord>();
@@ -202,6 +205,9 @@ export interface ItemRecord {
   /** The put's TTL in minutes, and when the item expires (null: never). */
   ttlMinutes: number | null;
   expiresAt: string | null;
+  /** Unit vectors of its embedded fields (semantic search), and the put's `index` choice for a re-index. */
+  vectors: StoreVector[];
+  index: false | string[] | null;
 }
 
 export interface CronRecord {

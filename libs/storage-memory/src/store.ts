@@ -1,21 +1,28 @@
 import {
   isExpired,
+  itemScore,
   matchesAuthFilter,
   matchesStoreFilter,
   nowIso,
   storeAuthSubject,
   ttlExpiresAt,
+  type IndexableItem,
+  type IndexCursor,
   type Item,
   type ListNamespacesOptions,
   type NamespacePattern,
   type StoreGetOptions,
   type StorePutOptions,
   type StoreRepo,
+  type SearchedItem,
   type StoreSearchOptions,
+  type StoreVector,
 } from "@agent-server/core";
 import { compareValues, namespaceKey, page, wireObject, wireOut, type ItemRecord, type MemoryState } from "./state.js";
 
 export class MemoryStoreRepo implements StoreRepo {
+  readonly vectorSearch = "exact scan (JavaScript)";
+
   constructor(private readonly state: MemoryState) {}
 
   async put(namespace: string[], key: string, value: Record<string, unknown>, options?: StorePutOptions): Promise<void> {
@@ -32,7 +39,42 @@ export class MemoryStoreRepo implements StoreRepo {
       seq: this.state.nextSeq(),
       ttlMinutes,
       expiresAt: ttlMinutes === null ? null : ttlExpiresAt(now, ttlMinutes),
+      vectors: copyVectors(options?.vectors ?? []),
+      index: options?.index === undefined || options.index === null ? null : options.index === false ? false : [...options.index],
     });
+  }
+
+  async getIndexIdentity(): Promise<string | null> {
+    return this.state.indexIdentity;
+  }
+
+  async setIndexIdentity(identity: string | null): Promise<void> {
+    this.state.indexIdentity = identity;
+  }
+
+  /** O(items) per batch: sorts every live item's (namespace, key) to find the ones after the cursor. */
+  async scanIndexable(cursor: IndexCursor | null, limit: number): Promise<IndexableItem[]> {
+    const now = nowIso();
+    const after = cursor ? [namespaceKey(cursor.namespace), cursor.key] : null;
+    const rows: Array<[string, string, ItemRecord]> = [];
+    for (const [nsKey, items] of this.state.items) {
+      for (const [key, record] of items) {
+        if (isExpired(record.expiresAt, now)) continue;
+        if (after && (compareValues(nsKey, after[0]) || compareValues(key, after[1]!)) <= 0) continue;
+        rows.push([nsKey, key, record]);
+      }
+    }
+    rows.sort((a, b) => compareValues(a[0], b[0]) || compareValues(a[1], b[1]));
+    return rows
+      .slice(0, Math.max(0, limit))
+      .map(([, , r]) => ({ ...wireOut(r.item), index: r.index === false ? false : r.index && [...r.index] }));
+  }
+
+  async replaceVectors(namespace: string[], key: string, vectors: StoreVector[]): Promise<boolean> {
+    const record = this.live(this.state.items.get(namespaceKey(namespace))?.get(key), nowIso());
+    if (!record) return false;
+    record.vectors = copyVectors(vectors);
+    return true;
   }
 
   async get(namespace: string[], key: string, options?: StoreGetOptions): Promise<Item | null> {
@@ -72,10 +114,15 @@ export class MemoryStoreRepo implements StoreRepo {
     return true;
   }
 
-  /** O(namespaces) prefix scan plus O(items under the prefix), then a sort of the matches. */
-  async search(namespacePrefix: string[], options?: StoreSearchOptions): Promise<Item[]> {
+  /**
+   * O(namespaces) prefix scan plus O(items under the prefix), then a sort of the matches; with a query,
+   * O(items under the prefix × dims) to score them (an exact scan).
+   */
+  async search(namespacePrefix: string[], options?: StoreSearchOptions): Promise<SearchedItem[]> {
     const now = nowIso();
     const matches: ItemRecord[] = [];
+    const scores = new Map<ItemRecord, number>();
+    const query = options?.query;
     for (const items of this.state.items.values()) {
       const first = items.values().next().value;
       if (!first || !startsWith(first.item.namespace, namespacePrefix)) continue;
@@ -84,13 +131,19 @@ export class MemoryStoreRepo implements StoreRepo {
         const { namespace, key, value } = record.item;
         if (!matchesStoreFilter(value, options?.filter)) continue;
         if (options?.authFilter && !matchesAuthFilter(storeAuthSubject(namespace, key, value), options.authFilter)) continue;
+        if (query) {
+          const score = itemScore(query, record.vectors);
+          if (score === undefined) continue; // not indexed: not found by a query
+          scores.set(record, score);
+        }
         matches.push(record);
       }
     }
-    matches.sort((a, b) => -compareValues(a.item.updated_at, b.item.updated_at) || b.seq - a.seq);
+    const byUpdate = (a: ItemRecord, b: ItemRecord) => -compareValues(a.item.updated_at, b.item.updated_at) || b.seq - a.seq;
+    matches.sort(query ? (a, b) => scores.get(b)! - scores.get(a)! || byUpdate(a, b) : byUpdate);
     const found = page(matches, options?.offset, options?.limit, 10);
     if (options?.refreshTtl) for (const record of found) refresh(record, now);
-    return found.map((r) => wireOut(r.item));
+    return found.map((r) => (query ? { ...wireOut(r.item), score: scores.get(r)! } : wireOut(r.item)));
   }
 
   /** O(namespaces). */
@@ -110,6 +163,10 @@ export class MemoryStoreRepo implements StoreRepo {
     const sorted = [...seen.values()].sort(compareNamespaces);
     return page(sorted, options?.offset, options?.limit, 100).map((ns) => [...ns]);
   }
+}
+
+function copyVectors(vectors: StoreVector[]): StoreVector[] {
+  return vectors.map((v) => ({ field: v.field, vector: [...v.vector] }));
 }
 
 /** A read that refreshes: the item expires its TTL from now. */

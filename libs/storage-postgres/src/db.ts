@@ -141,6 +141,8 @@ export class Tables {
   readonly runEvents: string;
   readonly runEventCounters: string;
   readonly storeItems: string;
+  readonly storeVectors: string;
+  readonly storeIndex: string;
   readonly crons: string;
   readonly deliveries: string;
   readonly checkpoints: string;
@@ -158,6 +160,8 @@ export class Tables {
     this.runEvents = `${s}.run_events`;
     this.runEventCounters = `${s}.run_event_counters`;
     this.storeItems = `${s}.store_items`;
+    this.storeVectors = `${s}.store_vectors`;
+    this.storeIndex = `${s}.store_index`;
     this.crons = `${s}.crons`;
     this.deliveries = `${s}.deliveries`;
     this.checkpoints = `${s}.checkpoints`;

@@ -13,6 +13,7 @@ import { PostgresPushConfigRepo } from "./push-configs.js";
 import { PostgresRunRepo } from "./runs.js";
 import { PostgresSignalBus } from "./signals.js";
 import { PostgresStoreRepo } from "./store.js";
+import { detectVectorSearch } from "./store-vectors.js";
 import { PostgresThreadLock } from "./thread-lock.js";
 import { PostgresThreadRepo } from "./threads.js";
 
@@ -90,7 +91,7 @@ export class PostgresStorage implements Storage {
     }
     if (flags.threads) statements.push(`TRUNCATE ${t.threads} CASCADE`);
     if (flags.assistants) statements.push(`TRUNCATE ${t.assistantVersions}, ${t.assistants}, ${t.crons}`);
-    if (flags.store) statements.push(`TRUNCATE ${t.storeItems}`);
+    if (flags.store) statements.push(`TRUNCATE ${t.storeItems}, ${t.storeVectors}`);
     if (flags.checkpointer) statements.push(checkpointSql(this.schema).truncate);
     if (!statements.length) return;
     await transaction(this.pool, async (client) => {
@@ -127,6 +128,7 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
   const storage = new PostgresStorage(pool, schema, ownsPool);
   try {
     await storage.migrate();
+    storage.store.vectorMethod = await detectVectorSearch(pool);
   } catch (error) {
     await storage.close().catch(() => undefined);
     throw error;

@@ -1,15 +1,20 @@
 import {
   nowIso,
   ttlExpiresAt,
+  type IndexableItem,
+  type IndexCursor,
   type Item,
   type ListNamespacesOptions,
+  type SearchedItem,
   type StoreGetOptions,
   type StorePutOptions,
   type StoreRepo,
   type StoreSearchOptions,
+  type StoreVector,
 } from "@agent-server/core";
 import type pg from "pg";
 import { limitOffset, Params, query, queryCount, toDbJson, whereClause, type Tables } from "./db.js";
+import { vectorScoreSql, type PostgresVectorSearch } from "./store-vectors.js";
 import { authFilterSql, storeFilterSql } from "./filters-sql.js";
 
 const COLUMNS = `namespace, key, value, created_at, updated_at`;
@@ -29,10 +34,58 @@ function escapeLike(text: string): string {
 }
 
 export class PostgresStoreRepo implements StoreRepo {
+  /** How semantic searches score (store-vectors.ts); set by `openPostgresStorage` once it has looked for pgvector. */
+  vectorMethod: PostgresVectorSearch = "exact";
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly t: Tables,
   ) {}
+
+  get vectorSearch(): string {
+    return this.vectorMethod === "pgvector" ? "pgvector (cosine distance, exact scan)" : "exact scan (SQL over real[])";
+  }
+
+  async getIndexIdentity(): Promise<string | null> {
+    const [row] = await query<{ identity: string }>(this.pool, `SELECT identity FROM ${this.t.storeIndex} WHERE id = 1`, []);
+    return row?.identity ?? null;
+  }
+
+  async setIndexIdentity(identity: string | null): Promise<void> {
+    if (identity === null) await query(this.pool, `DELETE FROM ${this.t.storeIndex} WHERE id = 1`, []);
+    else
+      await query(
+        this.pool,
+        `INSERT INTO ${this.t.storeIndex} (id, identity) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET identity = EXCLUDED.identity`,
+        [identity],
+      );
+  }
+
+  /** Keyset pagination on the primary key (ns_path, key). */
+  async scanIndexable(cursor: IndexCursor | null, limit: number): Promise<IndexableItem[]> {
+    const params = new Params([nowIso()]);
+    const where = [live("$1")];
+    if (cursor) where.push(`(ns_path, key) > (${params.add(nsPath(cursor.namespace))}, ${params.add(cursor.key)})`);
+    const rows = await query<Item & { index_fields: false | string[] | null }>(
+      this.pool,
+      `SELECT ${COLUMNS}, index_fields FROM ${this.t.storeItems} ${whereClause(where)} ORDER BY ns_path, key LIMIT ${params.add(Math.max(0, Math.floor(limit)))}`,
+      params.values,
+    );
+    return rows.map(({ index_fields, ...item }) => ({ ...item, index: index_fields ?? null }));
+  }
+
+  /** One statement: the old vectors go and the new ones come only if the item is there and live. */
+  async replaceVectors(namespace: string[], key: string, vectors: StoreVector[]): Promise<boolean> {
+    const [row] = await query<{ found: boolean }>(
+      this.pool,
+      `WITH hit AS (SELECT ns_path, key FROM ${this.t.storeItems} WHERE ns_path = $1 AND key = $2 AND ${live("$3")} FOR UPDATE),
+            ${replaceVectorsSql(this.t.storeVectors, "hit", "$1", "$2", "$4").gone},
+            added AS (${replaceVectorsSql(this.t.storeVectors, "hit", "$1", "$2", "$4").insert} RETURNING 1)
+       SELECT EXISTS (SELECT 1 FROM hit) AS found`,
+      [nsPath(namespace), key, nowIso(), vectorsJson(vectors)],
+    );
+    return row?.found ?? false;
+  }
 
   /** Upsert; created_at survives a replace, seq is bumped (newest-update-first tie-break). */
   async put(namespace: string[], key: string, value: Record<string, unknown>, options?: StorePutOptions): Promise<void> {
@@ -40,14 +93,30 @@ export class PostgresStoreRepo implements StoreRepo {
     const now = nowIso();
     const ttl = options?.ttl ?? null;
     // An expired item is gone for every read: a put over it creates the item anew (created_at = now).
+    const index = options?.index;
+    // One statement: the item, and its vectors replaced (a replaced value is never found by its old text).
     await query(
       this.pool,
-      `INSERT INTO ${this.t.storeItems} AS s (ns_path, namespace, key, value, created_at, updated_at, ttl_minutes, expires_at)
-       VALUES ($1, $2::text[], $3, $4::jsonb, $5, $5, $6, $7)
-       ON CONFLICT (ns_path, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at, seq = DEFAULT,
-         ttl_minutes = EXCLUDED.ttl_minutes, expires_at = EXCLUDED.expires_at,
-         created_at = CASE WHEN s.expires_at <= EXCLUDED.updated_at THEN EXCLUDED.created_at ELSE s.created_at END`,
-      [nsPath(namespace), namespace, key, json, now, ttl, ttl === null ? null : ttlExpiresAt(now, ttl)],
+      `WITH item AS (
+         INSERT INTO ${this.t.storeItems} AS s (ns_path, namespace, key, value, created_at, updated_at, ttl_minutes, expires_at, index_fields)
+         VALUES ($1, $2::text[], $3, $4::jsonb, $5, $5, $6, $7, $8::jsonb)
+         ON CONFLICT (ns_path, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at, seq = DEFAULT,
+           ttl_minutes = EXCLUDED.ttl_minutes, expires_at = EXCLUDED.expires_at, index_fields = EXCLUDED.index_fields,
+           created_at = CASE WHEN s.expires_at <= EXCLUDED.updated_at THEN EXCLUDED.created_at ELSE s.created_at END
+         RETURNING ns_path, key),
+       ${replaceVectorsSql(this.t.storeVectors, "item", "$1", "$3", "$9").gone}
+       ${replaceVectorsSql(this.t.storeVectors, "item", "$1", "$3", "$9").insert}`,
+      [
+        nsPath(namespace),
+        namespace,
+        key,
+        json,
+        now,
+        ttl,
+        ttl === null ? null : ttlExpiresAt(now, ttl),
+        index === undefined || index === null ? null : JSON.stringify(index),
+        vectorsJson(options?.vectors ?? []),
+      ],
     );
   }
 
@@ -81,10 +150,23 @@ export class PostgresStoreRepo implements StoreRepo {
     return (await queryCount(this.pool, `DELETE FROM ${this.t.storeItems} WHERE ns_path = $1 AND key = $2`, [nsPath(namespace), key])) > 0;
   }
 
-  async search(namespacePrefix: string[], options?: StoreSearchOptions): Promise<Item[]> {
+  /**
+   * With a query, each item the other conditions leave has its vectors read by primary key and scored
+   * (an exact scan: O(items under the prefix × dims)); ORDER BY … LIMIT keeps only `offset + limit` rows
+   * (PostgreSQL's top-N heapsort).
+   */
+  async search(namespacePrefix: string[], options?: StoreSearchOptions): Promise<SearchedItem[]> {
     const params = new Params();
     const now = params.add(nowIso());
     const where: string[] = [live(now)];
+    const q = options?.query;
+    const scored = q
+      ? `CROSS JOIN LATERAL (SELECT max(${vectorScoreSql(this.vectorMethod, params.add(q))}) AS score
+           FROM ${this.t.storeVectors} v WHERE v.ns_path = s.ns_path AND v.key = s.key) sc`
+      : "";
+    if (q) where.push("sc.score IS NOT NULL"); // items without vectors are not found by a query
+    const order = q ? "score DESC, updated_at DESC, seq DESC" : "updated_at DESC, seq DESC";
+    const columns = q ? `${COLUMNS}, score` : COLUMNS;
     if (namespacePrefix.length) {
       const path = nsPath(namespacePrefix);
       // Uses the text_pattern_ops index on ns_path.
@@ -92,18 +174,20 @@ export class PostgresStoreRepo implements StoreRepo {
     }
     where.push(...storeFilterSql(params, "value", options?.filter));
     where.push(...authFilterSql(params, AUTH_SUBJECT, options?.authFilter));
-    const page = `FROM ${this.t.storeItems} ${whereClause(where)}
-       ORDER BY updated_at DESC, seq DESC ${limitOffset(params, options?.limit, options?.offset, 10)}`;
-    if (!options?.refreshTtl) return query<Item>(this.pool, `SELECT ${COLUMNS} ${page}`, params.values);
-    const select = `SELECT ${COLUMNS}, seq, ns_path, ttl_minutes ${page}`;
+    const page = `FROM ${this.t.storeItems} s ${scored} ${whereClause(where)}
+       ORDER BY ${order} ${limitOffset(params, options?.limit, options?.offset, 10)}`;
+    if (!options?.refreshTtl) return scoredItems(await query<SearchedItem>(this.pool, `SELECT ${columns} ${page}`, params.values));
+    const select = `SELECT ${columns}, seq, ns_path, ttl_minutes ${page}`;
     // One statement: the page, and the refresh of its items that have a TTL.
-    return query<Item>(
-      this.pool,
-      `WITH page AS (${select}),
-            touched AS (UPDATE ${this.t.storeItems} s SET expires_at = ${refreshed(now)}
-                        FROM page WHERE page.ttl_minutes IS NOT NULL AND s.ns_path = page.ns_path AND s.key = page.key)
-       SELECT ${COLUMNS} FROM page ORDER BY updated_at DESC, seq DESC`,
-      params.values,
+    return scoredItems(
+      await query<SearchedItem>(
+        this.pool,
+        `WITH page AS (${select}),
+              touched AS (UPDATE ${this.t.storeItems} s SET expires_at = ${refreshed(now)}
+                          FROM page WHERE page.ttl_minutes IS NOT NULL AND s.ns_path = page.ns_path AND s.key = page.key)
+         SELECT ${columns} FROM page ORDER BY ${order}`,
+        params.values,
+      ),
     );
   }
 
@@ -136,4 +220,38 @@ export class PostgresStoreRepo implements StoreRepo {
     );
     return rows.map((r) => r.ns ?? []);
   }
+}
+
+/** Vectors as one JSON parameter (`jsonb_to_recordset`): any number of fields in one statement. */
+function vectorsJson(vectors: StoreVector[]): string {
+  return JSON.stringify(vectors.map((v) => ({ field: v.field, embedding: v.vector })));
+}
+
+/** `score` comes back as a float8 number; items without a query carry none. */
+function scoredItems(rows: SearchedItem[]): SearchedItem[] {
+  return rows.map((row) => (row.score === undefined || row.score === null ? row : { ...row, score: Number(row.score) }));
+}
+
+/**
+ * The tail of a statement whose CTE `source` yields the item's (ns_path, key): its vectors become the
+ * fields of `vectors` (a JSON parameter). Sub-statements of one statement share a snapshot and their
+ * order is not defined, so the old rows are not deleted and reinserted: fields still there are updated
+ * in place (ON CONFLICT) and only the fields no longer there are deleted, two disjoint sets of rows.
+ */
+function replaceVectorsSql(
+  table: string,
+  source: string,
+  nsParam: string,
+  keyParam: string,
+  vectors: string,
+): { gone: string; insert: string } {
+  const fields = `jsonb_to_recordset(${vectors}::jsonb) AS f(field text, embedding jsonb)`;
+  return {
+    gone: `gone AS (DELETE FROM ${table} WHERE ns_path = ${nsParam} AND key = ${keyParam}
+             AND EXISTS (SELECT 1 FROM ${source}) AND field <> ALL (ARRAY(SELECT f.field FROM ${fields})))`,
+    insert: `INSERT INTO ${table} (ns_path, key, field, embedding)
+       SELECT ${source}.ns_path, ${source}.key, f.field, ARRAY(SELECT jsonb_array_elements_text(f.embedding)::real)
+       FROM ${source}, ${fields}
+       ON CONFLICT (ns_path, key, field) DO UPDATE SET embedding = EXCLUDED.embedding`,
+  };
 }

@@ -1,6 +1,6 @@
 import { afterAll } from "vitest";
 import type { Storage } from "@agent-server/core";
-import { describeStorageConformance } from "@agent-server/storage-conformance";
+import { describeStorageConformance, describeVectorSearchConformance } from "@agent-server/storage-conformance";
 import { openSqliteStorage, SqliteStorage } from "./storage.js";
 import { tempDir } from "./test/helpers.js";
 
@@ -26,6 +26,21 @@ describeStorageConformance(
       return openSqliteStorage({ path });
     },
   },
-  // The optional parts this driver has: every one (A2A task results, push configs, the thread lock, TTL sweeps; signals in-process).
-  { results: true, pushConfigs: true, threadLock: true, signals: "process", ttl: true },
+  // The optional parts this driver has: every one (A2A task results, push configs, the thread lock, TTL sweeps,
+  // vector search through sqlite-vec; signals in-process).
+  { results: true, pushConfigs: true, threadLock: true, signals: "process", ttl: true, vectors: true },
 );
+
+// The same vector checks with the JavaScript exact scan instead of sqlite-vec.
+describeVectorSearchConformance("sqlite, exact scan", {
+  create: async () => {
+    const storage = await openSqliteStorage({ path: tmp.file(), vectorSearch: "exact" });
+    if (storage.store.vectorSearch !== "exact scan (JavaScript)") throw new Error(`not the exact scan: ${storage.store.vectorSearch}`);
+    return storage;
+  },
+  reopen: async (storage) => {
+    const path = pathOf(storage);
+    await storage.close();
+    return openSqliteStorage({ path, vectorSearch: "exact" });
+  },
+});

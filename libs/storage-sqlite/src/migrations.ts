@@ -286,6 +286,30 @@ ALTER TABLE threads ADD COLUMN expires_at TEXT GENERATED ALWAYS AS (
 CREATE INDEX threads_expires ON threads (expires_at) WHERE expires_at IS NOT NULL;
 `,
   },
+  {
+    version: 11,
+    name: "store_vectors",
+    // Semantic store search (langgraph.json store.index, core's rules/store-index.ts). An item's put keeps
+    // its `index` choice (NULL: the configured fields; 'false'; a JSON array of paths) for a re-index.
+    // Each embedded field is one row of unit float32 vectors keyed like the item, so a search reads an
+    // item's vectors by primary key; deleting an item (delete, sweep, truncate) cascades to them.
+    // store_index holds the one identity (embed, dims, fields) the vectors were made with.
+    sql: `
+ALTER TABLE store_items ADD COLUMN index_fields TEXT;
+CREATE TABLE store_vectors (
+  namespace TEXT NOT NULL,
+  key TEXT NOT NULL,
+  field TEXT NOT NULL,
+  embedding BLOB NOT NULL,
+  PRIMARY KEY (namespace, key, field),
+  FOREIGN KEY (namespace, key) REFERENCES store_items (namespace, key) ON DELETE CASCADE
+) WITHOUT ROWID;
+CREATE TABLE store_index (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  identity TEXT NOT NULL
+);
+`,
+  },
 ];
 
 /** The exact expression indexed by `checkpoints_run_id`; queries must repeat it verbatim to use the index. */

@@ -11,6 +11,7 @@ import { applyMigrations } from "./migrations.js";
 import { SqlitePushConfigRepo } from "./push-configs.js";
 import { SqliteRunRepo } from "./runs.js";
 import { SqliteStoreRepo } from "./store.js";
+import { loadSqliteVec, registerVectorFunctions, type SqliteVectorSearch } from "./store-vectors.js";
 import { SqliteThreadLock } from "./thread-lock.js";
 import { SqliteThreadRepo } from "./threads.js";
 
@@ -44,12 +45,16 @@ export class SqliteStorage implements Storage {
   constructor(
     readonly db: Db,
     readonly path: string,
+    options: SqliteStorageOptions = {},
   ) {
     const checkpoints = new CheckpointTables(db);
     this.assistants = new SqliteAssistantRepo(db);
     this.threads = new SqliteThreadRepo(db, checkpoints);
     this.runs = new SqliteRunRepo(db, checkpoints);
-    this.store = new SqliteStoreRepo(db);
+    registerVectorFunctions(db);
+    // sqlite-vec unless asked for the JavaScript scan, or when its native library does not load here.
+    const vectorSearch = options.vectorSearch !== "exact" && loadSqliteVec(db) ? "sqlite-vec" : "exact";
+    this.store = new SqliteStoreRepo(db, vectorSearch);
     this.crons = new SqliteCronRepo(db);
     this.deliveries = new SqliteDeliveryRepo(db);
     this.events = new SqliteEventRepo(db);
@@ -100,8 +105,16 @@ export class SqliteStorage implements Storage {
   }
 }
 
+export interface SqliteStorageOptions {
+  /**
+   * How semantic store searches score vectors (see store-vectors.ts): "sqlite-vec" (default; falls back
+   * to "exact" when the extension cannot load) or "exact", the JavaScript scan.
+   */
+  vectorSearch?: SqliteVectorSearch;
+}
+
 /** Opens (creating if needed) the database file, applies pending migrations and returns the driver. */
-export async function openSqliteStorage({ path }: { path: string }): Promise<SqliteStorage> {
+export async function openSqliteStorage({ path, ...options }: { path: string } & SqliteStorageOptions): Promise<SqliteStorage> {
   if (path !== ":memory:" && path !== "" && !path.startsWith("file:")) mkdirSync(dirname(path), { recursive: true });
   const db = openDatabase(path);
   try {
@@ -110,5 +123,5 @@ export async function openSqliteStorage({ path }: { path: string }): Promise<Sql
     db.close();
     throw err;
   }
-  return new SqliteStorage(db, path);
+  return new SqliteStorage(db, path, options);
 }

@@ -4,14 +4,19 @@ import {
   storeAuthSubject,
   stringifyWire,
   ttlExpiresAt,
+  type IndexableItem,
+  type IndexCursor,
   type Item,
   type ListNamespacesOptions,
+  type SearchedItem,
   type StoreGetOptions,
   type StorePutOptions,
   type StoreRepo,
   type StoreSearchOptions,
+  type StoreVector,
 } from "@agent-server/core";
 import { intOr, parseJson, Statements, type Db } from "./db.js";
+import { scoreSql, SqliteVectorRows, vectorBlob, type SqliteVectorSearch } from "./store-vectors.js";
 
 interface ItemRow {
   namespace: string;
@@ -20,6 +25,7 @@ interface ItemRow {
   created_at: string;
   updated_at: string;
   ttl_minutes: number | null;
+  score?: number;
 }
 
 /**
@@ -38,20 +44,28 @@ function splitNs(namespace: string): string[] {
 const COLUMNS = "namespace, key, value, created_at, updated_at, ttl_minutes";
 /** Not expired at `?` (core's isExpired): ISO-8601 strings of one format compare as text. */
 const LIVE = "(expires_at IS NULL OR expires_at > ?)";
+const LIVE_I = "(i.expires_at IS NULL OR i.expires_at > ?)";
 
 export class SqliteStoreRepo implements StoreRepo {
   private readonly s: Statements;
   private readonly upsert;
   private readonly byKey;
   private readonly deleteKey;
+  private readonly vectors: SqliteVectorRows;
+  private readonly putWithVectors;
 
-  constructor(private readonly db: Db) {
+  /** `vectorSearch`: how queries are scored (store-vectors.ts); logged at start through `vectorSearch`. */
+  constructor(
+    private readonly db: Db,
+    private readonly search_: SqliteVectorSearch = "exact",
+  ) {
     this.s = new Statements(db);
+    this.vectors = new SqliteVectorRows(db);
     // write_seq orders updates made within the same millisecond (MAX uses its index).
     this.upsert = db.prepare(
-      `INSERT INTO store_items (namespace, key, value, created_at, updated_at, write_seq, ttl_minutes, expires_at)
-       VALUES (@namespace, @key, @value, @now, @now, (SELECT COALESCE(MAX(write_seq), 0) + 1 FROM store_items), @ttl_minutes, @expires_at)
-       ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at,
+      `INSERT INTO store_items (namespace, key, value, created_at, updated_at, write_seq, ttl_minutes, expires_at, index_fields)
+       VALUES (@namespace, @key, @value, @now, @now, (SELECT COALESCE(MAX(write_seq), 0) + 1 FROM store_items), @ttl_minutes, @expires_at, @index_fields)
+       ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at, index_fields = excluded.index_fields,
          write_seq = excluded.write_seq, ttl_minutes = excluded.ttl_minutes, expires_at = excluded.expires_at,
          -- An expired item is gone for every read: a put over it creates the item anew.
          created_at = CASE WHEN store_items.expires_at IS NOT NULL AND store_items.expires_at <= excluded.updated_at
@@ -59,19 +73,65 @@ export class SqliteStoreRepo implements StoreRepo {
     );
     this.byKey = db.prepare(`SELECT ${COLUMNS} FROM store_items WHERE namespace = ? AND key = ? AND ${LIVE}`);
     this.deleteKey = db.prepare("DELETE FROM store_items WHERE namespace = ? AND key = ?");
+    // The item and its vectors in one transaction: a replaced value is never found by its old vectors.
+    this.putWithVectors = db.transaction((row: Record<string, unknown>, vectors: StoreVector[]) => {
+      this.upsert.run(row);
+      this.vectors.replace(row.namespace as string, row.key as string, vectors);
+    });
+  }
+
+  /** "sqlite-vec" or "exact": how this driver scores semantic searches. */
+  get vectorSearch(): string {
+    return this.search_ === "sqlite-vec" ? "sqlite-vec (vec_distance_cosine, exact)" : "exact scan (JavaScript)";
   }
 
   async put(namespace: string[], key: string, value: Record<string, unknown>, options?: StorePutOptions): Promise<void> {
     const now = nowIso();
     const ttl = options?.ttl ?? null;
-    this.upsert.run({
+    const index = options?.index;
+    const row = {
       namespace: joinNs(namespace),
       key,
       value: stringifyWire(value),
       now,
       ttl_minutes: ttl,
       expires_at: ttl === null ? null : ttlExpiresAt(now, ttl),
+      index_fields: index === undefined || index === null ? null : JSON.stringify(index),
+    };
+    this.putWithVectors.immediate(row, options?.vectors ?? []);
+  }
+
+  async getIndexIdentity(): Promise<string | null> {
+    return this.vectors.getIdentity();
+  }
+
+  async setIndexIdentity(identity: string | null): Promise<void> {
+    this.vectors.setIdentity(identity);
+  }
+
+  /** Keyset pagination on the primary key. */
+  async scanIndexable(cursor: IndexCursor | null, limit: number): Promise<IndexableItem[]> {
+    const now = nowIso();
+    const n = Math.max(0, Math.floor(limit));
+    const rows = (
+      cursor
+        ? this.s
+            .get(
+              `SELECT ${COLUMNS}, index_fields FROM store_items WHERE (namespace, key) > (?, ?) AND ${LIVE} ORDER BY namespace, key LIMIT ?`,
+            )
+            .all(joinNs(cursor.namespace), cursor.key, now, n)
+        : this.s.get(`SELECT ${COLUMNS}, index_fields FROM store_items WHERE ${LIVE} ORDER BY namespace, key LIMIT ?`).all(now, n)
+    ) as Array<ItemRow & { index_fields: string | null }>;
+    return rows.map((r) => ({ ...toItem(r), index: parseJson<false | string[] | null>(r.index_fields, null) }));
+  }
+
+  async replaceVectors(namespace: string[], key: string, vectors: StoreVector[]): Promise<boolean> {
+    const write = this.db.transaction(() => {
+      if (!this.byKey.get(joinNs(namespace), key, nowIso())) return false;
+      this.vectors.replace(joinNs(namespace), key, vectors);
+      return true;
     });
+    return write.immediate();
   }
 
   async get(namespace: string[], key: string, options?: StoreGetOptions): Promise<Item | null> {
@@ -111,30 +171,43 @@ export class SqliteStoreRepo implements StoreRepo {
   /**
    * Prefix range on the primary key; the value and auth filters are evaluated per item of that range by
    * the registered `as_store_match` / `as_store_auth_match` functions (O(items under the prefix)), then
-   * sorted by update.
+   * sorted by update. With a query, the vectors under the prefix are read in primary-key order (a range
+   * scan: looking each item's vectors up instead costs ~10× more, their rows being large), each joined to
+   * its item by primary key, the other conditions applied, and scored: O(vectors under the prefix × dims).
+   * Groups come in key order (no temporary tree); the sorter keeps only `offset + limit` rows.
    */
-  async search(namespacePrefix: string[], options?: StoreSearchOptions): Promise<Item[]> {
+  async search(namespacePrefix: string[], options?: StoreSearchOptions): Promise<SearchedItem[]> {
     const now = nowIso();
-    const clauses: string[] = [LIVE];
-    const params: unknown[] = [now];
+    const query = options?.query;
+    const params: unknown[] = query ? [vectorBlob(query), now] : [now];
+    const clauses: string[] = [query ? LIVE_I : LIVE];
+    const col = (name: string) => (query ? `i.${name}` : name);
     if (namespacePrefix.length > 0) {
       const p = joinNs(namespacePrefix);
-      clauses.push("(namespace = ? OR (namespace >= ? AND namespace < ?))");
+      // With a query the vectors drive (v.namespace: their primary key's seekable range [P, P/), which also
+      // holds "P-x"); the OR keeps P and P.*.
+      if (query) clauses.push("v.namespace >= ? AND v.namespace < ?");
+      clauses.push(`(${col("namespace")} = ? OR (${col("namespace")} >= ? AND ${col("namespace")} < ?))`);
+      if (query) params.push(p, `${p}/`);
       params.push(p, `${p}.`, `${p}/`);
     }
     if (options?.filter !== undefined && Object.keys(options.filter).length > 0) {
-      clauses.push("as_store_match(value, ?)");
+      clauses.push(`as_store_match(${col("value")}, ?)`);
       params.push(stringifyWire(options.filter));
     }
     if (options?.authFilter !== undefined) {
-      clauses.push("as_store_auth_match(namespace, key, value, ?)");
+      clauses.push(`as_store_auth_match(${col("namespace")}, ${col("key")}, ${col("value")}, ?)`);
       params.push(stringifyWire(options.authFilter));
     }
-    const where = clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
-    const sql = `SELECT ${COLUMNS} FROM store_items ${where} ORDER BY updated_at DESC, write_seq DESC LIMIT ? OFFSET ?`;
+    const where = `WHERE ${clauses.join(" AND ")}`;
+    const sql = query
+      ? `SELECT ${COLUMNS.split(", ").map(col).join(", ")}, MAX(${scoreSql(this.search_)}) AS score
+         FROM store_vectors v CROSS JOIN store_items i ON i.namespace = v.namespace AND i.key = v.key ${where}
+         GROUP BY v.namespace, v.key ORDER BY score DESC, i.updated_at DESC, i.write_seq DESC LIMIT ? OFFSET ?`
+      : `SELECT ${COLUMNS} FROM store_items ${where} ORDER BY updated_at DESC, write_seq DESC LIMIT ? OFFSET ?`;
     const rows = this.s.get(sql).all(...params, intOr(options?.limit, 10), intOr(options?.offset, 0)) as ItemRow[];
     if (options?.refreshTtl) this.refresh(rows, now);
-    return rows.map(toItem);
+    return rows.map((row) => (query ? { ...toItem(row), score: row.score! } : toItem(row)));
   }
 
   /**

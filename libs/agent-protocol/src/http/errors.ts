@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { ConflictError, InvalidInputError, NotFoundError, WireSerializationError } from "@agent-server/core";
+import { ConflictError, InvalidInputError, NotFoundError, UpstreamError, WireSerializationError } from "@agent-server/core";
 
 /** What a client is told about a failure the server did not expect; the real error goes to the log. */
 export const INTERNAL_ERROR_DETAIL = "Internal server error";
@@ -23,6 +23,7 @@ export function clientError(error: unknown): { status: ContentfulStatusCode; det
   if (error instanceof NotFoundError) return { status: 404, detail: error.message };
   if (error instanceof ConflictError) return { status: 409, detail: error.message };
   if (error instanceof InvalidInputError || error instanceof WireSerializationError) return { status: 422, detail: error.message };
+  if (error instanceof UpstreamError) return { status: 502, detail: error.message };
   console.error(error);
   return { status: 500, detail: INTERNAL_ERROR_DETAIL };
 }

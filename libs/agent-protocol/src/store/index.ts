@@ -6,7 +6,16 @@ import type { AppEnv } from "../app-env.js";
 import type { AuthAction } from "../auth/request-auth.js";
 import { createRouter } from "../http/router.js";
 import { ErrorDetail, jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
-import { Item, NAMESPACE_LABEL_RULE, StoreDelete, StoreGetQuery, StoreListNamespaces, StorePut, StoreSearch } from "./schemas.js";
+import {
+  Item,
+  NAMESPACE_LABEL_RULE,
+  SearchItem,
+  StoreDelete,
+  StoreGetQuery,
+  StoreListNamespaces,
+  StorePut,
+  StoreSearch,
+} from "./schemas.js";
 
 const tags = ["Store"];
 const invalid = jsonResponse(ErrorDetail, "Invalid namespace, key or value");
@@ -75,7 +84,14 @@ export const store = createRouter()
         if (!matchesAuthFilter(storeAuthSubject(namespace, item.key, item.value), filter))
           throw new HTTPException(403, { message: "Not authorized" });
       }
-      await store.put(namespace, item.key, item.value, ttl !== null && store.sweepExpired ? { ttl } : undefined);
+      // langgraph.json `store.index`: the put's vectors (one embedding call), written with the item.
+      const index = c.var.deps.engine.storeIndex;
+      const vectors = index ? await index.vectorsFor(item.value, body.index) : undefined;
+      await store.put(namespace, item.key, item.value, {
+        ...(ttl !== null && store.sweepExpired ? { ttl } : {}),
+        ...(body.index !== undefined ? { index: body.index } : {}),
+        ...(vectors ? { vectors } : {}),
+      });
       return c.body(null, 204);
     },
   )
@@ -128,9 +144,14 @@ export const store = createRouter()
       method: "post",
       path: "/store/items/search",
       tags,
-      summary: "Search items under a namespace prefix, newest update first",
+      summary: "Search items under a namespace prefix, newest update first (with a query and store.index: most similar first)",
       request: { body: jsonBody(StoreSearch) },
-      responses: { 200: jsonResponse(z.object({ items: z.array(Item) }), "Matching items"), 422: invalid },
+      responses: {
+        200: jsonResponse(z.object({ items: z.array(SearchItem) }), "Matching items"),
+        409: jsonResponse(ErrorDetail, "store.index changed since the items were embedded: run `agent-server store reindex`"),
+        422: invalid,
+        502: jsonResponse(ErrorDetail, "The embedding model failed or answered vectors of the wrong size"),
+      },
     }),
     async (c) => {
       const body = c.req.valid("json");
@@ -142,12 +163,17 @@ export const store = createRouter()
         query: body.query ?? undefined,
       });
       const prefix = checkedNamespace(value.namespace, "namespace_prefix", { allowEmpty: true });
+      // A query ranks only with `store.index`; without it, it is ignored, as on the official servers.
+      const index = c.var.deps.engine.storeIndex;
+      const text = typeof value.query === "string" ? value.query : undefined; // as the auth handler left it
+      const query = text && index ? await index.queryVector(text) : undefined;
       const items = await c.var.deps.storage.store.search(prefix, {
         filter: (value.filter as Record<string, unknown> | undefined) ?? undefined,
         authFilter: filter,
         limit: body.limit,
         offset: body.offset,
         ...((body.refresh_ttl ?? c.var.deps.engine.storeTtl.refreshOnRead) ? { refreshTtl: true } : {}),
+        ...(query ? { query } : {}),
       });
       return reply(c, { items });
     },

@@ -25,15 +25,22 @@ export const Item = z
   })
   .openapi("StoreItem");
 
+/** A found item; `score` (cosine similarity, higher is closer) when the search had a `query`. */
+export const SearchItem = Item.extend({ score: z.number().optional() }).openapi("StoreSearchItem");
+
 export const StorePut = z
   .object({
     namespace: Namespace.min(1, "namespace cannot be empty"),
     key: text().min(1),
     value: z.record(z.string(), z.unknown()),
     index: z
-      .union([z.literal(false), z.array(z.string())])
+      .union([z.literal(false), z.array(text().min(1, "index paths cannot be empty"))], {
+        error: "index must be false or an array of JSON paths",
+      })
       .nullish()
-      .describe("Accepted and ignored: no vector index."),
+      .describe(
+        "Semantic search (langgraph.json `store.index`): false: not indexed; paths: the fields to embed; absent or null: `store.index.fields`.",
+      ),
     ttl: TtlMinutes.nullish().describe(
       "Minutes until the item expires (reads that refresh push it out again); absent: langgraph.json `store.ttl.default_ttl`, else never; null: never.",
     ),
@@ -69,7 +76,12 @@ export const StoreSearch = z
     filter: z.record(z.string(), z.unknown()).nullish(),
     limit: z.number().int().min(1).max(1000).default(10),
     offset: z.number().int().min(0).default(0),
-    query: z.string().nullish().describe("Semantic search needs an embeddings index, which is not configured: ignored."),
+    query: z
+      .string({ error: "query must be a string" })
+      .nullish()
+      .describe(
+        "Ranks by similarity to this text (langgraph.json `store.index`; items carry `score`, unindexed items are left out); without `store.index`, ignored.",
+      ),
     refresh_ttl: z
       .boolean({ error: "refresh_ttl must be true or false" })
       .nullish()

@@ -24,3 +24,15 @@ export {
   type ThreadTtlStrategy,
 } from "./ttl.js";
 export { turnValues } from "./turn-values.js";
+export {
+  checkIndexIdentity,
+  cosineSimilarity,
+  DEFAULT_INDEX_FIELDS,
+  indexFieldsFor,
+  itemScore,
+  storeIndexIdentity,
+  textsToEmbed,
+  unitVector,
+  type IndexIdentityCheck,
+  type StoreIndexSettings,
+} from "./store-index.js";

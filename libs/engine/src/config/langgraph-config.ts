@@ -8,6 +8,7 @@ import { A2AConfigSchema } from "./a2a.js";
 import { GraphEntrySchema } from "./graph-entry.js";
 import { HttpCorsSchema } from "./http-cors.js";
 import { McpConfigSchema } from "./mcp.js";
+import { StoreIndexSchema } from "../store-index/config.js";
 import { CheckpointerTtlSchema, StoreTtlSchema } from "./ttl.js";
 import { WebhooksConfigSchema } from "./webhooks.js";
 
@@ -59,8 +60,11 @@ export const LangGraphConfigSchema = z.looseObject({
   webhooks: WebhooksConfigSchema.optional(),
   /** `ttl`: thread expiry (strategy, default TTL, sweep interval and limit), config/ttl.ts. */
   checkpointer: z.looseObject({ ttl: CheckpointerTtlSchema.nullish() }).optional(),
-  /** `ttl`: store item expiry (default TTL, refresh on read, sweep interval), config/ttl.ts. */
-  store: z.looseObject({ ttl: StoreTtlSchema.nullish() }).optional(),
+  /**
+   * `ttl`: store item expiry (default TTL, refresh on read, sweep interval), config/ttl.ts; `index`:
+   * semantic search (embed, dims, fields), store-index/config.ts.
+   */
+  store: z.looseObject({ ttl: StoreTtlSchema.nullish(), index: StoreIndexSchema.nullish() }).optional(),
 });
 
 export type LangGraphConfig = z.infer<typeof LangGraphConfigSchema>;

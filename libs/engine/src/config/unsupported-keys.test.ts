@@ -18,7 +18,6 @@ describe("unsupportedConfigKeys", () => {
       "checkpointer.serde",
       "http.disable_assistants",
       "http.mount_prefix",
-      "store.index",
     ]);
   });
 

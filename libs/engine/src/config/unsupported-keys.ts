@@ -32,11 +32,11 @@ const HONOURED: Record<string, true | Set<string>> = {
   storage: new Set(["path"]),
   webhooks: new Set(["url"]),
   checkpointer: new Set(["ttl"]),
-  store: new Set(["ttl"]),
+  store: new Set(["ttl", "index"]),
 };
 
 /**
- * Runtime settings of langgraph.json this server does not implement (e.g. `store.index`,
+ * Runtime settings of langgraph.json this server does not implement (e.g.
  * `checkpointer.serde`, `http.disable_assistants`, `auth.openapi`), as dotted paths, so the server can say
  * at start that they have no effect instead of silently ignoring what a project asked for.
  */
