@@ -11,6 +11,16 @@ import { VERSION } from "./version.js";
 /** How long a server whose dev supervisor died may take to stop before it exits regardless. */
 const ORPHAN_STOP_MS = 10_000;
 
+/** A command that does its work and exits: its lines go to stdout, a failure to stderr under its name. */
+async function oneShot(name: string, run: (print: (line: string) => void) => Promise<unknown>): Promise<number> {
+  try {
+    await run((line) => process.stdout.write(`${line}\n`));
+    return 0;
+  } catch (error) {
+    return failure(error, (message) => process.stderr.write(`agent-server ${name}: ${message}\n`));
+  }
+}
+
 /** Exit codes: 0 done (or stopped by a signal), 1 failed at run time, 2 wrong command line or project. */
 async function main(argv: string[]): Promise<number> {
   let options: CliOptions;
@@ -31,33 +41,16 @@ async function main(argv: string[]): Promise<number> {
   }
 
   if (options.command === "migrate") {
-    try {
-      const { migrate } = await import("./migrate.js");
-      await migrate(options, (line) => process.stdout.write(`${line}\n`));
-      return 0;
-    } catch (error) {
-      return failure(error, (message) => process.stderr.write(`agent-server migrate: ${message}\n`));
-    }
+    const cli = options;
+    return oneShot("migrate", async (print) => (await import("./migrate.js")).migrate(cli, print));
   }
-
   if (options.command === "store") {
-    try {
-      const { storeReindex } = await import("./store-reindex.js");
-      await storeReindex(options, (line) => process.stdout.write(`${line}\n`));
-      return 0;
-    } catch (error) {
-      return failure(error, (message) => process.stderr.write(`agent-server store reindex: ${message}\n`));
-    }
+    const cli = options;
+    return oneShot("store reindex", async (print) => (await import("./store-reindex.js")).storeReindex(cli, print));
   }
-
   if (options.command === "snapshot" || options.command === "import-dev") {
-    try {
-      const { runSnapshotCommand } = await import("./snapshot/cli.js");
-      await runSnapshotCommand(options, (line) => process.stdout.write(`${line}\n`));
-      return 0;
-    } catch (error) {
-      return failure(error, (message) => process.stderr.write(`agent-server ${options.command}: ${message}\n`));
-    }
+    const cli = options;
+    return oneShot(cli.command, async (print) => (await import("./snapshot/cli.js")).runSnapshotCommand(cli, print));
   }
 
   const { createLogger } = await import("./logger.js");

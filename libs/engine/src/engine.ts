@@ -3,7 +3,6 @@ import {
   LocalSignalBus,
   NotFoundError,
   nowIso,
-  RepoBackedStore,
   type OutboundUrlPolicy,
   type Run,
   type Storage,
@@ -14,6 +13,7 @@ import {
 import { threadTtlFor, ttlOptions, type TtlOptions } from "./config/ttl.js";
 import { TtlSweeper, type TtlSweepKind } from "./ttl/ttl-sweeper.js";
 import { CronScheduler } from "./crons/scheduler.js";
+import { graphStore } from "./graphs/graph-store.js";
 import { GraphRegistry } from "./graphs/registry.js";
 import { admittedGraphId, type EngineObserver } from "./observe/index.js";
 import type { StaticSchemaOptions } from "./graphs/schemas/static-schema-cache.js";
@@ -126,15 +126,8 @@ export class Engine {
     this.signals = new EngineSignals(this.storage.signals ?? new LocalSignalBus(), (error) => this.backgroundFailed("signals", error));
     this.pollMs = options.pollMs ?? (this.signals.crossProcess ? 5000 : 1000);
     this.ttl = options.ttl ?? ttlOptions({});
-    // Graphs' own store operations carry no TTL: `store.ttl` gives their puts the default and their
-    // reads the refresh, over the driver's items (a driver without TTL sweeps keeps its own store).
-    // `store.index` embeds their puts and queries.
-    const storeTtl = this.storage.store.sweepExpired
-      ? { defaultTtl: this.ttl.store.defaultMinutes, refreshOnRead: this.ttl.store.refreshOnRead }
-      : undefined;
     this.storeIndex = options.storeIndex;
-    const langgraphStore =
-      storeTtl || this.storeIndex ? new RepoBackedStore(this.storage.store, storeTtl, this.storeIndex) : this.storage.langgraphStore;
+    const langgraphStore = graphStore(this.storage, this.ttl, this.storeIndex);
     this.registry = new GraphRegistry({ checkpointer: this.storage.checkpointer, langgraphStore }, options.schemas);
     this.hub = new StreamHub(this.storage.events, options.eventTtlMs ?? 60 * 60_000, this.signals, {
       intervalMs: this.pollMs,
