@@ -22,6 +22,7 @@ import { describeStore } from "./store.js";
 import { describeTasks } from "./tasks.js";
 import { describeThreadLock, describeThreadLockAbsent } from "./thread-lock.js";
 import { describeThreads } from "./threads.js";
+import { describeThreadValues } from "./thread-values.js";
 import { describeTtl, describeTtlAbsent } from "./ttl.js";
 import { describeVectorSearch, describeVectorSearchAbsent } from "./vector-search.js";
 import { describeWireJson } from "./wire-json.js";
@@ -46,6 +47,7 @@ export function describeStorageConformance(name: string, factory: ConformanceFac
     describeStorage(h);
     describeAssistants(h);
     describeThreads(h);
+    describeThreadValues(h);
     describeRuns(h);
     describeRunErrors(h);
     describeQueue(h);

@@ -229,7 +229,13 @@ export class MemoryRunRepo implements RunRepo {
     const threadRecord = this.state.threads.get(record.run.thread_id);
     if (!threadRecord) return { run, thread: null, pushConfigs };
     const next: Thread = { ...threadRecord.thread, status: thread.status, updated_at: nowIso() };
-    if (values !== undefined) next.values = values;
+    if (values !== undefined) {
+      next.values = values;
+      delete threadRecord.valuesRef;
+    } else if (thread.valuesAt !== undefined) {
+      next.values = null;
+      threadRecord.valuesRef = { ...thread.valuesAt, keys: [...thread.valuesAt.keys] };
+    }
     if (interrupts !== undefined) next.interrupts = interrupts;
     if (threadError !== undefined) next.error = threadError;
     threadRecord.thread = next;

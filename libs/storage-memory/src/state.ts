@@ -25,6 +25,7 @@ import {
   type StoredEvent,
   type Thread,
   type ThreadTtl,
+  type ThreadValuesRef,
 } from "@agent-server/core";
 import { RunAwareMemorySaver } from "./checkpointer.js";
 
@@ -184,6 +185,8 @@ export interface ThreadRecord {
   seq: number;
   /** The thread's TTL; it expires `minutes` after `thread.updated_at` (core's `threadExpiresAt`). */
   ttl?: ThreadTtl;
+  /** Where `thread.values` are while they are only in a checkpoint (core's rules/thread-values.ts). */
+  valuesRef?: ThreadValuesRef;
 }
 
 export interface RunRecord {

@@ -6,6 +6,7 @@ import {
   nowIso,
   planThreadCopy,
   threadExpiresAt,
+  valuesFromCheckpoint,
   type ExpiredThread,
   type NewThread,
   type PruneStrategy,
@@ -36,7 +37,7 @@ export class MemoryThreadRepo implements ThreadRepo {
     };
     const existing = this.state.threads.get(input.thread_id);
     if (existing) {
-      if (options?.ifExists === "do_nothing") return wireOut(existing.thread);
+      if (options?.ifExists === "do_nothing") return wireOut(await this.withValues(existing));
       throw new ConflictError(`thread ${input.thread_id} already exists`);
     }
     this.state.threads.set(thread.thread_id, { thread, seq: this.state.nextSeq(), ...(input.ttl ? { ttl: { ...input.ttl } } : {}) });
@@ -45,7 +46,23 @@ export class MemoryThreadRepo implements ThreadRepo {
 
   async get(threadId: string): Promise<Thread | null> {
     const record = this.state.threads.get(threadId);
-    return record ? wireOut(record.thread) : null;
+    return record ? wireOut(await this.withValues(record)) : null;
+  }
+
+  /**
+   * The thread with its values: read from the checkpoint its pointer names (O(state)) and kept in the
+   * record unless a newer pointer or write replaced it meanwhile.
+   */
+  private async withValues(record: ThreadRecord): Promise<Thread> {
+    const ref = record.valuesRef;
+    if (!ref) return record.thread;
+    const values = await valuesFromCheckpoint(this.state.checkpointer, record.thread.thread_id, ref);
+    const thread = { ...record.thread, values: values === null ? null : wireObject(values, {}) };
+    if (record.valuesRef === ref) {
+      record.thread = thread;
+      delete record.valuesRef;
+    }
+    return thread;
   }
 
   async getHeader(threadId: string): Promise<ThreadHeader | null> {
@@ -64,12 +81,15 @@ export class MemoryThreadRepo implements ThreadRepo {
     if (patch.config !== undefined) next.config = wireObject(patch.config, {});
     if (patch.status !== undefined) next.status = patch.status;
     if (patch.values !== undefined) next.values = patch.values === null ? null : wireObject(patch.values, {});
+    else if (patch.valuesAt !== undefined) next.values = null;
     if (patch.interrupts !== undefined) next.interrupts = wireObject(patch.interrupts, {});
     if ("error" in patch) next.error = wireIn(patch.error);
     next.updated_at = nowIso();
     if (patch.ttl !== undefined) record.ttl = patch.ttl === null ? undefined : { ...patch.ttl };
     record.thread = next;
-    return wireOut(next);
+    if (patch.values !== undefined) delete record.valuesRef;
+    else if (patch.valuesAt !== undefined) record.valuesRef = { ...patch.valuesAt, keys: [...patch.valuesAt.keys] };
+    return wireOut(await this.withValues(record));
   }
 
   /** O(runs of the thread); MemorySaver.deleteThread scans every pending-writes key (O(all writes)). */
@@ -82,13 +102,22 @@ export class MemoryThreadRepo implements ThreadRepo {
 
   /** O(threads) scan (O(ids) with `ids`), then a sort of the matches. */
   async search(query: ThreadSearch): Promise<Thread[]> {
+    if (query.values !== undefined) await this.keepAllValues();
     const field = query.sort_by ?? "created_at";
     const matches = sortRecords(this.matching(query), (r) => r.thread[field], query.sort_order ?? "desc");
-    return page(matches, query.offset, query.limit, 10).map((r) => wireOut(r.thread));
+    const threads: Thread[] = [];
+    for (const record of page(matches, query.offset, query.limit, 10)) threads.push(wireOut(await this.withValues(record)));
+    return threads;
   }
 
   async count(query: Omit<ThreadSearch, "limit" | "offset" | "sort_by" | "sort_order" | "ids">): Promise<number> {
+    if (query.values !== undefined) await this.keepAllValues();
     return this.matching(query).length;
+  }
+
+  /** Every pointer turned into values, so a filter on values sees them: O(threads). */
+  private async keepAllValues(): Promise<void> {
+    for (const record of [...this.state.threads.values()]) if (record.valuesRef) await this.withValues(record);
   }
 
   async copy(sourceThreadId: string, newThreadId: string): Promise<Thread | null> {
@@ -106,7 +135,12 @@ export class MemoryThreadRepo implements ThreadRepo {
       runs.map((r) => ({ run_id: r.run.run_id, internal: r.internal, result: r.result })),
     );
     // The copy keeps the source's TTL; its clock starts at the copy.
-    this.state.threads.set(newThreadId, { thread, seq: this.state.nextSeq(), ...(source.ttl ? { ttl: { ...source.ttl } } : {}) });
+    this.state.threads.set(newThreadId, {
+      thread,
+      seq: this.state.nextSeq(),
+      ...(source.ttl ? { ttl: { ...source.ttl } } : {}),
+      ...(source.valuesRef ? { valuesRef: { ...source.valuesRef } } : {}),
+    });
     plan.forEach((copy, i) => {
       const { run, attempts, error } = runs[i];
       const { run_id, thread_id, internal, result, lease } = copy;
@@ -114,7 +148,8 @@ export class MemoryThreadRepo implements ThreadRepo {
       this.state.addRun({ ...copied, error: error ? { ...error } : null });
     });
     await this.state.checkpointer.copyThread(sourceThreadId, newThreadId);
-    return wireOut(thread);
+    const copied = this.state.threads.get(newThreadId);
+    return wireOut(copied ? await this.withValues(copied) : thread);
   }
 
   async prune(threadIds: string[], strategy: PruneStrategy): Promise<number> {

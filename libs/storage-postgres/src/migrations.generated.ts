@@ -45,4 +45,10 @@ export const MIGRATIONS: readonly Migration[] = [
     checksum: "5e8de394d6e74cc05b44f3d7ba88f44e6a3bc6172e31bf1d3fa4233ae6c238b0",
     sql: "-- 0007_store_vectors: semantic store search (langgraph.json store.index, core's rules/store-index.ts).\n-- An item's put keeps its `index` choice (NULL: the configured fields; false; an array of paths) for a\n-- re-index. Each embedded field is one row holding a unit vector (real[]: no extension needed; with\n-- pgvector installed, searches cast it to `vector`), keyed like the item so a search reads an item's\n-- vectors by primary key; deleting an item (delete, sweep) cascades to them. store_index holds the one\n-- identity (embed, dims, fields) the vectors were made with.\n\nALTER TABLE store_items ADD COLUMN IF NOT EXISTS index_fields jsonb;\nCREATE TABLE IF NOT EXISTS store_vectors (\n  ns_path   text NOT NULL,\n  key       text NOT NULL,\n  field     text NOT NULL,\n  embedding real[] NOT NULL,\n  PRIMARY KEY (ns_path, key, field),\n  FOREIGN KEY (ns_path, key) REFERENCES store_items (ns_path, key) ON DELETE CASCADE\n);\nCREATE TABLE IF NOT EXISTS store_index (\n  id       int PRIMARY KEY CHECK (id = 1),\n  identity text NOT NULL\n);\n",
   },
+  {
+    version: "0008",
+    name: "0008_thread_values_ref",
+    checksum: "bbb0ae6d627b163ad6f61f524352cb1987ec55f929b74a5e3b7ede7caf8351ec",
+    sql: "-- 0008_thread_values_ref: a run's settlement (or a thread update) may leave the thread's values in the\n-- run's last checkpoint and write only where they are (core's rules/thread-values.ts): values_ref holds\n-- that pointer ({checkpoint_ns, checkpoint_id, keys}) while \"values\" is NULL. A read of the thread turns\n-- the pointer into values, keeps them in \"values\" and clears values_ref (only if no newer pointer replaced\n-- it). The partial index lists the threads still holding a pointer, so a search or count filtering on\n-- values materializes them first by an index read, never a scan of every thread.\n\nALTER TABLE threads ADD COLUMN IF NOT EXISTS values_ref jsonb;\nCREATE INDEX IF NOT EXISTS threads_values_ref_idx ON threads (thread_id) WHERE values_ref IS NOT NULL;\n",
+  },
 ];

@@ -49,7 +49,12 @@ export async function settleRun(
   const thread = options.thread;
   if (thread) {
     const sets = [`updated_at = $3`, `status = ${params.add(thread.status)}`];
-    if (thread.values !== undefined) sets.push(`"values" = ${params.add(thread.values === null ? null : toDbJson(thread.values))}::jsonb`);
+    // Values written clear a pointer; a pointer (core's rules/thread-values.ts) replaces written values.
+    if (thread.values !== undefined) {
+      sets.push(`"values" = ${params.add(thread.values === null ? null : toDbJson(thread.values))}::jsonb`, `values_ref = NULL`);
+    } else if (thread.valuesAt !== undefined) {
+      sets.push(`"values" = NULL`, `values_ref = ${params.add(toDbJson(thread.valuesAt))}::jsonb`);
+    }
     if (thread.interrupts !== undefined) sets.push(`interrupts = ${params.add(toDbJson(thread.interrupts))}::jsonb`);
     if ("error" in thread) sets.push(`error = ${params.add(toDbJson(thread.error))}::jsonb`);
     ctes.push(`thread AS (

@@ -56,8 +56,10 @@ export class PostgresStorage implements Storage {
   ) {
     this.schema = schema;
     this.tables = new Tables(schema);
+    // First: the thread repo reads the values a thread's pointer names through it.
+    this.checkpointer = new RunAwarePostgresSaver(tracingEnabled() ? tracedSaverPool(pool) : pool, schema);
     this.assistants = new PostgresAssistantRepo(pool, this.tables);
-    this.threads = new PostgresThreadRepo(pool, this.tables);
+    this.threads = new PostgresThreadRepo(pool, this.tables, this.checkpointer);
     this.runs = new PostgresRunRepo(pool, this.tables);
     this.store = new PostgresStoreRepo(pool, this.tables);
     this.crons = new PostgresCronRepo(pool, this.tables);
@@ -65,7 +67,6 @@ export class PostgresStorage implements Storage {
     this.events = new PostgresEventRepo(pool, this.tables);
     this.pushConfigs = new PostgresPushConfigRepo(pool, this.tables);
     this.signals = new PostgresSignalBus(pool, schema);
-    this.checkpointer = new RunAwarePostgresSaver(tracingEnabled() ? tracedSaverPool(pool) : pool, schema);
     this.langgraphStore = new RepoBackedStore(this.store);
     this.threadLock = new PostgresThreadLock(pool, schema);
     this.presence = new PostgresPresence(pool, schema);

@@ -1,7 +1,9 @@
 import {
   ConflictError,
   nowIso,
+  parseValuesRef,
   planThreadCopy,
+  valuesFromCheckpoint,
   type ExpiredThread,
   type NewThread,
   type PruneStrategy,
@@ -14,6 +16,7 @@ import {
   type ThreadSearch,
   type ThreadTtlStrategy,
 } from "@agent-server/core";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type pg from "pg";
 import { checkpointSql } from "./checkpointer.js";
 import {
@@ -31,11 +34,18 @@ import {
 import { authFilterSql, containsSql } from "./filters-sql.js";
 import { deleteRunsWhere } from "./runs.js";
 
-const COLUMNS = `thread_id, created_at, updated_at, metadata, config, status, "values", interrupts, error`;
+const COLUMNS = `thread_id, created_at, updated_at, metadata, config, status, "values", values_ref, interrupts, error`;
 const HEADER_COLUMNS = `thread_id, created_at, updated_at, metadata, config, status, error`;
 const SORTABLE = new Set(["thread_id", "status", "created_at", "updated_at"]);
 
 type SearchFilter = Omit<ThreadSearch, "limit" | "offset" | "sort_by" | "sort_order">;
+
+/**
+ * A thread as COLUMNS read it: `values_ref` is the `ThreadValuesRef` (core's rules/thread-values.ts) while
+ * the values are only in that checkpoint ("values" is then NULL), null otherwise. Never returned as is:
+ * `withValues` turns it into the thread's values.
+ */
+type ThreadRow = Thread & { values_ref: unknown };
 
 export class PostgresThreadRepo implements ThreadRepo {
   private readonly checkpoints: ReturnType<typeof checkpointSql>;
@@ -43,6 +53,8 @@ export class PostgresThreadRepo implements ThreadRepo {
   constructor(
     private readonly pool: pg.Pool,
     private readonly t: Tables,
+    /** The driver's checkpointer: the values a thread's `values_ref` points to are read through it. */
+    private readonly checkpointer: BaseCheckpointSaver,
   ) {
     this.checkpoints = checkpointSql(t.schema);
   }
@@ -58,14 +70,14 @@ export class PostgresThreadRepo implements ThreadRepo {
       input.ttl?.strategy ?? null,
       input.ttl?.minutes ?? null,
     ];
-    const [row] = await query<Thread>(
+    const [row] = await query<ThreadRow>(
       this.pool,
       `INSERT INTO ${this.t.threads} (thread_id, created_at, updated_at, metadata, config, status, "values", interrupts, error, ttl_strategy, ttl_minutes)
        VALUES ($1, $2, $2, $3::jsonb, $4::jsonb, $5, NULL, '{}', 'null', $6, $7)
        ON CONFLICT (thread_id) DO NOTHING RETURNING ${COLUMNS}`,
       values,
     );
-    if (row) return row;
+    if (row) return this.withValues(row);
     if (options?.ifExists === "do_nothing") {
       const existing = await this.get(input.thread_id);
       if (existing) return existing;
@@ -74,8 +86,42 @@ export class PostgresThreadRepo implements ThreadRepo {
   }
 
   async get(threadId: string): Promise<Thread | null> {
-    const [row] = await query<Thread>(this.pool, `SELECT ${COLUMNS} FROM ${this.t.threads} WHERE thread_id = $1`, [threadId]);
-    return row ?? null;
+    const [row] = await query<ThreadRow>(this.pool, `SELECT ${COLUMNS} FROM ${this.t.threads} WHERE thread_id = $1`, [threadId]);
+    return row ? this.withValues(row) : null;
+  }
+
+  /**
+   * The thread with its values: a row holding a pointer reads them from the checkpoint it names (one
+   * checkpoint load, O(state)), then keeps them in the row with one statement, which writes only while the
+   * pointer is still the row's (a newer settlement's pointer, or written values, win) and returns them as
+   * stored, whether it wrote or not.
+   */
+  private async withValues(row: ThreadRow): Promise<Thread> {
+    const { values_ref: valuesRef, ...thread } = row;
+    if (valuesRef === null || valuesRef === undefined) return thread;
+    const ref = parseValuesRef(valuesRef);
+    const values = ref ? await valuesFromCheckpoint(this.checkpointer, thread.thread_id, ref) : null;
+    const [kept] = await query<Pick<Thread, "values">>(
+      this.pool,
+      `WITH kept AS (
+         UPDATE ${this.t.threads} SET "values" = $2::jsonb, values_ref = NULL WHERE thread_id = $1 AND values_ref = $3::jsonb)
+       SELECT $2::jsonb AS "values"`,
+      [thread.thread_id, values === null ? null : toDbJson(values), toDbJson(valuesRef)],
+    );
+    return { ...thread, values: kept?.values ?? null };
+  }
+
+  /**
+   * Every thread still holding a pointer gets its values, so a SQL filter on "values" sees them:
+   * O(threads holding a pointer), read from the partial index threads_values_ref_idx, never a scan of
+   * every thread. Each costs a checkpoint load and one conditional write (`withValues`).
+   */
+  private async keepAllValues(): Promise<void> {
+    const pending = await query<Pick<ThreadRow, "thread_id" | "values_ref">>(
+      this.pool,
+      `SELECT thread_id, values_ref FROM ${this.t.threads} WHERE values_ref IS NOT NULL`,
+    );
+    for (const row of pending) await this.withValues({ ...row, values: null } as ThreadRow);
   }
 
   async getHeader(threadId: string): Promise<ThreadHeader | null> {
@@ -90,7 +136,12 @@ export class PostgresThreadRepo implements ThreadRepo {
     if (patch.metadata !== undefined) sets.push(`metadata = metadata || ${params.add(toDbJson(patch.metadata))}::jsonb`);
     if (patch.config !== undefined) sets.push(`config = ${params.add(toDbJson(patch.config))}::jsonb`);
     if (patch.status !== undefined) sets.push(`status = ${params.add(patch.status)}`);
-    if (patch.values !== undefined) sets.push(`"values" = ${params.add(patch.values === null ? null : toDbJson(patch.values))}::jsonb`);
+    // Values written clear a pointer; a pointer (core's rules/thread-values.ts) replaces written values.
+    if (patch.values !== undefined) {
+      sets.push(`"values" = ${params.add(patch.values === null ? null : toDbJson(patch.values))}::jsonb`, `values_ref = NULL`);
+    } else if (patch.valuesAt !== undefined) {
+      sets.push(`"values" = NULL`, `values_ref = ${params.add(toDbJson(patch.valuesAt))}::jsonb`);
+    }
     if (patch.interrupts !== undefined) sets.push(`interrupts = ${params.add(toDbJson(patch.interrupts))}::jsonb`);
     if ("error" in patch) sets.push(`error = ${params.add(toDbJson(patch.error))}::jsonb`);
     if (patch.ttl !== undefined) {
@@ -99,12 +150,12 @@ export class PostgresThreadRepo implements ThreadRepo {
         `ttl_minutes = ${params.add(patch.ttl?.minutes ?? null)}::float8`,
       );
     }
-    const [row] = await query<Thread>(
+    const [row] = await query<ThreadRow>(
       this.pool,
       `UPDATE ${this.t.threads} SET ${sets.join(", ")} WHERE thread_id = $1 RETURNING ${COLUMNS}`,
       params.values,
     );
-    return row ?? null;
+    return row ? this.withValues(row) : null;
   }
 
   async delete(threadId: string): Promise<boolean> {
@@ -112,21 +163,26 @@ export class PostgresThreadRepo implements ThreadRepo {
   }
 
   async search(q: ThreadSearch): Promise<Thread[]> {
+    if (q.values) await this.keepAllValues();
     const params = new Params();
     const where = this.where(params, q);
     if (q.ids) where.push(`thread_id = ANY(${params.add(q.ids)}::text[])`);
     const field = q.sort_by && SORTABLE.has(q.sort_by) ? q.sort_by : "created_at";
     const collate = field === "thread_id" || field === "status" ? ` COLLATE "C"` : "";
     const dir = q.sort_order === "asc" ? "ASC" : "DESC";
-    return query<Thread>(
+    const rows = await query<ThreadRow>(
       this.pool,
       `SELECT ${COLUMNS} FROM ${this.t.threads} ${whereClause(where)}
        ORDER BY ${field}${collate} ${dir}, seq ${dir} ${limitOffset(params, q.limit, q.offset, 10)}`,
       params.values,
     );
+    const threads: Thread[] = [];
+    for (const row of rows) threads.push(await this.withValues(row));
+    return threads;
   }
 
   async count(q: Omit<ThreadSearch, "limit" | "offset" | "sort_by" | "sort_order" | "ids">): Promise<number> {
+    if (q.values) await this.keepAllValues();
     const params = new Params();
     const where = this.where(params, q);
     const [row] = await query<{ n: string }>(this.pool, `SELECT count(*) AS n FROM ${this.t.threads} ${whereClause(where)}`, params.values);
@@ -140,14 +196,16 @@ export class PostgresThreadRepo implements ThreadRepo {
    * server). task_root/task_id are generated from the remapped internals.
    */
   async copy(sourceThreadId: string, newThreadId: string): Promise<Thread | null> {
+    let copied: ThreadRow | null;
     try {
-      return await transaction(this.pool, async (client) => {
+      copied = await transaction(this.pool, async (client) => {
         const now = nowIso();
-        const [thread] = await query<Thread>(
+        const [thread] = await query<ThreadRow>(
           client,
-          // The copy keeps the source's TTL; its clock starts at the copy.
-          `INSERT INTO ${this.t.threads} (thread_id, created_at, updated_at, metadata, config, status, "values", interrupts, error, ttl_strategy, ttl_minutes)
-           SELECT $2, $3, $3, metadata, config, status, "values", interrupts, error, ttl_strategy, ttl_minutes FROM ${this.t.threads} WHERE thread_id = $1
+          // The copy keeps the source's TTL (its clock starts at the copy) and its values' pointer: the
+          // checkpoints are copied with their ids below.
+          `INSERT INTO ${this.t.threads} (thread_id, created_at, updated_at, metadata, config, status, "values", values_ref, interrupts, error, ttl_strategy, ttl_minutes)
+           SELECT $2, $3, $3, metadata, config, status, "values", values_ref, interrupts, error, ttl_strategy, ttl_minutes FROM ${this.t.threads} WHERE thread_id = $1
            RETURNING ${COLUMNS}`,
           [sourceThreadId, newThreadId, now],
         );
@@ -192,6 +250,8 @@ export class PostgresThreadRepo implements ThreadRepo {
       if (pgCode(error) === UNIQUE_VIOLATION) throw new ConflictError(`thread ${newThreadId} already exists`);
       throw error;
     }
+    // After the commit: the checkpointer reads the copied checkpoints through the pool.
+    return copied ? this.withValues(copied) : null;
   }
 
   async prune(threadIds: string[], strategy: PruneStrategy): Promise<number> {

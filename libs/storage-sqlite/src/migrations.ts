@@ -310,6 +310,17 @@ CREATE TABLE store_index (
 );
 `,
   },
+  {
+    version: 12,
+    name: "thread_values_ref",
+    // A run's settlement leaves the thread's values in its last checkpoint and writes only where they are
+    // (core's rules/thread-values.ts); a read turns the pointer into values and keeps them in state_values.
+    // The partial index lists the threads still holding a pointer (a search filtering on values).
+    sql: `
+ALTER TABLE threads ADD COLUMN values_ref TEXT;
+CREATE INDEX threads_values_ref ON threads (thread_id) WHERE values_ref IS NOT NULL;
+`,
+  },
 ];
 
 /** The exact expression indexed by `checkpoints_run_id`; queries must repeat it verbatim to use the index. */

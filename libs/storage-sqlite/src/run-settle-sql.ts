@@ -7,9 +7,13 @@ export const INSERT_RESULT_GUARDED_SQL = `INSERT INTO run_results (run_id, resul
   SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ? AND (? IS NULL OR lease_owner = ?))
   ON CONFLICT (run_id) DO NOTHING`;
 
-/** Settlement's thread update: status always, values / interrupts / error when given (`set_*`). */
+/**
+ * Settlement's thread update: status always, values (written, or a pointer to them) / interrupts / error
+ * when given (`set_*`).
+ */
 export const SETTLE_THREAD_SQL = `UPDATE threads SET updated_at = @updated_at, status = @status,
     state_values = CASE WHEN @set_values THEN @state_values ELSE state_values END,
+    values_ref = CASE WHEN @set_values THEN @values_ref ELSE values_ref END,
     interrupts = COALESCE(@interrupts, interrupts),
     error = CASE WHEN @set_error THEN @error ELSE error END
   WHERE thread_id = @thread_id RETURNING status, interrupts`;
@@ -18,8 +22,9 @@ export const SETTLE_THREAD_SQL = `UPDATE threads SET updated_at = @updated_at, s
 export function threadUpdateRow(thread: NonNullable<RunSettlement["thread"]>) {
   return {
     status: thread.status,
-    set_values: thread.values !== undefined ? 1 : 0,
+    set_values: thread.values !== undefined || thread.valuesAt !== undefined ? 1 : 0,
     state_values: thread.values === undefined || thread.values === null ? null : stringifyWire(thread.values),
+    values_ref: thread.values === undefined && thread.valuesAt !== undefined ? JSON.stringify(thread.valuesAt) : null,
     interrupts: thread.interrupts !== undefined ? stringifyWire(thread.interrupts) : null,
     set_error: "error" in thread ? 1 : 0,
     error: "error" in thread ? stringifyWire(thread.error) : null,

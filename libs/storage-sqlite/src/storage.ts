@@ -48,8 +48,9 @@ export class SqliteStorage implements Storage {
     options: SqliteStorageOptions = {},
   ) {
     const checkpoints = new CheckpointTables(db);
+    this.checkpointer = new AgentSqliteSaver(db);
     this.assistants = new SqliteAssistantRepo(db);
-    this.threads = new SqliteThreadRepo(db, checkpoints);
+    this.threads = new SqliteThreadRepo(db, checkpoints, this.checkpointer);
     this.runs = new SqliteRunRepo(db, checkpoints);
     registerVectorFunctions(db);
     // sqlite-vec unless asked for the JavaScript scan, or when its native library does not load here.
@@ -59,7 +60,6 @@ export class SqliteStorage implements Storage {
     this.deliveries = new SqliteDeliveryRepo(db);
     this.events = new SqliteEventRepo(db);
     this.pushConfigs = new SqlitePushConfigRepo(db);
-    this.checkpointer = new AgentSqliteSaver(db);
     this.langgraphStore = new RepoBackedStore(this.store);
     this.threadLock = new SqliteThreadLock(db);
   }

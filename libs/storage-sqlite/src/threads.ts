@@ -1,6 +1,8 @@
 import {
   ConflictError,
   nowIso,
+  parseValuesRef,
+  valuesFromCheckpoint,
   type ExpiredThread,
   type ThreadTtlStrategy,
   planThreadCopy,
@@ -14,6 +16,7 @@ import {
   type ThreadRepo,
   type ThreadSearch,
 } from "@agent-server/core";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { CheckpointTables } from "./checkpointer.js";
 import { intOr, parseJson, sortDir, Statements, type Db } from "./db.js";
 import { eraseRuns, internalOf, resultOf } from "./runs.js";
@@ -26,6 +29,8 @@ interface ThreadRow {
   config: string;
   status: string;
   state_values: string | null;
+  /** A `ThreadValuesRef` (JSON) while the values are only in that checkpoint; then state_values is NULL. */
+  values_ref: string | null;
   interrupts: string;
   error: string | null;
 }
@@ -36,7 +41,7 @@ interface RunCopyRow {
   result: string | null;
 }
 
-const COLUMNS = "thread_id, created_at, updated_at, metadata, config, status, state_values, interrupts, error";
+const COLUMNS = "thread_id, created_at, updated_at, metadata, config, status, state_values, values_ref, interrupts, error";
 const HEADER_COLUMNS = "thread_id, created_at, updated_at, metadata, config, status, error";
 const SORT_COLUMNS = new Set(["thread_id", "status", "created_at", "updated_at"]);
 
@@ -48,10 +53,13 @@ export class SqliteThreadRepo implements ThreadRepo {
   private readonly updateRow;
   private readonly insertNew;
   private readonly updateColumns;
+  private readonly keepValues;
+  private readonly pendingValues;
 
   constructor(
     private readonly db: Db,
     private readonly checkpoints: CheckpointTables,
+    private readonly checkpointer: BaseCheckpointSaver,
   ) {
     this.s = new Statements(db);
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM threads WHERE thread_id = ?`);
@@ -59,7 +67,7 @@ export class SqliteThreadRepo implements ThreadRepo {
     // One statement for the usual case (a new id); an existing one is told apart by the missing row.
     this.insertNew = db.prepare(
       `INSERT INTO threads (${COLUMNS}, ttl_strategy, ttl_minutes)
-       VALUES (@thread_id, @created_at, @updated_at, @metadata, @config, @status, @state_values, @interrupts, @error, @ttl_strategy, @ttl_minutes)
+       VALUES (@thread_id, @created_at, @updated_at, @metadata, @config, @status, @state_values, @values_ref, @interrupts, @error, @ttl_strategy, @ttl_minutes)
        ON CONFLICT (thread_id) DO NOTHING RETURNING ${COLUMNS}`,
     );
     // A patch without metadata needs nothing of the row it replaces: one statement, no read first.
@@ -68,6 +76,7 @@ export class SqliteThreadRepo implements ThreadRepo {
               config = CASE WHEN @set_config THEN @config ELSE config END,
               status = COALESCE(@status, status),
               state_values = CASE WHEN @set_values THEN @state_values ELSE state_values END,
+              values_ref = CASE WHEN @set_values THEN @values_ref ELSE values_ref END,
               interrupts = COALESCE(@interrupts, interrupts),
               error = CASE WHEN @set_error THEN @error ELSE error END,
               ttl_strategy = CASE WHEN @set_ttl THEN @ttl_strategy ELSE ttl_strategy END,
@@ -75,13 +84,16 @@ export class SqliteThreadRepo implements ThreadRepo {
         WHERE thread_id = @thread_id RETURNING ${COLUMNS}`,
     );
     this.insertRow = db.prepare(
-      `INSERT INTO threads (${COLUMNS}) VALUES (@thread_id, @created_at, @updated_at, @metadata, @config, @status, @state_values, @interrupts, @error)`,
+      `INSERT INTO threads (${COLUMNS}) VALUES (@thread_id, @created_at, @updated_at, @metadata, @config, @status, @state_values, @values_ref, @interrupts, @error)`,
     );
     this.updateRow = db.prepare(
       `UPDATE threads SET updated_at = @updated_at, metadata = @metadata, config = @config, status = @status,
-         state_values = @state_values, interrupts = @interrupts, error = @error
+         state_values = @state_values, values_ref = @values_ref, interrupts = @interrupts, error = @error
        WHERE thread_id = @thread_id`,
     );
+    // Only while the pointer read is still the thread's: a newer settlement's pointer wins.
+    this.keepValues = db.prepare("UPDATE threads SET state_values = ?, values_ref = NULL WHERE thread_id = ? AND values_ref = ?");
+    this.pendingValues = db.prepare("SELECT thread_id, values_ref FROM threads WHERE values_ref IS NOT NULL");
   }
 
   async create(input: NewThread, options?: { ifExists?: "raise" | "do_nothing" }): Promise<Thread> {
@@ -94,6 +106,7 @@ export class SqliteThreadRepo implements ThreadRepo {
       config: stringifyWire(input.config ?? {}),
       status: input.status ?? "idle",
       state_values: null,
+      values_ref: null,
       interrupts: "{}",
       error: null,
     };
@@ -103,13 +116,33 @@ export class SqliteThreadRepo implements ThreadRepo {
     const existing = this.byId.get(input.thread_id) as ThreadRow | undefined;
     // Deleted again between the two statements: as if it had never been there.
     if (!existing) return this.create(input, options);
-    if (options?.ifExists === "do_nothing") return toThread(existing);
+    if (options?.ifExists === "do_nothing") return toThread(await this.withValues(existing));
     throw new ConflictError(`thread ${input.thread_id} already exists`);
   }
 
   async get(threadId: string): Promise<Thread | null> {
     const row = this.byId.get(threadId) as ThreadRow | undefined;
-    return row ? toThread(row) : null;
+    return row ? toThread(await this.withValues(row)) : null;
+  }
+
+  /**
+   * The row with its values in state_values: read from the checkpoint its pointer names (O(state)), then
+   * kept in the row unless a newer pointer replaced it meanwhile.
+   */
+  private async withValues(row: ThreadRow): Promise<ThreadRow> {
+    if (row.values_ref === null) return row;
+    const ref = parseValuesRef(row.values_ref);
+    const values = ref ? await valuesFromCheckpoint(this.checkpointer, row.thread_id, ref) : null;
+    const text = values === null ? null : stringifyWire(values);
+    this.keepValues.run(text, row.thread_id, row.values_ref);
+    return { ...row, state_values: text, values_ref: null };
+  }
+
+  /** Every pointer turned into values, so SQL can filter on them: O(threads holding a pointer). */
+  private async keepAllValues(): Promise<void> {
+    for (const row of this.pendingValues.all() as Pick<ThreadRow, "thread_id" | "values_ref">[]) {
+      await this.withValues({ ...row, state_values: null } as ThreadRow);
+    }
   }
 
   async getHeader(threadId: string): Promise<ThreadHeader | null> {
@@ -122,6 +155,8 @@ export class SqliteThreadRepo implements ThreadRepo {
     const metadata = patch.metadata !== undefined ? toWireObject(patch.metadata) : undefined;
     const config = patch.config !== undefined ? stringifyWire(patch.config) : undefined;
     const values = patch.values === undefined ? undefined : patch.values === null ? null : stringifyWire(patch.values);
+    const valuesRef = patch.values === undefined && patch.valuesAt !== undefined ? JSON.stringify(patch.valuesAt) : null;
+    const setValues = values !== undefined || valuesRef !== null;
     const interrupts = patch.interrupts !== undefined ? stringifyWire(patch.interrupts) : undefined;
     const error = patch.error !== undefined ? stringifyWire(patch.error) : undefined;
     const ttl = {
@@ -136,14 +171,15 @@ export class SqliteThreadRepo implements ThreadRepo {
         set_config: config !== undefined ? 1 : 0,
         config: config ?? null,
         status: patch.status ?? null,
-        set_values: values !== undefined ? 1 : 0,
+        set_values: setValues ? 1 : 0,
         state_values: values ?? null,
+        values_ref: valuesRef,
         interrupts: interrupts ?? null,
         set_error: error !== undefined ? 1 : 0,
         error: error ?? null,
         ...ttl,
       }) as ThreadRow | undefined;
-      return row ? toThread(row) : null;
+      return row ? toThread(await this.withValues(row)) : null;
     }
     const tx = this.db.transaction(() => {
       const current = this.byId.get(threadId) as ThreadRow | undefined;
@@ -154,7 +190,8 @@ export class SqliteThreadRepo implements ThreadRepo {
         metadata: metadata ? stringifyWire({ ...toThread(current).metadata, ...metadata }) : current.metadata,
         config: config ?? current.config,
         status: patch.status ?? current.status,
-        state_values: values !== undefined ? values : current.state_values,
+        state_values: setValues ? (values ?? null) : current.state_values,
+        values_ref: setValues ? valuesRef : current.values_ref,
         interrupts: interrupts ?? current.interrupts,
         error: error !== undefined ? error : current.error,
       };
@@ -166,7 +203,7 @@ export class SqliteThreadRepo implements ThreadRepo {
       return next;
     });
     const row = tx.immediate();
-    return row ? toThread(row) : null;
+    return row ? toThread(await this.withValues(row)) : null;
   }
 
   async delete(threadId: string): Promise<boolean> {
@@ -182,15 +219,19 @@ export class SqliteThreadRepo implements ThreadRepo {
   }
 
   async search(query: ThreadSearch): Promise<Thread[]> {
+    if (query.values !== undefined) await this.keepAllValues();
     const { where, params } = buildWhere(query);
     const column = query.sort_by && SORT_COLUMNS.has(query.sort_by) ? query.sort_by : "created_at";
     const dir = sortDir(query.sort_order);
     const sql = `SELECT ${COLUMNS} FROM threads ${where} ORDER BY ${column} ${dir}, seq ${dir} LIMIT ? OFFSET ?`;
     const rows = this.s.get(sql).all(...params, intOr(query.limit, 10), intOr(query.offset, 0)) as ThreadRow[];
-    return rows.map(toThread);
+    const threads: Thread[] = [];
+    for (const row of rows) threads.push(toThread(await this.withValues(row)));
+    return threads;
   }
 
   async count(query: Omit<ThreadSearch, "limit" | "offset" | "sort_by" | "sort_order" | "ids">): Promise<number> {
+    if (query.values !== undefined) await this.keepAllValues();
     const { where, params } = buildWhere(query);
     return (this.s.get(`SELECT COUNT(*) AS n FROM threads ${where}`).get(...params) as { n: number }).n;
   }
@@ -250,7 +291,7 @@ export class SqliteThreadRepo implements ThreadRepo {
       return row;
     });
     const row = tx.immediate();
-    return row ? toThread(row) : null;
+    return row ? toThread(await this.withValues(row)) : null;
   }
 
   /** The expiry index's range up to `now`, skipping threads with a pending or running run. */

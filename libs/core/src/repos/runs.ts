@@ -12,6 +12,7 @@ import type {
   ThreadStatus,
 } from "../model.js";
 import type { RunResult } from "../result.js";
+import type { ThreadValuesRef } from "../rules/thread-values.js";
 
 export interface NewRun {
   run_id: string;
@@ -79,8 +80,18 @@ export interface RunSettlement {
   error?: RunError;
   /** The run's result (A2A), recorded before the status. */
   result?: RunResult;
-  /** The run's thread after the run (no metadata or config: those are the caller's). */
-  thread?: { status: ThreadStatus; values?: DefaultValues | null; interrupts?: Record<string, Interrupt[]>; error?: unknown };
+  /**
+   * The run's thread after the run (no metadata or config: those are the caller's). Its values are either
+   * written (`values`) or left in the run's last checkpoint (`valuesAt`, rules/thread-values.ts): a later
+   * read of the thread returns them as if written. At most one of the two.
+   */
+  thread?: {
+    status: ThreadStatus;
+    values?: DefaultValues | null;
+    valuesAt?: ThreadValuesRef;
+    interrupts?: Record<string, Interrupt[]>;
+    error?: unknown;
+  };
   /** Clears `owner`'s lease with the terminal write (the executor is done with the run). */
   releaseLease?: boolean;
 }

@@ -1,5 +1,6 @@
 import type { AuthFilter } from "../filters.js";
 import type { DefaultValues, Interrupt, Metadata, RunnableConfig, SortOrder, Thread, ThreadHeader, ThreadStatus } from "../model.js";
+import type { ThreadValuesRef } from "../rules/thread-values.js";
 import type { ExpiredThread, ThreadTtl, ThreadTtlStrategy } from "../rules/ttl.js";
 
 export interface NewThread {
@@ -19,6 +20,8 @@ export interface ThreadPatch {
   config?: RunnableConfig;
   status?: ThreadStatus;
   values?: DefaultValues | null;
+  /** Instead of `values`: they are in this checkpoint (rules/thread-values.ts); reads return them. */
+  valuesAt?: ThreadValuesRef;
   interrupts?: Record<string, Interrupt[]>;
   error?: unknown;
   /** Replaces the thread's TTL (null removes it); its clock restarts with this update. */

@@ -36,3 +36,4 @@ export {
   type IndexIdentityCheck,
   type StoreIndexSettings,
 } from "./store-index.js";
+export { parseValuesRef, valuesFromCheckpoint, type ThreadValuesRef } from "./thread-values.js";

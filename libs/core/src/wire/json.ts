@@ -47,7 +47,7 @@ export function jsonDepthExceeds(value: unknown, limit: number = MAX_JSON_DEPTH)
  * Drivers use it for the defensive copies they store and return, so every backend hands out the same shape.
  */
 export function toWireJson(value: unknown): JsonValue {
-  const converted = convert(value, "$", new Set());
+  const converted = convert(value, new Walk());
   if (converted === undefined) {
     throw new WireSerializationError(`cannot represent ${describe(value)} as JSON`, "$");
   }
@@ -68,7 +68,31 @@ export function stringifyWire(value: unknown): string {
   return JSON.stringify(toWireJson(value));
 }
 
-function convert(value: unknown, path: string, ancestors: Set<object>): JsonValue | undefined {
+/**
+ * Where the conversion is: the objects above the current value (cycles, depth) and the keys leading to
+ * it. The path is spelled out ("$.messages[3].content") only for an error: building it for every value
+ * made a long state's conversion allocate a string per member.
+ */
+class Walk {
+  readonly ancestors = new Set<object>();
+  private readonly keys: (string | number)[] = [];
+
+  enter(key: string | number): void {
+    this.keys.push(key);
+  }
+
+  leave(): void {
+    this.keys.pop();
+  }
+
+  path(): string {
+    let path = "$";
+    for (const key of this.keys) path += typeof key === "number" ? `[${key}]` : `.${key}`;
+    return path;
+  }
+}
+
+function convert(value: unknown, walk: Walk): JsonValue | undefined {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -78,53 +102,65 @@ function convert(value: unknown, path: string, ancestors: Set<object>): JsonValu
     case "undefined":
       return undefined;
     case "bigint":
-      throw new WireSerializationError("BigInt cannot be represented as JSON", path);
+      throw new WireSerializationError("BigInt cannot be represented as JSON", walk.path());
     case "function":
     case "symbol":
       // JSON.stringify drops these silently; losing part of a state value is worse than refusing it.
-      throw new WireSerializationError(`${typeof value} cannot be represented as JSON`, path);
+      throw new WireSerializationError(`${typeof value} cannot be represented as JSON`, walk.path());
   }
   if (value === null) return null;
   const obj = value as object;
+  const { ancestors } = walk;
   if (ancestors.has(obj)) {
-    throw new WireSerializationError("cyclic structure cannot be represented as JSON", path);
+    throw new WireSerializationError("cyclic structure cannot be represented as JSON", walk.path());
   }
   // `ancestors` is the chain of objects above this one: its size is the depth.
   if (ancestors.size >= MAX_WIRE_DEPTH) {
+    const path = walk.path();
     throw new WireSerializationError(`nested deeper than ${MAX_WIRE_DEPTH} levels`, path.length > 60 ? `${path.slice(0, 60)}...` : path);
   }
   ancestors.add(obj);
   try {
-    return convertObject(obj, path, ancestors);
+    return convertObject(obj, walk);
   } finally {
     ancestors.delete(obj);
   }
 }
 
-function convertObject(obj: object, path: string, ancestors: Set<object>): JsonValue | undefined {
+function convertObject(obj: object, walk: Walk): JsonValue | undefined {
   const candidate = obj as { toDict?: unknown; toJSON?: unknown };
   if (typeof candidate.toDict === "function") {
     const { type, data } = (candidate.toDict as () => { type: string; data: Record<string, unknown> })();
-    return convert({ ...data, type }, path, ancestors);
+    return convert({ ...data, type }, walk);
   }
   if (typeof candidate.toJSON === "function") {
     const replaced = (candidate.toJSON as (key: string) => unknown).call(obj, "");
-    if (replaced === obj) return convertPlain(obj, path, ancestors);
-    return convert(replaced, path, ancestors);
+    if (replaced === obj) return convertPlain(obj, walk);
+    return convert(replaced, walk);
   }
   if (Array.isArray(obj)) {
-    return obj.map((item, index) => convert(item, `${path}[${index}]`, ancestors) ?? null);
+    const out: JsonValue[] = new Array(obj.length);
+    for (let index = 0; index < obj.length; index++) {
+      // No finally: a throw abandons the whole walk, with the path taken where it threw.
+      walk.enter(index);
+      out[index] = convert(obj[index], walk) ?? null;
+      walk.leave();
+    }
+    return out;
   }
   if (obj instanceof Map || obj instanceof Set || ArrayBuffer.isView(obj) || obj instanceof ArrayBuffer) {
-    throw new WireSerializationError(`${obj.constructor.name} cannot be represented as JSON`, path);
+    throw new WireSerializationError(`${obj.constructor.name} cannot be represented as JSON`, walk.path());
   }
-  return convertPlain(obj, path, ancestors);
+  return convertPlain(obj, walk);
 }
 
-function convertPlain(obj: object, path: string, ancestors: Set<object>): JsonValue {
+function convertPlain(obj: object, walk: Walk): JsonValue {
   const out: { [key: string]: JsonValue } = {};
-  for (const [key, member] of Object.entries(obj)) {
-    const converted = convert(member, `${path}.${key}`, ancestors);
+  for (const key in obj) {
+    if (!Object.prototype.hasOwnProperty.call(obj, key)) continue;
+    walk.enter(key);
+    const converted = convert((obj as Record<string, unknown>)[key], walk);
+    walk.leave();
     if (converted !== undefined) out[key] = converted;
   }
   return out;

@@ -61,7 +61,20 @@ export function threadUpdate(
     runStatus === "error" || runStatus === "timeout" ? "error" : pending || stoppedEarly ? "interrupted" : "idle";
   return {
     status,
-    ...(snapshot ? { values: snapshot.values, interrupts: snapshot.interrupts } : {}),
+    ...(snapshot ? { ...threadValues(snapshot), interrupts: snapshot.interrupts } : {}),
     error: error === undefined ? null : errorPayload(error),
+  };
+}
+
+/**
+ * The thread's values as settlement writes them: a pointer to the checkpoint the snapshot was taken at
+ * when there is one (core's rules/thread-values.ts), so a turn does not copy the whole state into the
+ * thread row; the values themselves otherwise.
+ */
+function threadValues(snapshot: ThreadSnapshot): Pick<NonNullable<RunSettlement["thread"]>, "values" | "valuesAt"> {
+  const checkpoint = snapshot.checkpoint;
+  if (!checkpoint) return { values: snapshot.values };
+  return {
+    valuesAt: { checkpoint_ns: checkpoint.checkpoint_ns, checkpoint_id: checkpoint.checkpoint_id, keys: Object.keys(snapshot.values) },
   };
 }
