@@ -81,6 +81,33 @@ describe("three agent-server processes over one PostgreSQL: live signals", () =>
     expect((await viewer.client.runs.get(thread.thread_id, run.run_id)).status).toBe("success");
   });
 
+  it("runs.stream through a busy process gets every values chunk from the process that executes the run", async () => {
+    const [a] = servers;
+    // Keeps one process's only worker busy, so a run streamed through that process executes elsewhere.
+    const busyThread = await a!.client.threads.create();
+    const busy = await a!.client.runs.create(busyThread.thread_id, "steps", {
+      input: { messages: [{ role: "user", content: "busy" }], stepMs: 1_500 },
+    });
+    const streamer = await executorOf(busy.run_id);
+    const thread = await streamer.client.threads.create();
+    const values: string[][] = [];
+    let runId: string | undefined;
+    for await (const chunk of streamer.client.runs.stream(thread.thread_id, "steps", {
+      input: { messages: [{ role: "user", content: "streamed" }], stepMs: 50 },
+      streamMode: ["values"],
+    })) {
+      if (chunk.event === "metadata") runId = (chunk.data as { run_id: string }).run_id;
+      if (chunk.event === "values") values.push((chunk.data as { steps?: string[] }).steps ?? []);
+    }
+    // The executor's follow was known before it published: every step arrived, in order, to the end.
+    expect(values.at(-1)).toEqual(["plan", "work", "check", "reply"]);
+    expect(values.length).toBeGreaterThanOrEqual(4);
+    const executed = (await storage.runs.get(runId!))!;
+    expect(executed.status).toBe("success");
+    expect((await streamer.client.runs.get(busyThread.thread_id, busy.run_id)).status).toBe("running");
+    await streamer.client.runs.join(busyThread.thread_id, busy.run_id);
+  });
+
   it("a waiter on another process (runs.join) gets the run's end and values", async () => {
     const [a] = servers;
     const thread = await a!.client.threads.create();

@@ -235,6 +235,7 @@ export class Engine {
         if (!this.pool.active.has(runId)) return "absent";
         return this.pool.abort(runId, { rollback: action === "rollback" }) ? "accepted" : "refused";
       },
+      followed: (runId) => this.hub.followedElsewhere(runId),
     });
     this.admitting = true;
     this.stopping = false;

@@ -10,7 +10,6 @@ import { traceExecution } from "../tracing/index.js";
 import { executeGraph, type FinalCheckpoint } from "./execute-graph.js";
 import { finalSnapshot, readThreadSnapshot, toRunResult, type ThreadSnapshot } from "./outcome.js";
 import type { EngineRunKwargs } from "./run-request.js";
-import { withRunContext } from "./run-context.js";
 import { armRunTimeout, runTimeoutMs } from "./run-timeout.js";
 import type { ExecutionOutcome, Settlement, SettlementStep } from "./settlement.js";
 import type { ThreadExecution } from "./thread-execution.js";
@@ -107,16 +106,15 @@ export class RunExecutor {
         // A first attempt cannot have written a checkpoint yet.
         const resume = attempt > 1 && (await wroteCheckpoint(this.storage, run));
         const signal = execution.controller.signal;
-        const context = { run_id: run.run_id, thread_id: run.thread_id, graph_id: graphId, assistant_id: run.assistant_id };
         const final: FinalCheckpoint = {};
         const call = { attempt, signal, resume, control: execution.control, graphId, final };
         await limit.bound(
-          withRunContext(context, async () => {
+          (async () => {
             if (kwargs.protocol === true) return this.protocol.execute(run, graph!, graphId!, call);
             for await (const event of executeGraph(run, graph!, call)) {
               await this.hub.publish(run.run_id, event.event, event.data, { resumable: kwargs.resumable });
             }
-          }),
+          })(),
         );
         if (signal.aborted) throw signal.reason;
         snapshot = finalSnapshot(final, run.thread_id) ?? (await readThreadSnapshot(graph, run.thread_id));

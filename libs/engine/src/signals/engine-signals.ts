@@ -7,6 +7,12 @@ import type { StreamEvent } from "../streaming/stream-hub.js";
 export const WAKE_CHANNEL = "queue";
 /** Cancel a run executing in another process: `{origin, runId, action}`; its executor aborts it. */
 export const CONTROL_CHANNEL = "control";
+/**
+ * A process streams a run to a client: `{origin, runId}`. The run's executor sends that run's stream
+ * events to other processes only once told so (or when the run is resumable), since a long thread's
+ * `values` chunk is the whole state and most runs are followed by nobody elsewhere.
+ */
+export const FOLLOW_CHANNEL = "follows";
 /** One run's live stream, its end, and answers to a control signal about it. */
 export const runChannel = (runId: string): string => `run:${runId}`;
 /** One thread's protocol events (the thread streaming protocol), as their appender stored them. */
@@ -55,9 +61,10 @@ export class EngineSignals {
   async start(handlers: {
     wake: () => void;
     control: (runId: string, action: CancelAction) => "accepted" | "refused" | "absent";
+    followed: (runId: string) => void;
   }): Promise<void> {
     if (!this.crossProcess) return;
-    const [wake, control] = await Promise.all([
+    const [wake, control, follows] = await Promise.all([
       this.bus.subscribe(WAKE_CHANNEL, (payload) => {
         if ((payload as { origin?: unknown })?.origin !== this.origin) handlers.wake();
       }),
@@ -68,8 +75,22 @@ export class EngineSignals {
         if (answer !== "absent" && signal.action === "rollback")
           this.send(runChannel(signal.runId), { kind: "ack", origin: this.origin, accepted: answer === "accepted" });
       }),
+      this.bus.subscribe(FOLLOW_CHANNEL, (payload) => {
+        const signal = payload as { origin?: unknown; runId?: unknown } | null;
+        if (signal?.origin !== this.origin && typeof signal?.runId === "string") handlers.followed(signal.runId);
+      }),
     ]);
-    this.stops.push(wake, control);
+    this.stops.push(wake, control, follows);
+  }
+
+  /**
+   * Tells every other process that this one streams `runId`, and resolves once the signal is out (sent
+   * before the run is created, it reaches the listening connections before the run can be claimed).
+   * Never throws: a lost signal leaves a stream elsewhere to its status checks.
+   */
+  async follow(runId: string): Promise<void> {
+    if (!this.crossProcess) return;
+    await this.bus.publish(FOLLOW_CHANNEL, { origin: this.origin, runId }).catch(this.onError);
   }
 
   stop(): void {

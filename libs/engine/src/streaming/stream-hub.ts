@@ -21,6 +21,14 @@ export interface RunEventStream extends AsyncIterable<StreamEvent> {
 
 /** Subscribers that fall this far behind are dropped rather than buffering without bound. */
 const MAX_QUEUED_EVENTS = 10_000;
+/**
+ * How long another process's word that it streams a run holds here, unless the run ends first. Its
+ * stream repeats it while the run lives (`FOLLOW_REPEAT_MS`), so a run queued longer is still sent.
+ */
+const REMOTE_FOLLOW_MS = 5 * 60_000;
+const FOLLOW_REPEAT_MS = 60_000;
+/** Above this many remembered remote follows, the expired ones are dropped (bounded memory). */
+const REMOTE_FOLLOWS_SWEEP_AT = 1_000;
 
 /** How the hub notices, without any signal, that a run it follows has ended elsewhere. */
 export interface RunWatch {
@@ -46,6 +54,8 @@ export class StreamHub {
   private readonly published = new Map<string, number>();
   /** Runs with subscribers here: their channel subscription and status check. */
   private readonly followed = new Map<string, { ready: Promise<void>; stop: () => void }>();
+  /** Runs other processes stream (`EngineSignals.follow`), until when (ms): only theirs are signalled. */
+  private readonly remoteFollows = new Map<string, number>();
 
   constructor(
     private readonly events: EventRepo,
@@ -76,10 +86,27 @@ export class StreamHub {
     return this.followed.get(runId)?.ready ?? Promise.resolve();
   }
 
+  /** Another process streams `runId` (its follow signal): its events are signalled from now on. */
+  followedElsewhere(runId: string): void {
+    const now = Date.now();
+    if (this.remoteFollows.size >= REMOTE_FOLLOWS_SWEEP_AT) {
+      for (const [id, until] of this.remoteFollows) if (until <= now) this.remoteFollows.delete(id);
+    }
+    this.remoteFollows.set(runId, now + REMOTE_FOLLOW_MS);
+  }
+
+  private isFollowedElsewhere(runId: string): boolean {
+    const until = this.remoteFollows.get(runId);
+    return until !== undefined && until > Date.now();
+  }
+
   async publish(runId: string, event: string, data: unknown, options: { resumable: boolean }): Promise<void> {
+    // Other processes get a run's events when one of them streams it, or when it is resumable (a stream
+    // that replayed stored events must not miss the next live ones while its follow signal travels).
+    const elsewhere = this.signals.crossProcess && (options.resumable || this.isFollowedElsewhere(runId));
     // Nobody to read it (a blocking wait, say): the chunk is only counted. A values chunk is the whole
     // state, so converting it for nobody would cost more on every turn of a long thread.
-    if (!options.resumable && !this.signals.crossProcess && !this.subscribers.has(runId)) {
+    if (!options.resumable && !elsewhere && !this.subscribers.has(runId)) {
       this.published.set(runId, (this.published.get(runId) ?? 0) + 1);
       return;
     }
@@ -94,7 +121,7 @@ export class StreamHub {
       delivered = { id: String(index), event, data: json };
     }
     this.deliver(runId, delivered);
-    this.signals.event(runId, delivered);
+    if (elsewhere) this.signals.event(runId, delivered);
   }
 
   /**
@@ -102,6 +129,7 @@ export class StreamHub {
    * `values` travel only when `withValues` (its thread is gone, so nobody could read them).
    */
   end(runId: string, end: RunEnd, options: { withValues: boolean }): void {
+    this.remoteFollows.delete(runId);
     this.close(runId);
     this.signals.end(runId, end, options);
   }
@@ -122,7 +150,7 @@ export class StreamHub {
   private follow(runId: string): { ready: Promise<void>; stop: () => void } {
     let stopped = false;
     let unsubscribe: (() => void) | undefined;
-    const ready = this.signals
+    const listening = this.signals
       .onRun(runId, (signal) => {
         if (signal.kind === "event") this.deliver(runId, signal.event);
         else if (signal.kind === "end") this.close(runId);
@@ -131,13 +159,20 @@ export class StreamHub {
         if (stopped) stop();
         else unsubscribe = stop;
       });
+    // Listening first, then the executor is told: from its first signalled event on, this process hears it.
+    const ready = listening.then(() => this.signals.follow(runId));
     let seenEnded = false;
+    let announced = Date.now();
     const timer = setInterval(() => {
       void this.watch.isLive(runId).then(
         (live) => {
           if (live) seenEnded = false;
           else if (seenEnded) this.close(runId);
           else seenEnded = true;
+          if (live && Date.now() - announced >= FOLLOW_REPEAT_MS) {
+            announced = Date.now();
+            void this.signals.follow(runId);
+          }
         },
         () => undefined,
       );
