@@ -56,6 +56,9 @@ describe("a custom storage driver without the result methods, plugged in through
       messages: { content: string }[];
     };
     expect(waited.messages.map((m) => m.content)).toEqual(["streamed", "echo: streamed", "waited", "echo: waited"]);
+    // A driver without ThreadRepo.storesValuesAt gets the thread's values written, not a pointer.
+    const read = (await client.threads.get(thread.thread_id)) as { values: { messages: { content: string }[] } };
+    expect(read.values.messages.map((m) => m.content)).toEqual(["streamed", "echo: streamed", "waited", "echo: waited"]);
     const runs = await client.runs.list(thread.thread_id);
     expect(runs.map((r) => r.status)).toEqual(["success", "success"]);
     // The driver throws the server's own error classes: a duplicate thread is a 409, not a 500.

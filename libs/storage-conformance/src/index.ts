@@ -6,7 +6,7 @@ import { describeDeliveries } from "./deliveries.js";
 import { describeErasure } from "./erasure.js";
 import { describeEvents } from "./events.js";
 import { createHarness, type ConformanceFactory } from "./harness.js";
-import { describePushConfigsAbsent, describeResultsAbsent, type ConformanceOptions } from "./optional.js";
+import { describePushConfigsAbsent, describeResultsAbsent, describeValuesAtAbsent, type ConformanceOptions } from "./optional.js";
 import { describePushConfigs } from "./push-configs.js";
 import { describeLeaseOwnership } from "./lease-ownership.js";
 import { describeQueue } from "./queue.js";
@@ -47,7 +47,8 @@ export function describeStorageConformance(name: string, factory: ConformanceFac
     describeStorage(h);
     describeAssistants(h);
     describeThreads(h);
-    describeThreadValues(h);
+    if (options.valuesAt) describeThreadValues(h);
+    else describeValuesAtAbsent(h);
     describeRuns(h);
     describeRunErrors(h);
     describeQueue(h);

@@ -39,6 +39,21 @@ export interface ConformanceOptions {
    * Without them langgraph.json `store.index` stops the server's start.
    */
   vectors: boolean;
+  /**
+   * `ThreadRepo.storesValuesAt`: settlement and `update` may leave a thread's values in a checkpoint
+   * (`valuesAt`), and every read returns them. Without it the engine writes the values into the thread
+   * at every run's end, O(state) a turn.
+   */
+  valuesAt: boolean;
+}
+
+export function describeValuesAtAbsent(h: Harness): void {
+  describe("thread values left in a checkpoint (left out by this driver)", () => {
+    it("ThreadRepo does not say it stores valuesAt", async () => {
+      const s = await h.open();
+      expect(s.threads.storesValuesAt).toBeFalsy();
+    });
+  });
 }
 
 /** For a driver declared without results: neither method may be there, not even one of them. */

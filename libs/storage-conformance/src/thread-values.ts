@@ -17,6 +17,11 @@ async function refToLatest(s: Storage, threadId: string, keys = ["log", "count"]
  */
 export function describeThreadValues(h: Harness): void {
   describe("thread values left in the run's checkpoint (valuesAt)", () => {
+    it("ThreadRepo says it stores valuesAt", async () => {
+      const s = await h.open();
+      expect(s.threads.storesValuesAt).toBe(true);
+    });
+
     it("a settlement's pointer reads back as the checkpoint's values, from get, search and a second read", async () => {
       const s = await h.open();
       if (!s.runs.settle) return;

@@ -3,7 +3,15 @@ import { describeStorageConformance } from "@agent-server/storage-conformance";
 import { createMemoryStorage, MemoryStorage } from "./index.js";
 
 // The optional parts this driver has: every one (A2A task results, push configs, the thread lock, signals, TTL sweeps).
-const OPTIONAL_PARTS = { results: true, pushConfigs: true, threadLock: true, signals: "database" as const, ttl: true, vectors: true };
+const OPTIONAL_PARTS = {
+  results: true,
+  pushConfigs: true,
+  threadLock: true,
+  signals: "database" as const,
+  ttl: true,
+  vectors: true,
+  valuesAt: true,
+};
 
 describeStorageConformance("memory", { create: async () => createMemoryStorage() }, OPTIONAL_PARTS);
 

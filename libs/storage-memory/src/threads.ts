@@ -20,6 +20,7 @@ import {
 import { page, sortRecords, wireIn, wireObject, wireOut, type MemoryState, type ThreadRecord } from "./state.js";
 
 export class MemoryThreadRepo implements ThreadRepo {
+  readonly storesValuesAt = true;
   constructor(private readonly state: MemoryState) {}
 
   async create(input: NewThread, options?: { ifExists?: "raise" | "do_nothing" }): Promise<Thread> {

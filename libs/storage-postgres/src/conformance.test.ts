@@ -17,5 +17,5 @@ describeStorageConformance(
     reopen: (s: Storage) => storages.reopen(s as PostgresStorage),
   },
   // The optional parts this driver has: every one (A2A task results, push configs, the thread lock, signals, TTL sweeps).
-  { results: true, pushConfigs: true, threadLock: true, signals: "database", ttl: true, vectors: true },
+  { results: true, pushConfigs: true, threadLock: true, signals: "database", ttl: true, vectors: true, valuesAt: true },
 );

@@ -48,6 +48,7 @@ type SearchFilter = Omit<ThreadSearch, "limit" | "offset" | "sort_by" | "sort_or
 type ThreadRow = Thread & { values_ref: unknown };
 
 export class PostgresThreadRepo implements ThreadRepo {
+  readonly storesValuesAt = true;
   private readonly checkpoints: ReturnType<typeof checkpointSql>;
 
   constructor(

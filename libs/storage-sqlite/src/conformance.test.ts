@@ -28,7 +28,7 @@ describeStorageConformance(
   },
   // The optional parts this driver has: every one (A2A task results, push configs, the thread lock, TTL sweeps,
   // vector search through sqlite-vec; signals in-process).
-  { results: true, pushConfigs: true, threadLock: true, signals: "process", ttl: true, vectors: true },
+  { results: true, pushConfigs: true, threadLock: true, signals: "process", ttl: true, vectors: true, valuesAt: true },
 );
 
 // The same vector checks with the JavaScript exact scan instead of sqlite-vec.

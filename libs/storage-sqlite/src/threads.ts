@@ -46,6 +46,7 @@ const HEADER_COLUMNS = "thread_id, created_at, updated_at, metadata, config, sta
 const SORT_COLUMNS = new Set(["thread_id", "status", "created_at", "updated_at"]);
 
 export class SqliteThreadRepo implements ThreadRepo {
+  readonly storesValuesAt = true;
   private readonly s: Statements;
   private readonly byId;
   private readonly headerById;

@@ -49,6 +49,12 @@ export type PruneStrategy = "delete" | "keep_latest";
  * thread handle its checkpoints too, so callers never leave orphans behind.
  */
 export interface ThreadRepo {
+  /**
+   * Optional: the driver stores `valuesAt` (a pointer to the checkpoint holding the values, from
+   * settlement or `update`) and turns it into values on every read (core's rules/thread-values.ts). The
+   * engine sends it only then; to a driver without it, it writes the values themselves, O(state) a run.
+   */
+  readonly storesValuesAt?: boolean;
   /** `ifExists: "raise"` (default) throws `ConflictError`; `"do_nothing"` returns the existing thread. */
   create(input: NewThread, options?: { ifExists?: "raise" | "do_nothing" }): Promise<Thread>;
   get(threadId: string): Promise<Thread | null>;

@@ -54,6 +54,8 @@ export function threadUpdate(
   snapshot: ThreadSnapshot | undefined,
   error: unknown,
   executionCompleted: boolean,
+  /** The driver stores `valuesAt` (`ThreadRepo.storesValuesAt`): a pointer instead of the values. */
+  pointer: boolean,
 ): NonNullable<RunSettlement["thread"]> {
   const pending = snapshot !== undefined && Object.keys(snapshot.interrupts).length > 0;
   const stoppedEarly = executionCompleted && snapshot !== undefined && snapshot.next.length > 0;
@@ -61,7 +63,7 @@ export function threadUpdate(
     runStatus === "error" || runStatus === "timeout" ? "error" : pending || stoppedEarly ? "interrupted" : "idle";
   return {
     status,
-    ...(snapshot ? { ...threadValues(snapshot), interrupts: snapshot.interrupts } : {}),
+    ...(snapshot ? { ...threadValues(snapshot, pointer), interrupts: snapshot.interrupts } : {}),
     error: error === undefined ? null : errorPayload(error),
   };
 }
@@ -71,9 +73,9 @@ export function threadUpdate(
  * when there is one (core's rules/thread-values.ts), so a turn does not copy the whole state into the
  * thread row; the values themselves otherwise.
  */
-function threadValues(snapshot: ThreadSnapshot): Pick<NonNullable<RunSettlement["thread"]>, "values" | "valuesAt"> {
+function threadValues(snapshot: ThreadSnapshot, pointer: boolean): Pick<NonNullable<RunSettlement["thread"]>, "values" | "valuesAt"> {
   const checkpoint = snapshot.checkpoint;
-  if (!checkpoint) return { values: snapshot.values };
+  if (!checkpoint || !pointer) return { values: snapshot.values };
   return {
     valuesAt: { checkpoint_ns: checkpoint.checkpoint_ns, checkpoint_id: checkpoint.checkpoint_id, keys: Object.keys(snapshot.values) },
   };

@@ -354,7 +354,10 @@ export class Settlement {
     error: unknown,
     executionCompleted: boolean,
   ): Promise<RunEnd["thread"]> {
-    const updated = await this.storage.threads.update(run.thread_id, threadUpdate(run.status, snapshot, error, executionCompleted));
+    const updated = await this.storage.threads.update(
+      run.thread_id,
+      threadUpdate(run.status, snapshot, error, executionCompleted, this.storage.threads.storesValuesAt === true),
+    );
     return updated ? { status: updated.status, interrupts: updated.interrupts } : undefined;
   }
 
@@ -381,7 +384,12 @@ export class Settlement {
         ...(owner !== undefined ? { owner } : {}),
         ...(error !== undefined ? { error: storedRunError(error) } : {}),
         ...(result !== undefined ? { result } : {}),
-        ...(withThread ? { thread: threadUpdate(status, snapshot, error, executionCompleted), releaseLease: owner !== undefined } : {}),
+        ...(withThread
+          ? {
+              thread: threadUpdate(status, snapshot, error, executionCompleted, this.storage.threads.storesValuesAt === true),
+              releaseLease: owner !== undefined,
+            }
+          : {}),
       });
     let settled: SettledRun | null;
     try {

@@ -1,14 +1,16 @@
-import type { RunRepo, Storage, StorageOpenOptions } from "@agent-server/core";
+import type { RunRepo, Storage, StorageOpenOptions, ThreadRepo } from "@agent-server/core";
 import { createMemoryStorage } from "@agent-server/storage-memory";
 
 /** The optional members this driver leaves out: the A2A result methods. */
 const ABSENT = new Set<PropertyKey>(["recordResult", "getResult"]);
+/** And, as a driver written before it existed, `storesValuesAt`: the engine writes thread values to it. */
+const ABSENT_FROM_THREADS = new Set<PropertyKey>(["storesValuesAt"]);
 
 /**
  * A custom driver as a user writes one (`--storage ./driver-without-results.ts:createStorage`, or
  * langgraph.json `storage.path`): the memory driver without the optional `RunRepo.recordResult` /
- * `getResult`, and without the optional `pushConfigs`. The LangGraph API works on it; A2A refuses new
- * messages before it creates anything.
+ * `getResult`, and without the optional `pushConfigs` and `ThreadRepo.storesValuesAt`. The LangGraph API
+ * works on it; A2A refuses new messages before it creates anything.
  */
 export function createStorage(_options: StorageOpenOptions): Storage {
   const memory = createMemoryStorage();
@@ -17,10 +19,14 @@ export function createStorage(_options: StorageOpenOptions): Storage {
     get: (target, key) => (ABSENT.has(key) ? undefined : bound(target, Reflect.get(target, key, target))),
     has: (target, key) => !ABSENT.has(key) && Reflect.has(target, key),
   }) as RunRepo;
+  const threads = new Proxy(memory.threads, {
+    get: (target, key) => (ABSENT_FROM_THREADS.has(key) ? undefined : bound(target, Reflect.get(target, key, target))),
+    has: (target, key) => !ABSENT_FROM_THREADS.has(key) && Reflect.has(target, key),
+  }) as ThreadRepo;
   return {
     kind: "memory-without-results",
     assistants: memory.assistants,
-    threads: memory.threads,
+    threads,
     runs,
     store: memory.store,
     crons: memory.crons,
