@@ -4,7 +4,7 @@ import { newRun, uid, type Harness } from "./harness.js";
 import { results, sampleResult } from "./results.js";
 
 /** A pending run claimed by `owner` (the only pending run the fresh driver has). */
-async function claimedRun(s: Storage, owner: string) {
+export async function claimedRun(s: Storage, owner: string) {
   const run = await newRun(s, { created_at: new Date(Date.now() - 1000).toISOString() });
   const claimed = await s.runs.claimNext({ owner, leaseMs: 60_000 });
   expect(claimed?.run.run_id).toBe(run.run_id);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Storage, ThreadValuesRef } from "@agent-server/core";
 import { checkpointId, graphValues, latestTuple, listCheckpoints, runGraph } from "./graph.js";
-import { newRun, newThread, uid, type Harness } from "./harness.js";
+import { newThread, uid, type Harness } from "./harness.js";
+import { claimedRun } from "./settle.js";
 
 /** A pointer to the thread's latest root checkpoint with the graph's state keys (or `keys`). */
 async function refToLatest(s: Storage, threadId: string, keys = ["log", "count"]): Promise<ThreadValuesRef> {
@@ -25,8 +26,7 @@ export function describeThreadValues(h: Harness): void {
     it("a settlement's pointer reads back as the checkpoint's values, from get, search and a second read", async () => {
       const s = await h.open();
       if (!s.runs.settle) return;
-      const run = await newRun(s, { created_at: new Date(Date.now() - 1000).toISOString() });
-      expect((await s.runs.claimNext({ owner: "w1", leaseMs: 60_000 }))?.run.run_id).toBe(run.run_id);
+      const run = await claimedRun(s, "w1");
       await runGraph(s, run.thread_id, run.run_id, "one");
       const valuesAt = await refToLatest(s, run.thread_id);
       const settled = await s.runs.settle(run.run_id, "success", {
@@ -94,8 +94,7 @@ export function describeThreadValues(h: Harness): void {
     it("a pointer to a checkpoint pruned since reads the thread's latest checkpoint", async () => {
       const s = await h.open();
       if (!s.runs.settle) return;
-      const run = await newRun(s, { created_at: new Date(Date.now() - 1000).toISOString() });
-      expect((await s.runs.claimNext({ owner: "w1", leaseMs: 60_000 }))?.run.run_id).toBe(run.run_id);
+      const run = await claimedRun(s, "w1");
       await runGraph(s, run.thread_id, run.run_id, "first");
       const stale = await refToLatest(s, run.thread_id);
       await s.runs.settle(run.run_id, "success", { from: ["running"], owner: "w1", thread: { status: "idle", valuesAt: stale } });

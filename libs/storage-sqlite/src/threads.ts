@@ -132,7 +132,7 @@ export class SqliteThreadRepo implements ThreadRepo {
    */
   private async withValues(row: ThreadRow): Promise<ThreadRow> {
     if (row.values_ref === null) return row;
-    const ref = parseValuesRef(row.values_ref);
+    const ref = parseValuesRef(parseJson(row.values_ref, null));
     const values = ref ? await valuesFromCheckpoint(this.checkpointer, row.thread_id, ref) : null;
     const text = values === null ? null : stringifyWire(values);
     this.keepValues.run(text, row.thread_id, row.values_ref);

@@ -36,19 +36,10 @@ export async function valuesFromCheckpoint(
   return values;
 }
 
-/** A ref as stored in a text or JSON column; null when it is not one (`parse` of a foreign value). */
-export function parseValuesRef(value: unknown): ThreadValuesRef | null {
-  const ref = typeof value === "string" ? safeParse(value) : value;
+/** A stored ref as the driver's JSON column reads it; null when it is not one. */
+export function parseValuesRef(ref: unknown): ThreadValuesRef | null {
   if (typeof ref !== "object" || ref === null) return null;
   const { checkpoint_ns, checkpoint_id, keys } = ref as Record<string, unknown>;
   if (typeof checkpoint_ns !== "string" || typeof checkpoint_id !== "string" || !Array.isArray(keys)) return null;
   return { checkpoint_ns, checkpoint_id, keys: keys.filter((k): k is string => typeof k === "string") };
-}
-
-function safeParse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
 }
