@@ -23,7 +23,7 @@ import { RunExecutor, type BackgroundTask, type RunLogger } from "./runs/run-exe
 import type { RunCreateRequest } from "./runs/run-request.js";
 import { Settlement, type RunSettledListener } from "./runs/settlement.js";
 import { ThreadExecution } from "./runs/thread-execution.js";
-import { ThreadLock } from "./runs/thread-lock.js";
+import { ThreadLock, type HeldThreadLock } from "./runs/thread-lock.js";
 import { RunEnds } from "./runs/run-ends.js";
 import { RunWaiters, type RunEnd } from "./runs/waiters.js";
 import { WorkerPool } from "./runs/worker-pool.js";
@@ -152,7 +152,7 @@ export class Engine {
     this.admission = new Admission(
       this.storage,
       this.registry,
-      (ids, action) => this.cancel(ids, { action }),
+      (ids, action, heldLock) => this.cancel(ids, { action, heldLock }),
       options.runTimeoutMs,
       () => this.threadTtl(),
     );
@@ -288,7 +288,7 @@ export class Engine {
     if (!this.admitting) throw new Error("the engine is not admitting runs (stopped or not started)");
     const run = await traceAdmission(request, options, () => this.admitLocked(request, options));
     this.options.observer?.runAdmitted?.(run, admittedGraphId(run));
-    this.threadLock.outside(() => this.pool.notify());
+    this.pool.notify();
     this.signals.wake();
     // Deferred (`after_seconds`): this process looks again when it is due; the poll is the fallback.
     const dueInMs = Date.parse(run.created_at) - Date.now();
@@ -297,10 +297,10 @@ export class Engine {
   }
 
   private admitLocked(request: RunCreateRequest, options: AdmissionOptions & { cancelled?: boolean }): Promise<Run> {
-    const admit = () => this.admission.admit(request, options);
     const unshared =
       options.threadId === undefined || (options.loaded?.newThread === true && options.loaded.thread?.thread_id === options.threadId);
-    return unshared ? admit() : this.threadLock.run(options.threadId!, admit);
+    if (unshared) return this.admission.admit(request, options);
+    return this.threadLock.run(options.threadId!, (heldLock) => this.admission.admit(request, { ...options, heldLock }), options.heldLock);
   }
 
   /**
@@ -445,16 +445,16 @@ export class Engine {
    * whichever lands first wins. A pending run ends here; an executing one is aborted and its
    * executor finishes the settlement. `rollback` erases the run and the checkpoints it wrote.
    */
-  async cancel(runIds: string[], options: { action?: CancelAction; threadId?: string } = {}): Promise<Run[]> {
+  async cancel(runIds: string[], options: { action?: CancelAction; threadId?: string; heldLock?: HeldThreadLock } = {}): Promise<Run[]> {
     const rollback = options.action === "rollback";
     const cancelled: Run[] = [];
     for (const runId of runIds) {
       const run = await this.storage.runs.get(runId, options.threadId);
       if (!run) throw new NotFoundError(`Run "${runId}" not found`);
-      const done = await this.threadLock.run(run.thread_id, () => this.cancelOne(run, rollback));
+      const done = await this.threadLock.run(run.thread_id, () => this.cancelOne(run, rollback), options.heldLock);
       if (done) cancelled.push(done);
     }
-    this.threadLock.outside(() => this.pool.notify());
+    this.pool.notify();
     return cancelled;
   }
 
@@ -498,19 +498,21 @@ export class Engine {
    * thread's lock across processes (`withThreadLock`), so no run of the thread is admitted anywhere
    * meanwhile. For checks that must see the thread at rest, such as A2A resume validation (current
    * interrupted run and checkpoint) before admitting the run that resumes it. `fn` must not wait for a
-   * run of the same thread to end.
+   * run of the same thread to end. Calls `fn` makes on the thread pass the held lock on (`heldLock` of
+   * `createRun`, `createRunWatched`, `createCancelledRun`, `cancel`).
    */
-  withThreadExecution<T>(threadId: string, fn: () => Promise<T>): Promise<T> {
+  withThreadExecution<T>(threadId: string, fn: (heldLock: HeldThreadLock) => Promise<T>): Promise<T> {
     return this.threadExecution.run(threadId, () => this.threadLock.run(threadId, fn));
   }
 
   /**
    * Runs `fn` holding the thread's lock across every process over this storage (`Storage.withThreadLock`;
    * within this process only for a driver without it): admissions, cancels and other sections of the
-   * thread wait meanwhile, runs already executing go on. Reentrant in `fn`'s own async context. For
-   * thread maintenance that must not interleave with admission: copy, prune, delete. Keep it short.
+   * thread wait meanwhile, runs already executing go on. Calls `fn` makes on the thread pass the held lock
+   * on (as for `withThreadExecution`). For thread maintenance that must not interleave with admission:
+   * copy, prune, delete. Keep it short.
    */
-  withThreadLock<T>(threadId: string, fn: () => Promise<T>): Promise<T> {
+  withThreadLock<T>(threadId: string, fn: (heldLock: HeldThreadLock) => Promise<T>): Promise<T> {
     return this.threadLock.run(threadId, fn);
   }
 }

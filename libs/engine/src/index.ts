@@ -24,6 +24,7 @@ export { McpConfigSchema, type McpConfig } from "./config/mcp.js";
 export { unsupportedConfigKeys } from "./config/unsupported-keys.js";
 export { systemAssistantDefaultsFromEnv, type SystemAssistantDefaults } from "./config/system-assistant-defaults.js";
 export { REJECT_MESSAGE, CheckpointNotFoundError, type AdmissionOptions } from "./runs/admission.js";
+export type { HeldThreadLock } from "./runs/thread-lock.js";
 export type { RunCreateRequest, RunCommand, StreamMode, EngineRunKwargs, RunAuthContext } from "./runs/run-request.js";
 export { configurableFromHeaders, createRunAuthValue } from "./runs/run-request-rules.js";
 export type { RunEnd } from "./runs/waiters.js";

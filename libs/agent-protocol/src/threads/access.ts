@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { ACTIVE_RUN_STATUSES, matchesAuthFilter, NotFoundError, type Thread } from "@agent-server/core";
-import { ThreadStateService } from "@agent-server/engine";
+import { ThreadStateService, type HeldThreadLock } from "@agent-server/engine";
 import type { AppDeps, AppEnv } from "../app-env.js";
 import type { AuthAction } from "../auth/request-auth.js";
 import { notFound } from "../http/errors.js";
@@ -44,15 +44,16 @@ const STOP_WAIT_MS = 5000;
 
 /**
  * Cancels the thread's pending and running runs and waits (briefly) for their executions in this
- * process to settle, so a deleted thread does not get checkpoints written after it is gone.
+ * process to settle, so a deleted thread does not get checkpoints written after it is gone. A caller
+ * inside the thread's lock section passes the lock it holds (`heldLock`), or the cancels wait for it.
  */
-export async function stopThreadRuns(c: Ctx, threadId: string): Promise<void> {
+export async function stopThreadRuns(c: Ctx, threadId: string, heldLock?: HeldThreadLock): Promise<void> {
   const { storage, engine } = c.var.deps;
   const active = await storage.runs.search({ thread_id: threadId, status: [...ACTIVE_RUN_STATUSES], limit: 1000 });
   if (active.length === 0) return;
   const ids = active.map((run) => run.run_id);
   try {
-    await engine.cancel(ids, { threadId, action: "interrupt" });
+    await engine.cancel(ids, { threadId, action: "interrupt", heldLock });
   } catch (error) {
     // A run that ended (or was deleted) meanwhile needs no cancelling.
     if (!(error instanceof NotFoundError)) throw error;

@@ -174,8 +174,8 @@ export const crudRoutes = createRouter()
       const { thread_id } = c.req.valid("param");
       await visibleThread(c, "delete", thread_id);
       // Under the thread's lock (across processes): no run is admitted between stopping its runs and the delete.
-      await c.var.deps.engine.withThreadLock(thread_id, async () => {
-        await stopThreadRuns(c, thread_id);
+      await c.var.deps.engine.withThreadLock(thread_id, async (heldLock) => {
+        await stopThreadRuns(c, thread_id, heldLock);
         await c.var.deps.storage.threads.delete(thread_id);
         // Its protocol events are keyed by the thread, not by its runs: the drivers' run cascade misses them.
         await c.var.deps.engine.threadEvents.delete(thread_id);

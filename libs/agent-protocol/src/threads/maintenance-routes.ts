@@ -71,8 +71,8 @@ export const maintenanceRoutes = createRouter()
       // stopping its runs and deleting it, nor while its checkpoints are pruned.
       let pruned = 0;
       for (const threadId of allowed) {
-        pruned += await c.var.deps.engine.withThreadLock(threadId, async () => {
-          if (strategy === "delete") await stopThreadRuns(c, threadId);
+        pruned += await c.var.deps.engine.withThreadLock(threadId, async (heldLock) => {
+          if (strategy === "delete") await stopThreadRuns(c, threadId, heldLock);
           return storage.threads.prune([threadId], strategy);
         });
       }

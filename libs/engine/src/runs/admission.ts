@@ -18,6 +18,7 @@ import type { GraphRegistry } from "../graphs/registry.js";
 import { withTraceparent } from "../tracing/index.js";
 import type { EngineRunKwargs, RunAuthContext, RunCreateRequest } from "./run-request.js";
 import { admittedRunTimeout, RUN_TIMEOUT_KEY } from "./run-timeout.js";
+import type { HeldThreadLock } from "./thread-lock.js";
 
 export interface AdmissionOptions {
   /** The thread to run on; omitted for a stateless run (a temporary thread is made). */
@@ -45,6 +46,11 @@ export interface AdmissionOptions {
    * never queued, so it cannot execute. See `Engine.createCancelledRun`.
    */
   cancelled?: boolean;
+  /**
+   * The thread's lock, when the caller already holds it (a section of `Engine.withThreadExecution` or
+   * `withThreadLock` on `threadId`): admission runs in that section instead of waiting for it.
+   */
+  heldLock?: HeldThreadLock;
 }
 
 /** The checkpoint a run request names does not exist on its thread (a 404, like any NotFoundError). */
@@ -61,7 +67,8 @@ export class Admission {
   constructor(
     private readonly storage: Storage,
     private readonly registry: GraphRegistry,
-    private readonly cancel: (runIds: string[], action: "interrupt" | "rollback") => Promise<unknown>,
+    /** Cancels runs of the thread admission holds the lock of (`held`). */
+    private readonly cancel: (runIds: string[], action: "interrupt" | "rollback", held: HeldThreadLock | undefined) => Promise<unknown>,
     /** The server's run time limit (run-timeout.ts); an assistant's or request's `config.run_timeout` is fixed against it. */
     private readonly runTimeoutMs?: number,
     /** The TTL of a thread admission creates (langgraph.json `checkpointer.ttl.default_ttl`), if any. */
@@ -111,7 +118,7 @@ export class Admission {
     if (!stateless && !options.cancelled && (strategy === "interrupt" || strategy === "rollback")) {
       const inflight = await this.storage.runs.search({ thread_id: thread.thread_id, status: [...ACTIVE_RUN_STATUSES], limit: 1000 });
       const others = inflight.filter((r) => r.run_id !== runId).map((r) => r.run_id);
-      if (others.length > 0) await this.cancel(others, strategy);
+      if (others.length > 0) await this.cancel(others, strategy, options.heldLock);
     }
     return run;
   }

@@ -1,10 +1,14 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { KeyedMutex, type Storage } from "@agent-server/core";
 
-/** One thread's lock held by the current async context; inactive once its section has ended. */
-interface HeldLock {
-  threadId: string;
-  active: boolean;
+/**
+ * A thread's lock as held by one section (`Engine.withThreadLock`, `withThreadExecution`, admission).
+ * Calls the section makes on the same thread pass it on (`heldLock`) so they do not wait for the lock
+ * their own caller holds. Inactive once the section has ended: work it started and left running
+ * (a waiter, a pump) that still has it takes the lock again like anyone else.
+ */
+export interface HeldThreadLock {
+  readonly threadId: string;
+  readonly active: boolean;
 }
 
 /**
@@ -13,34 +17,28 @@ interface HeldLock {
  * sections only (admission, cancel, A2A resume checks, thread copy/prune/delete); a run's execution is
  * never under it.
  *
- * Reentrant within one async context: admission runs inside the A2A resume check's section, and a cancel
- * inside admission's (`interrupt` / `rollback` strategies), on the same thread. The storage lock is not
- * reentrant (a second connection would wait for the first forever), so the context remembers which
- * threads it holds. Work the section starts and leaves running (a worker pool pump, a waiter) inherits
- * that memory, so a lock is marked inactive as soon as its section ends.
+ * Reentrant through the held lock passed explicitly: admission runs inside the A2A resume check's section,
+ * and a cancel inside admission's (`interrupt` / `rollback` strategies) or a thread delete's, on the same
+ * thread. The storage lock is not reentrant (a second connection would wait for the first forever). The
+ * held lock is a parameter, not an AsyncLocalStorage: on Node 20 every enabled one adds work and an
+ * allocation to every promise the process makes, and a long thread's checkpoint load makes thousands
+ * (docs/benchmarks.md).
  */
 export class ThreadLock {
-  private readonly held = new AsyncLocalStorage<readonly HeldLock[]>();
   private readonly local = new KeyedMutex();
 
   constructor(private readonly storage: Storage) {}
 
-  run<T>(threadId: string, fn: () => Promise<T>): Promise<T> {
-    const holding = (this.held.getStore() ?? []).filter((lock) => lock.active);
-    if (holding.some((lock) => lock.threadId === threadId)) return fn();
+  run<T>(threadId: string, fn: (lock: HeldThreadLock) => Promise<T>, held?: HeldThreadLock): Promise<T> {
+    if (held?.active && held.threadId === threadId) return fn(held);
     const section = async () => {
-      const lock: HeldLock = { threadId, active: true };
+      const lock = { threadId, active: true };
       try {
-        return await this.held.run([...holding, lock], fn);
+        return await fn(lock);
       } finally {
         lock.active = false;
       }
     };
     return this.storage.withThreadLock ? this.storage.withThreadLock(threadId, section) : this.local.run(threadId, section);
-  }
-
-  /** Runs `fn` outside any section (background work started from one must not look like it holds it). */
-  outside<T>(fn: () => T): T {
-    return this.held.exit(fn);
   }
 }

@@ -8,10 +8,10 @@ describe("Engine.withThreadExecution", () => {
     const engine = await startEngine(storage);
     try {
       const threadId = await newThread(storage);
-      const { run, end } = await engine.withThreadExecution(threadId, async () => {
+      const { run, end } = await engine.withThreadExecution(threadId, async (heldLock) => {
         const admitted = await engine.createRunWatched(
           { assistant_id: "echo", input: { messages: [{ role: "user", content: "hi" }] } },
-          { threadId },
+          { threadId, heldLock },
         );
         await new Promise((r) => setTimeout(r, 150));
         // Claimed (perhaps) but not executed: the lock is still ours.

@@ -143,11 +143,11 @@ export class TaskRequestHandler implements A2ARequestHandler {
     }
     const auth = scope.auth ?? this.auth;
     await admitting(() =>
-      this.deps.engine.withThreadExecution(first.thread_id, async () => {
+      this.deps.engine.withThreadExecution(first.thread_id, async (heldLock) => {
         await requireWaitingForInput(this.deps.storage, this.threadState, first);
         await this.deps.engine.createCancelledRun(
           { assistant_id: this.assistant.assistant_id, command: { resume: null } },
-          { threadId: first.thread_id, internal: { captureResult: true, taskId: first.run_id }, ...(auth ? { auth } : {}) },
+          { threadId: first.thread_id, heldLock, internal: { captureResult: true, taskId: first.run_id }, ...(auth ? { auth } : {}) },
         );
       }),
     );

@@ -165,12 +165,13 @@ export class TaskAdmission {
     // Checked once without the lock, so a message to a task at work fails at once instead of waiting
     // for its run (which holds the lock) to end; then again under the lock, where it counts.
     await requireWaitingForInput(this.deps.storage, this.threadState, first);
-    return this.deps.engine.withThreadExecution(first.thread_id, async () => {
+    return this.deps.engine.withThreadExecution(first.thread_id, async (heldLock) => {
       await requireWaitingForInput(this.deps.storage, this.threadState, first);
       const { run, end, events } = await this.deps.engine.createRunWatched(
         { assistant_id: this.assistant.assistant_id, command: { resume: resumeValue(content) }, ...(options.stream ? TOKEN_STREAM : {}) },
         {
           threadId: first.thread_id,
+          heldLock,
           loaded: { assistant: this.assistant },
           internal: { captureResult: true, taskId: first.run_id, message: asked },
           ...(auth ? { auth } : {}),
