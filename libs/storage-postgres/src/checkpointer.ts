@@ -1,3 +1,4 @@
+import { WRITES_IDX_MAP } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { checkpointMetadata } from "@agent-server/core";
 import type pg from "pg";
@@ -7,6 +8,7 @@ type SaverConfig = Parameters<PostgresSaver["put"]>[0];
 type SaverCheckpoint = Parameters<PostgresSaver["put"]>[1];
 type SaverMetadata = Parameters<PostgresSaver["put"]>[2];
 type SaverVersions = Parameters<PostgresSaver["put"]>[3];
+type SaverWrites = Parameters<PostgresSaver["putWrites"]>[1];
 
 /**
  * `PostgresSaver` that records which run wrote each checkpoint.
@@ -16,8 +18,14 @@ type SaverVersions = Parameters<PostgresSaver["put"]>[3];
  * `metadata->>'run_id'`, in every namespace.
  */
 export class RunAwarePostgresSaver extends PostgresSaver {
-  constructor(pool: pg.Pool, schema: string) {
-    super(pool, undefined, { schema });
+  private readonly writes: WriteStatements;
+
+  constructor(
+    private readonly writePool: pg.Pool,
+    schema: string,
+  ) {
+    super(writePool, undefined, { schema });
+    this.writes = writeStatements(schema);
   }
 
   /**
@@ -33,8 +41,40 @@ export class RunAwarePostgresSaver extends PostgresSaver {
     return `${String(previous + 1).padStart(32, "0")}.${random}` as unknown as number;
   }
 
+  /**
+   * One statement, so one round trip: the blobs' insert is a data-modifying CTE of the checkpoint's, and a
+   * single statement is atomic. PostgresSaver sends BEGIN, one INSERT per changed channel, the checkpoint
+   * and COMMIT (3 + channels round trips, each holding a pooled connection).
+   */
   override async put(config: SaverConfig, checkpoint: SaverCheckpoint, metadata: SaverMetadata, newVersions: SaverVersions) {
-    return super.put(config, checkpoint, checkpointMetadata(config, metadata) as SaverMetadata, newVersions);
+    if (config.configurable === undefined) throw new Error(`Missing "configurable" field in "config" param`);
+    const { thread_id: threadId, checkpoint_ns: checkpointNs = "", checkpoint_id: parentId } = config.configurable;
+    const [blobs, dumpedMetadata] = await Promise.all([
+      this._dumpBlobs(threadId, checkpointNs, checkpoint.channel_values, newVersions),
+      this._dumpMetadata(checkpointMetadata(config, metadata) as SaverMetadata),
+    ]);
+    const params: unknown[] = [threadId, checkpointNs, checkpoint.id, parentId, this._dumpCheckpoint(checkpoint), dumpedMetadata];
+    const rows = blobs.map(([, , channel, version, type, blob]) => `($1, $2, ${placeholders(params, [channel, version, type, blob])})`);
+    await this.writePool.query(this.writes.checkpoint(rows), params);
+    return { configurable: { thread_id: threadId, checkpoint_ns: checkpointNs, checkpoint_id: checkpoint.id } };
+  }
+
+  /**
+   * One multi-row INSERT (PostgresSaver: BEGIN, one INSERT per write, COMMIT). A task's special writes
+   * (error, interrupt, resume…) replace earlier ones at their fixed index, as PostgresSaver's upserts one by
+   * one do; a repeated index within the batch keeps the last, since one statement cannot update a row twice.
+   */
+  override async putWrites(config: SaverConfig, writes: SaverWrites, taskId: string): Promise<void> {
+    if (writes.length === 0) return;
+    const upsert = writes.every(([channel]) => channel in WRITES_IDX_MAP);
+    const { thread_id: threadId, checkpoint_ns: checkpointNs, checkpoint_id: checkpointId } = config.configurable ?? {};
+    let dumped = await this._dumpWrites(threadId, checkpointNs, checkpointId, taskId, writes);
+    if (upsert) dumped = [...new Map(dumped.map((row) => [row[4], row])).values()];
+    const params: unknown[] = [threadId, checkpointNs, checkpointId, taskId];
+    const rows = dumped.map(
+      ([, , , , idx, channel, type, blob]) => `($1, $2, $3, $4, ${placeholders(params, [idx, channel, type, blob])})`,
+    );
+    await this.writePool.query(this.writes.pendingWrites(rows, upsert), params);
   }
   // Checkpoint metadata is jsonb, which refuses NUL and lone surrogates: a run whose metadata held one
   // failed at its first checkpoint on PostgreSQL alone. It is stored NUL-encoded as every jsonb value of
@@ -50,6 +90,37 @@ export class RunAwarePostgresSaver extends PostgresSaver {
   protected override _searchWhere(config?: SaverConfig, filter?: Record<string, unknown>, before?: SaverConfig): [string, unknown[]] {
     return super._searchWhere(config, filter && (jsonbSafe(filter, encodeJsonText) as Record<string, unknown>), before);
   }
+}
+
+type WriteStatements = ReturnType<typeof writeStatements>;
+
+/** The saver's writes as single statements over the tables PostgresSaver's migrations create. */
+function writeStatements(schema: string) {
+  const s = `"${schema}"`;
+  const checkpointInsert = `INSERT INTO ${s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
+    VALUES ($1, $2, $3, $4, $5, $6)
+    ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata`;
+  const writesInsert = `INSERT INTO ${s}.checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob) VALUES `;
+  return {
+    checkpoint: (blobRows: string[]) =>
+      blobRows.length === 0
+        ? checkpointInsert
+        : `WITH blobs AS (INSERT INTO ${s}.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)
+             VALUES ${blobRows.join(", ")}
+             ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING)
+           ${checkpointInsert}`,
+    pendingWrites: (rows: string[], upsert: boolean) =>
+      writesInsert +
+      rows.join(", ") +
+      (upsert
+        ? ` ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob`
+        : ` ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO NOTHING`),
+  };
+}
+
+/** Appends `values` to `params` and returns their placeholders (`$7, $8, …`). */
+function placeholders(params: unknown[], values: unknown[]): string {
+  return values.map((value) => `$${params.push(value)}`).join(", ");
 }
 
 /** `value` through its JSON text, rewritten by `code`; the value itself when the text is unchanged. */
