@@ -6,5 +6,14 @@ import { createStorage } from "./testing/fixture-project/driver-without-results.
 describeStorageConformance(
   "custom driver without results",
   { create: async () => createStorage({ projectDir: process.cwd(), dataDir: ".agent-server" }) },
-  { results: false, pushConfigs: false, threadLock: false, signals: false, ttl: true, vectors: true, valuesAt: false },
+  {
+    results: false,
+    pushConfigs: false,
+    threadLock: false,
+    signals: false,
+    ttl: true,
+    vectors: true,
+    valuesAt: false,
+    claimOnCreate: false,
+  },
 );

@@ -17,7 +17,7 @@ import { graphStore } from "./graphs/graph-store.js";
 import { GraphRegistry } from "./graphs/registry.js";
 import { admittedGraphId, type EngineObserver } from "./observe/index.js";
 import type { StaticSchemaOptions } from "./graphs/schemas/static-schema-cache.js";
-import { Admission, type AdmissionOptions } from "./runs/admission.js";
+import { Admission, type AdmissionOptions, type AdmittedRun } from "./runs/admission.js";
 import { newLeaseOwner } from "./runs/lease-owner.js";
 import { RunExecutor, type BackgroundTask, type RunLogger } from "./runs/run-executor.js";
 import type { RunCreateRequest } from "./runs/run-request.js";
@@ -286,8 +286,26 @@ export class Engine {
    */
   async createRun(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<Run> {
     if (!this.admitting) throw new Error("the engine is not admitting runs (stopped or not started)");
-    const run = await traceAdmission(request, options, () => this.admitLocked(request, options));
+    // With a worker free here, a run due now is inserted claimed by it and starts at once: no claim's round
+    // trips, no wake-up. The driver claims it only when no other run of its thread is active or held
+    // (`RunRepo.create`'s `claim`); otherwise it is queued as usual.
+    const claim = request.after_seconds ? undefined : this.pool.reserve();
+    let admitted: AdmittedRun;
+    try {
+      admitted = await traceAdmission(request, options, () => this.admitLocked(request, { ...options, claim }));
+    } catch (error) {
+      if (claim) this.pool.release();
+      throw error;
+    }
+    const { run, internal } = admitted;
     this.options.observer?.runAdmitted?.(run, admittedGraphId(run));
+    if (claim && run.status === "running") {
+      this.pool.adopt({ run, attempt: 1, internal });
+      // Answered as admitted, `pending`, as the official server answers every run it creates: claimed in
+      // the same step, the run is `running` for any read that follows.
+      return { ...run, status: "pending" };
+    }
+    if (claim) this.pool.release();
     this.pool.notify();
     this.signals.wake();
     // Deferred (`after_seconds`): this process looks again when it is due; the poll is the fallback.
@@ -296,7 +314,7 @@ export class Engine {
     return run;
   }
 
-  private admitLocked(request: RunCreateRequest, options: AdmissionOptions & { cancelled?: boolean }): Promise<Run> {
+  private admitLocked(request: RunCreateRequest, options: AdmissionOptions & { cancelled?: boolean }): Promise<AdmittedRun> {
     const unshared =
       options.threadId === undefined || (options.loaded?.newThread === true && options.loaded.thread?.thread_id === options.threadId);
     if (unshared) return this.admission.admit(request, options);
@@ -311,7 +329,7 @@ export class Engine {
    */
   async createCancelledRun(request: RunCreateRequest, options: AdmissionOptions & { threadId: string }): Promise<Run> {
     if (!this.admitting) throw new Error("the engine is not admitting runs (stopped or not started)");
-    const run = await this.admitLocked(request, { ...options, cancelled: true });
+    const { run } = await this.admitLocked(request, { ...options, cancelled: true });
     this.options.observer?.runAdmitted?.(run, admittedGraphId(run));
     await this.settlement.settlePending(run, { rollback: false });
     return run;

@@ -1,6 +1,7 @@
 import { describe } from "vitest";
 import { describeAssistants } from "./assistants.js";
 import { describeCheckpoints } from "./checkpoints.js";
+import { describeClaimOnCreate, describeClaimOnCreateAbsent } from "./claim-on-create.js";
 import { describeCrons } from "./crons.js";
 import { describeDeliveries } from "./deliveries.js";
 import { describeErasure } from "./erasure.js";
@@ -33,7 +34,7 @@ export type { ConformanceOptions } from "./optional.js";
 /**
  * The storage contract suite. Call it at the top level of a driver's test file:
  *
- *   describeStorageConformance("sqlite", { create, sibling, reopen }, { results: true, pushConfigs: true, threadLock: true, signals: "process", ttl: true, vectors: true });
+ *   describeStorageConformance("sqlite", { create, sibling, reopen }, { results: true, pushConfigs: true, threadLock: true, signals: "process", ttl: true, vectors: true, valuesAt: true, claimOnCreate: true });
  *
  * Every test opens fresh drivers through the factory and the suite closes all of them afterwards.
  * Tests that need `sibling` or `reopen` are registered only when the factory provides them; races that
@@ -53,6 +54,8 @@ export function describeStorageConformance(name: string, factory: ConformanceFac
     describeRunErrors(h);
     describeQueue(h);
     describeLeaseOwnership(h);
+    if (options.claimOnCreate) describeClaimOnCreate(h);
+    else describeClaimOnCreateAbsent(h);
     if (options.results) {
       describeResults(h);
       describeResultLifecycle(h);

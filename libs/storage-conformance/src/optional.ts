@@ -45,6 +45,13 @@ export interface ConformanceOptions {
    * at every run's end, O(state) a turn.
    */
   valuesAt: boolean;
+  /**
+   * `RunRepo.create`'s `claim`: a pending run due now on a free thread is inserted already claimed
+   * (running under the caller's lease, attempt 1, its thread busy), as `claimNext` would claim it, so a
+   * process with a free worker runs it without the queue's round trip. Without it the driver ignores
+   * `claim` (the run is inserted pending and the engine's claim loop takes it).
+   */
+  claimOnCreate: boolean;
 }
 
 export function describeValuesAtAbsent(h: Harness): void {

@@ -11,6 +11,7 @@ const OPTIONAL_PARTS = {
   ttl: true,
   vectors: true,
   valuesAt: true,
+  claimOnCreate: true,
 };
 
 describeStorageConformance("memory", { create: async () => createMemoryStorage() }, OPTIONAL_PARTS);

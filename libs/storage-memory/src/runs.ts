@@ -1,5 +1,6 @@
 import {
   addMs,
+  claimOnCreate,
   ConflictError,
   jsonContains,
   NotFoundError,
@@ -8,6 +9,7 @@ import {
   type ClaimedRun,
   type NewRun,
   type Run,
+  type RunClaim,
   type RunError,
   type RunInternal,
   type RunRepo,
@@ -26,7 +28,10 @@ import { continuedTask, page, wireIn, wireObject, wireOut, type MemoryState, typ
 export class MemoryRunRepo implements RunRepo {
   constructor(private readonly state: MemoryState) {}
 
-  async create(input: NewRun, options?: { internal?: RunInternal; rejectIfThreadActive?: boolean; error?: RunError }): Promise<Run> {
+  async create(
+    input: NewRun,
+    options?: { internal?: RunInternal; rejectIfThreadActive?: boolean; error?: RunError; claim?: RunClaim },
+  ): Promise<Run> {
     const now = nowIso();
     const run: Run = {
       run_id: input.run_id,
@@ -41,13 +46,20 @@ export class MemoryRunRepo implements RunRepo {
     };
     const internal = wireObject(options?.internal, {});
     const error = options?.error ? storedError(options.error) : null;
+    const claim = claimOnCreate(input, options, now);
     // Check and insert with no await in between: atomic.
     if (!this.state.threads.has(input.thread_id)) throw new NotFoundError(`thread ${input.thread_id} not found`);
     if (this.state.runs.has(input.run_id)) throw new ConflictError(`run ${input.run_id} already exists`);
     if (options?.rejectIfThreadActive && this.state.threadHasActiveRun(input.thread_id)) {
       throw new ConflictError(`thread ${input.thread_id} has an active run`);
     }
-    this.state.addRun({ run, seq: this.state.nextSeq(), internal, result: null, error, attempts: 0, lease: null });
+    // Claimed as claimNext claims, unless the thread is held (claimNext's eligibility) or has a run queued
+    // before this one: then inserted as asked.
+    const claimed = claim !== undefined && !this.state.threadHasActiveRun(input.thread_id) && !this.threadHeld(input.thread_id, null, now);
+    if (claimed) run.status = "running";
+    const lease = claimed ? { owner: claim.owner, until: addMs(now, claim.leaseMs) } : null;
+    this.state.addRun({ run, seq: this.state.nextSeq(), internal, result: null, error, attempts: claimed ? 1 : 0, lease });
+    if (claimed) this.markBusy(input.thread_id, now);
     return wireOut(run);
   }
 
@@ -100,11 +112,7 @@ export class MemoryRunRepo implements RunRepo {
     for (const record of eligible) {
       const threadId = record.run.thread_id;
       if (busyThreads.has(threadId)) continue;
-      if (
-        this.state
-          .runsOfThread(threadId)
-          .some((r) => r !== record && (r.run.status === "running" || (r.lease !== null && r.lease.until > now)))
-      ) {
+      if (this.threadHeld(threadId, record, now)) {
         busyThreads.add(threadId);
         continue;
       }
@@ -112,11 +120,23 @@ export class MemoryRunRepo implements RunRepo {
       this.state.setRunStatus(record, "running", claimedAt);
       record.lease = { owner: options.owner, until: addMs(now, options.leaseMs) };
       record.attempts += 1;
-      const thread = this.state.threads.get(threadId);
-      if (thread) thread.thread = { ...thread.thread, status: "busy", updated_at: claimedAt };
+      this.markBusy(threadId, claimedAt);
       return { run: wireOut(record.run), attempt: record.attempts, internal: wireOut(record.internal) };
     }
     return null;
+  }
+
+  /** Whether a run of the thread other than `except` is running or held under a live lease, whatever its status. */
+  private threadHeld(threadId: string, except: RunRecord | null, now: string): boolean {
+    return this.state
+      .runsOfThread(threadId)
+      .some((r) => r !== except && (r.run.status === "running" || (r.lease !== null && r.lease.until > now)));
+  }
+
+  /** A claim marks the run's thread busy. */
+  private markBusy(threadId: string, at: string): void {
+    const thread = this.state.threads.get(threadId);
+    if (thread) thread.thread = { ...thread.thread, status: "busy", updated_at: at };
   }
 
   async renewLeases(runIds: string[], owner: string, leaseMs: number): Promise<number> {

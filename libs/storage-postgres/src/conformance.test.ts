@@ -17,5 +17,14 @@ describeStorageConformance(
     reopen: (s: Storage) => storages.reopen(s as PostgresStorage),
   },
   // The optional parts this driver has: every one (A2A task results, push configs, the thread lock, signals, TTL sweeps).
-  { results: true, pushConfigs: true, threadLock: true, signals: "database", ttl: true, vectors: true, valuesAt: true },
+  {
+    results: true,
+    pushConfigs: true,
+    threadLock: true,
+    signals: "database",
+    ttl: true,
+    vectors: true,
+    valuesAt: true,
+    claimOnCreate: true,
+  },
 );

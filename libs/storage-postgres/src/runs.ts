@@ -1,5 +1,6 @@
 import {
   addMs,
+  claimOnCreate,
   ConflictError,
   ERASED_DELIVERY_STATUSES,
   NotFoundError,
@@ -8,6 +9,7 @@ import {
   type ClaimedRun,
   type NewRun,
   type Run,
+  type RunClaim,
   type RunDependent,
   type RunError,
   type RunInternal,
@@ -98,15 +100,52 @@ export class PostgresRunRepo implements RunRepo {
   private readonly checkpoints: ReturnType<typeof checkpointSql>;
   private readonly tasks: ReturnType<typeof taskSql>;
 
+  /** `create` under `rejectIfThreadActive`: inserts nothing while the thread has an active run. */
+  private readonly guardedInsert: string;
+  /**
+   * `create` with a claim, under the thread row's lock: the run written as `claimNext` would claim it
+   * (running, the lease, attempt 1, the thread busy) when no other run of the thread is active or holds a
+   * live lease, else pending; with `reject`, nothing while a run is active. $12 owner, $13 the lease's end.
+   */
+  private readonly claimedInsert: (reject: boolean) => string;
+  /** `create` with a claim on a thread nobody else knows yet (`RunClaim.newThread`): one statement, no lock. */
+  private readonly newThreadClaimedInsert: string;
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly t: Tables,
   ) {
     this.checkpoints = checkpointSql(t.schema);
     this.tasks = taskSql(t.runs);
+    const noActiveRun = `NOT EXISTS (SELECT 1 FROM ${t.runs} WHERE thread_id = $2 AND status IN ('pending', 'running'))`;
+    this.guardedInsert = `INSERT INTO ${t.runs} (${RUN_COLUMNS}, internal, error)
+      SELECT $1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10::jsonb, $11::jsonb WHERE ${noActiveRun}
+      RETURNING ${RUN_COLUMNS}`;
+    this.claimedInsert = (reject) => `WITH lease AS (
+        SELECT EXISTS (SELECT 1 FROM ${t.runs} x WHERE x.thread_id = $2 AND (x.status IN ('pending', 'running')
+                          OR (x.lease_owner IS NOT NULL AND x.lease_expires_at > $5::timestamptz))) AS held),
+      inserted AS (
+        INSERT INTO ${t.runs} (${RUN_COLUMNS}, internal, error, lease_owner, lease_expires_at, attempt)
+        SELECT $1, $2, $3, $4, $5, CASE WHEN held THEN $6 ELSE 'running' END, $7::jsonb, $8::jsonb, $9, $10::jsonb, $11::jsonb,
+               CASE WHEN held THEN NULL ELSE $12 END, CASE WHEN held THEN NULL ELSE $13::timestamptz END, CASE WHEN held THEN 0 ELSE 1 END
+          FROM lease ${reject ? `WHERE ${noActiveRun}` : ""}
+        RETURNING ${RUN_COLUMNS}),
+      busy AS (
+        UPDATE ${t.threads} SET status = 'busy', updated_at = $5
+         WHERE thread_id = $2 AND EXISTS (SELECT 1 FROM inserted WHERE status = 'running'))
+      SELECT * FROM inserted`;
+    this.newThreadClaimedInsert = `WITH inserted AS (
+        INSERT INTO ${t.runs} (${RUN_COLUMNS}, internal, error, lease_owner, lease_expires_at, attempt)
+        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10::jsonb, $11::jsonb, $12, $13::timestamptz, 1)
+        RETURNING ${RUN_COLUMNS}),
+      busy AS (UPDATE ${t.threads} SET status = 'busy', updated_at = $5 WHERE thread_id = $2)
+      SELECT * FROM inserted`;
   }
 
-  async create(input: NewRun, options?: { internal?: RunInternal; rejectIfThreadActive?: boolean; error?: RunError }): Promise<Run> {
+  async create(
+    input: NewRun,
+    options?: { internal?: RunInternal; rejectIfThreadActive?: boolean; error?: RunError; claim?: RunClaim },
+  ): Promise<Run> {
     const now = nowIso();
     const values = [
       input.run_id,
@@ -123,8 +162,14 @@ export class PostgresRunRepo implements RunRepo {
     ];
     const insert = `INSERT INTO ${this.t.runs} (${RUN_COLUMNS}, internal, error)
       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10::jsonb, $11::jsonb) RETURNING ${RUN_COLUMNS}`;
+    const claim = claimOnCreate(input, options, now);
     try {
-      if (!options?.rejectIfThreadActive) {
+      if (claim?.newThread) {
+        values[5] = "running";
+        const [run] = await query<Run>(this.pool, this.newThreadClaimedInsert, [...values, claim.owner, addMs(now, claim.leaseMs)]);
+        return run!;
+      }
+      if (!options?.rejectIfThreadActive && !claim) {
         const [run] = await query<Run>(this.pool, insert, values);
         return run!;
       }
@@ -134,13 +179,11 @@ export class PostgresRunRepo implements RunRepo {
       return await transaction(this.pool, async (client) => {
         const [thread] = await query(client, `SELECT 1 FROM ${this.t.threads} WHERE thread_id = $1 FOR NO KEY UPDATE`, [input.thread_id]);
         if (!thread) throw new NotFoundError(`thread ${input.thread_id} not found`);
+        const reject = options?.rejectIfThreadActive === true;
         const [run] = await query<Run>(
           client,
-          `INSERT INTO ${this.t.runs} (${RUN_COLUMNS}, internal, error)
-           SELECT $1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10::jsonb, $11::jsonb
-            WHERE NOT EXISTS (SELECT 1 FROM ${this.t.runs} WHERE thread_id = $2 AND status IN ('pending', 'running'))
-           RETURNING ${RUN_COLUMNS}`,
-          values,
+          claim ? this.claimedInsert(reject) : this.guardedInsert,
+          claim ? [...values, claim.owner, addMs(now, claim.leaseMs)] : values,
         );
         if (!run) throw new ConflictError(`thread ${input.thread_id} has an active run`);
         return run;

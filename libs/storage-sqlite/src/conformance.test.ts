@@ -27,8 +27,8 @@ describeStorageConformance(
     },
   },
   // The optional parts this driver has: every one (A2A task results, push configs, the thread lock, TTL sweeps,
-  // vector search through sqlite-vec; signals in-process).
-  { results: true, pushConfigs: true, threadLock: true, signals: "process", ttl: true, vectors: true, valuesAt: true },
+  // vector search through sqlite-vec, runs claimed on create; signals in-process).
+  { results: true, pushConfigs: true, threadLock: true, signals: "process", ttl: true, vectors: true, valuesAt: true, claimOnCreate: true },
 );
 
 // The same vector checks with the JavaScript exact scan instead of sqlite-vec.

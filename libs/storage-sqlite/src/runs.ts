@@ -1,5 +1,6 @@
 import {
   addMs,
+  claimOnCreate,
   ConflictError,
   ERASED_DELIVERY_STATUSES,
   NotFoundError,
@@ -10,6 +11,7 @@ import {
   type NewRun,
   type Run,
   type RunDependent,
+  type RunClaim,
   type RunError,
   type RunInternal,
   type RunRepo,
@@ -89,6 +91,7 @@ export class SqliteRunRepo implements RunRepo {
   private readonly insertRow;
   private readonly nextPending;
   private readonly claim;
+  private readonly markBusy;
   private readonly insertResult;
   private readonly selectResult;
   private readonly selectInternal;
@@ -103,11 +106,20 @@ export class SqliteRunRepo implements RunRepo {
     this.threadExists = db.prepare("SELECT 1 FROM threads WHERE thread_id = ?");
     // One statement: SQLite takes its write lock before the statement reads anything, so the thread's
     // existence and (with @reject) the active-run check hold for the insert, across connections too.
+    // With @claim (create's `claim`) the row is written claimed, as `this.claim` writes it — running,
+    // leased to @owner until @until, attempt 1 — unless another run of the thread is pending or running or
+    // holds a live lease (claimableSql's eligibility, and the runs queued before it): then as asked.
     this.insertRow = db.prepare(
-      `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, internal, error)
-       SELECT @run_id, @thread_id, @assistant_id, @created_at, @updated_at, @status, @metadata, @kwargs, @multitask_strategy, @internal, @error
+      `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, internal, error,
+                         attempt, lease_owner, lease_expires_at)
+       SELECT @run_id, @thread_id, @assistant_id, @created_at, @updated_at, CASE WHEN c.claimed THEN 'running' ELSE @status END,
+              @metadata, @kwargs, @multitask_strategy, @internal, @error,
+              c.claimed, CASE WHEN c.claimed THEN @owner END, CASE WHEN c.claimed THEN @until END
+         FROM (SELECT @claim = 1 AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = @thread_id
+                   AND (x.status IN ('pending', 'running') OR (x.lease_owner IS NOT NULL AND x.lease_expires_at > @now))) AS claimed) c
         WHERE EXISTS (SELECT 1 FROM threads WHERE thread_id = @thread_id)
-          AND (@reject = 0 OR NOT EXISTS (SELECT 1 FROM runs WHERE thread_id = @thread_id AND status IN ('pending', 'running')))`,
+          AND (@reject = 0 OR NOT EXISTS (SELECT 1 FROM runs WHERE thread_id = @thread_id AND status IN ('pending', 'running')))
+       RETURNING status, attempt`,
     );
     // Two: the claim also tells whether another run is waiting (ClaimedRun.more).
     this.nextPending = db.prepare(claimableSql(2)).pluck();
@@ -116,6 +128,8 @@ export class SqliteRunRepo implements RunRepo {
       `UPDATE runs SET status = 'running', lease_owner = @owner, lease_expires_at = @until, attempt = attempt + 1, updated_at = @at
        WHERE run_id = (${claimableSql(1)}) RETURNING ${COLUMNS}, internal`,
     );
+    // A claim (claimNext's, or create's) marks the run's thread busy in the same transaction.
+    this.markBusy = db.prepare("UPDATE threads SET status = 'busy', updated_at = ? WHERE thread_id = ?");
     // Atomic first-write-wins; a no-op for an unknown run (the SELECT yields no row).
     this.insertResult = db.prepare(
       `INSERT INTO run_results (run_id, result, created_at)
@@ -127,7 +141,10 @@ export class SqliteRunRepo implements RunRepo {
     this.selectError = db.prepare("SELECT error FROM runs WHERE run_id = ?");
   }
 
-  async create(input: NewRun, options?: { internal?: RunInternal; rejectIfThreadActive?: boolean; error?: RunError }): Promise<Run> {
+  async create(
+    input: NewRun,
+    options?: { internal?: RunInternal; rejectIfThreadActive?: boolean; error?: RunError; claim?: RunClaim },
+  ): Promise<Run> {
     const now = nowIso();
     const row = {
       run_id: input.run_id,
@@ -142,20 +159,40 @@ export class SqliteRunRepo implements RunRepo {
       internal: options?.internal ? stringifyWire(options.internal) : null,
       error: errorText(options?.error),
     };
-    let inserted: number;
+    // `claim` counts only for a pending run due now; otherwise it is ignored.
+    const claim = claimOnCreate(input, options, now);
+    const params = {
+      ...row,
+      reject: options?.rejectIfThreadActive ? 1 : 0,
+      claim: claim ? 1 : 0,
+      owner: claim?.owner ?? null,
+      until: claim ? addMs(now, claim.leaseMs) : null,
+      now,
+    };
+    let inserted: { status: RunStatus; attempt: number } | undefined;
     try {
-      inserted = this.insertRow.run({ ...row, reject: options?.rejectIfThreadActive ? 1 : 0 }).changes;
+      // Claimed: the insert and the thread's `busy` in one IMMEDIATE transaction (as claimNext's claim);
+      // otherwise the insert alone, one autocommit statement.
+      inserted = claim
+        ? this.db
+            .transaction(() => {
+              const created = this.insertRow.get(params) as { status: RunStatus; attempt: number } | undefined;
+              if (created?.status === "running") this.markBusy.run(now, row.thread_id);
+              return created;
+            })
+            .immediate()
+        : (this.insertRow.get(params) as { status: RunStatus; attempt: number } | undefined);
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(`run ${input.run_id} already exists`);
       throw err;
     }
     // Nothing inserted: only now is it worth a read to say why.
-    if (inserted === 0) {
+    if (!inserted) {
       if (!this.threadExists.get(input.thread_id)) throw new NotFoundError(`thread ${input.thread_id} not found`);
       throw new ConflictError(`thread ${input.thread_id} already has an active run`);
     }
     const { error: _error, ...created } = row;
-    return toRun({ ...created, attempt: 0 });
+    return toRun({ ...created, status: inserted.status, attempt: inserted.attempt });
   }
 
   async get(runId: string, threadId?: string): Promise<Run | null> {
@@ -280,7 +317,7 @@ export class SqliteRunRepo implements RunRepo {
       const claimedAt = nowIso();
       const row = this.claim.get({ now, owner: options.owner, until: addMs(now, options.leaseMs), at: claimedAt }) as
         (RunRow & { internal: string | null }) | undefined;
-      if (row) this.s.get("UPDATE threads SET status = 'busy', updated_at = ? WHERE thread_id = ?").run(claimedAt, row.thread_id);
+      if (row) this.markBusy.run(claimedAt, row.thread_id);
       return row;
     });
     const row = tx.immediate();

@@ -52,6 +52,21 @@ export interface ClaimedRun {
   more?: boolean;
 }
 
+/**
+ * `RunRepo.create`'s `claim`: the run is inserted already claimed by `owner`, as `claimNext` would have
+ * claimed it, so a process with a free worker executes the run it admits without the queue's round trip.
+ */
+export interface RunClaim {
+  owner: string;
+  leaseMs: number;
+  /**
+   * The caller created the run's thread in this call under an id nobody else has seen yet (an A2A message
+   * without a context, a stateless run): no other run of it can exist or be created meanwhile, so the
+   * driver may insert the run claimed without locking or checking the thread.
+   */
+  newThread?: boolean;
+}
+
 /** A running run held under a lease (`claimNext`), as start-up recovery sees it. */
 export interface RunLease {
   run: Run;
@@ -127,8 +142,20 @@ export interface RunRepo {
    * throws `ConflictError` instead of inserting when the thread already has a pending or running run;
    * the check and the insert are one atomic step, also across processes sharing the database.
    * `error` stores a run's error with the run (a snapshot import of a failed run).
+   *
+   * `claim` (for a `pending` run due now): in the same atomic step, serialized with every other creator
+   * and claimer of the thread's runs across processes, the run is inserted claimed, as `claimNext` would
+   * claim it — `running` under a lease held by `claim.owner` until now + `leaseMs`, attempt 1, its thread
+   * marked `busy` — when no other run of the thread is pending or running or still holds a live lease (a
+   * cancelled run unwinding in its executor). Otherwise it is inserted `pending` as without `claim` (with
+   * `rejectIfThreadActive` and an active run: `ConflictError`, nothing inserted). The returned run's status
+   * says which. A driver may ignore `claim` (its runs are then always inserted `pending`, and the engine's
+   * claim loop takes them).
    */
-  create(input: NewRun, options?: { internal?: RunInternal; rejectIfThreadActive?: boolean; error?: RunError }): Promise<Run>;
+  create(
+    input: NewRun,
+    options?: { internal?: RunInternal; rejectIfThreadActive?: boolean; error?: RunError; claim?: RunClaim },
+  ): Promise<Run>;
   /** With `threadId`, a run of another thread reads as null. */
   get(runId: string, threadId?: string): Promise<Run | null>;
   /** Newest first (created_at desc, then insertion order desc). limit defaults to 10. */

@@ -37,3 +37,4 @@ export {
   type StoreIndexSettings,
 } from "./store-index.js";
 export { parseValuesRef, valuesFromCheckpoint, type ThreadValuesRef } from "./thread-values.js";
+export { claimOnCreate } from "./claim-on-create.js";

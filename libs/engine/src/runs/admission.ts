@@ -8,6 +8,7 @@ import {
   readThreadHeader,
   type Assistant,
   type Run,
+  type RunClaim,
   type RunInternal,
   type Storage,
   type Thread,
@@ -51,6 +52,17 @@ export interface AdmissionOptions {
    * `withThreadLock` on `threadId`): admission runs in that section instead of waiting for it.
    */
   heldLock?: HeldThreadLock;
+  /**
+   * Insert the run already claimed for this process's free worker (`RunRepo.create`'s `claim`; the
+   * engine's, not a caller's): the returned run is `running` when the driver did.
+   */
+  claim?: RunClaim;
+}
+
+/** A run admission wrote, with the `internal` marker it stored (the executor of a claimed run needs it). */
+export interface AdmittedRun {
+  run: Run;
+  internal: RunInternal;
 }
 
 /** The checkpoint a run request names does not exist on its thread (a 404, like any NotFoundError). */
@@ -75,7 +87,7 @@ export class Admission {
     private readonly threadTtl: () => ThreadTtl | undefined = () => undefined,
   ) {}
 
-  async admit(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<Run> {
+  async admit(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<AdmittedRun> {
     const assistant = await this.assistant(request.assistant_id, options.loaded?.assistant);
     const runId = options.runId ?? uuidv4();
     const stateless = options.threadId === undefined;
@@ -90,6 +102,9 @@ export class Admission {
         ? loadedThread
         : await this.thread(options.threadId!, request, assistant);
     const strategy = request.multitask_strategy ?? "reject";
+    // Made by this call (here, or by the caller: `loaded.newThread`), so no other run of it can exist.
+    const newThread = stateless || (options.loaded?.newThread === true && loadedThread?.thread_id === options.threadId);
+    const internal = withTraceparent(options.internal) ?? {};
     let run: Run;
     try {
       run = await this.storage.runs.create(
@@ -108,7 +123,7 @@ export class Admission {
           multitask_strategy: strategy,
           created_at: request.after_seconds ? addMs(nowIso(), request.after_seconds * 1000) : undefined,
         },
-        { internal: withTraceparent(options.internal), rejectIfThreadActive: strategy === "reject" },
+        { internal, rejectIfThreadActive: strategy === "reject", ...(options.claim ? { claim: { ...options.claim, newThread } } : {}) },
       );
     } catch (error) {
       if (stateless) await this.storage.threads.delete(thread.thread_id);
@@ -120,7 +135,7 @@ export class Admission {
       const others = inflight.filter((r) => r.run_id !== runId).map((r) => r.run_id);
       if (others.length > 0) await this.cancel(others, strategy, options.heldLock);
     }
-    return run;
+    return { run, internal };
   }
 
   private async assistant(assistantIdOrGraph: string, loaded?: Assistant): Promise<Assistant> {

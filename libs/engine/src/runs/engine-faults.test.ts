@@ -54,9 +54,13 @@ it("storage failing under the claim, delivery and cron loops is logged per loop,
   const failing = new Set(["runs.claimNext", "deliveries.claimDue", "crons.listDue"]);
   instrumented.fault = (call) => failing.has(`${call.repo}.${call.method}`);
   const threadId = await newThread(instrumented.storage);
-  const run = await engine.createRun({ assistant_id: "echo", input: { messages: [{ role: "user", content: "hi" }] } } as never, {
-    threadId,
-  });
+  // Deferred, so that the claim loop is what takes it (a run due now is claimed by its admission).
+  const run = await engine.createRun(
+    { assistant_id: "echo", input: { messages: [{ role: "user", content: "hi" }] }, after_seconds: 0.01 } as never,
+    {
+      threadId,
+    },
+  );
 
   await until(() => new Set(failures.map((f) => f.task)).size === 3, "a failure of each loop");
   expect(new Set(failures.map((f) => f.task))).toEqual(new Set(["claim", "deliveries", "crons"]));

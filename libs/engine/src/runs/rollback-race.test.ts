@@ -20,6 +20,8 @@ describe.each(drivers)("rollback while a claim is in flight ($name)", (driver) =
     const opened = await driver.open();
     dispose = opened.dispose;
     const runs = Object.create(opened.storage.runs) as Storage["runs"];
+    // Queued, not claimed by their admission: these runs reach their worker through claimNext.
+    runs.create = (input, options) => opened.storage.runs.create(input, { ...options, claim: undefined });
     runs.claimNext = async (options) => {
       const claimed = await opened.storage.runs.claimNext(options);
       if (claimed && holdClaims) {

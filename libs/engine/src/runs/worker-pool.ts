@@ -1,5 +1,5 @@
 import { RunControl } from "@langchain/langgraph";
-import { nowIso, outsideTrace, type ClaimedRun, type Storage } from "@agent-server/core";
+import { nowIso, outsideTrace, type ClaimedRun, type RunClaim, type Storage } from "@agent-server/core";
 import { isAnnouncedOwner, leaseOwnerIsGone } from "./lease-owner.js";
 import type { BackgroundTask } from "./run-executor.js";
 
@@ -48,6 +48,10 @@ export class WorkerPool {
   private claiming = false;
   /** Aborts that arrived for a run not active here while a claim was in flight (run id -> rollback). */
   private abortedWhileClaiming = new Map<string, boolean>();
+  /** Workers promised to admissions that insert their run claimed (`reserve`), not active yet. */
+  private reserved = 0;
+  /** The same as `abortedWhileClaiming`, for the runs of reserved workers; emptied when none is left. */
+  private abortedWhileReserved = new Map<string, boolean>();
   private repump = false;
   /** How many times work was announced (`notify`): a run's end asks for more only if something came meanwhile. */
   private notices = 0;
@@ -131,6 +135,7 @@ export class WorkerPool {
       // The run may be the one whose claim is in flight: keep the abort for it, or it would execute and
       // end `interrupted` instead of being rolled back.
       if (this.claiming) this.abortedWhileClaiming.set(runId, options.rollback || (this.abortedWhileClaiming.get(runId) ?? false));
+      if (this.reserved > 0) this.abortedWhileReserved.set(runId, options.rollback || (this.abortedWhileReserved.get(runId) ?? false));
       return false;
     }
     // Too late to erase: reporting it as rolled back would be a lie, as the run stays with its status.
@@ -171,8 +176,38 @@ export class WorkerPool {
     return ms <= 0 && this.running.size > 0 ? Promise.resolve(false) : Promise.race([all, delay(ms).then(() => false)]);
   }
 
+  /**
+   * A free worker for a run this process is about to admit, to be inserted claimed by it (`RunRepo.create`'s
+   * `claim`): the run then starts here without the queue's round trip (a claim's statements, a wake-up).
+   * Undefined when every worker is busy or promised, or the pool is stopped. Hand it back with `adopt`
+   * (the run was inserted `running`) or `release` (it was not, or admission failed).
+   */
+  reserve(): RunClaim | undefined {
+    if (this.stopped || this.active.size + this.reserved >= this.options.workers) return undefined;
+    this.reserved += 1;
+    return { owner: this.options.owner, leaseMs: this.options.leaseMs };
+  }
+
+  /** Executes a run admission inserted claimed with a reserved worker (attempt 1). */
+  adopt(claimed: ClaimedRun): void {
+    const rollback = this.abortedWhileReserved.get(claimed.run.run_id);
+    this.unreserve();
+    // Nothing else was claimed with it: only work announced meanwhile makes the pool ask again at its end.
+    this.startExecution({ ...claimed, more: false }, rollback);
+  }
+
+  /** Gives back a reserved worker whose run was not inserted claimed. */
+  release(): void {
+    this.unreserve();
+  }
+
+  private unreserve(): void {
+    this.reserved = Math.max(0, this.reserved - 1);
+    if (this.reserved === 0) this.abortedWhileReserved = new Map();
+  }
+
   private async pump(): Promise<void> {
-    while (!this.stopped && this.active.size < this.options.workers) {
+    while (!this.stopped && this.active.size + this.reserved < this.options.workers) {
       this.claiming = true;
       let claimed: ClaimedRun | null;
       try {
@@ -183,32 +218,36 @@ export class WorkerPool {
       const early = this.abortedWhileClaiming;
       this.abortedWhileClaiming = new Map();
       if (!claimed) return;
+      this.startExecution(claimed, early.get(claimed.run.run_id));
       // The claim saw nothing else to take: asking again would find nothing (new work notifies anew).
-      const more = claimed.more !== false;
-      const noticesAtClaim = this.notices;
-      const execution: ActiveExecution = {
-        controller: new AbortController(),
-        control: new RunControl(),
-        owner: this.options.owner,
-        rollback: false,
-      };
-      this.active.set(claimed.run.run_id, execution);
-      if (this.shutdownPhase !== "none") execution.control.requestDrain("shutdown");
-      if (this.shutdownPhase === "abort") execution.controller.abort("shutdown");
-      const rollback = early.get(claimed.run.run_id);
-      if (rollback !== undefined) this.abort(claimed.run.run_id, { rollback });
-      const task = this.execute(claimed, execution)
-        .catch(() => undefined)
-        .finally(() => {
-          this.active.delete(claimed.run.run_id);
-          this.running.delete(task);
-          // Its thread is free now: a run queued behind it may be claimable. None can be when the claim saw
-          // no other run and no work was announced since (an admission, a wake-up, a poll tick notifies).
-          if (more || this.notices !== noticesAtClaim) this.claimWhileFree();
-        });
-      this.running.add(task);
-      if (!more) return;
+      if (claimed.more === false) return;
     }
+  }
+
+  /** Executes a claimed run; `abortedEarly`: a cancel (rollback or not) that came while it was on its way. */
+  private startExecution(claimed: ClaimedRun, abortedEarly: boolean | undefined): void {
+    const more = claimed.more !== false;
+    const noticesAtClaim = this.notices;
+    const execution: ActiveExecution = {
+      controller: new AbortController(),
+      control: new RunControl(),
+      owner: this.options.owner,
+      rollback: false,
+    };
+    this.active.set(claimed.run.run_id, execution);
+    if (this.shutdownPhase !== "none") execution.control.requestDrain("shutdown");
+    if (this.shutdownPhase === "abort") execution.controller.abort("shutdown");
+    if (abortedEarly !== undefined) this.abort(claimed.run.run_id, { rollback: abortedEarly });
+    const task = this.execute(claimed, execution)
+      .catch(() => undefined)
+      .finally(() => {
+        this.active.delete(claimed.run.run_id);
+        this.running.delete(task);
+        // Its thread is free now: a run queued behind it may be claimable. None can be when the claim saw
+        // no other run and no work was announced since (an admission, a wake-up, a poll tick notifies).
+        if (more || this.notices !== noticesAtClaim) this.claimWhileFree();
+      });
+    this.running.add(task);
   }
 
   /**

@@ -23,7 +23,11 @@ import type { EngineRunKwargs, RunCreateRequest } from "../runs/run-request.js";
 // after a crash, the one a shutdown handed it back to — continues the same trace.
 
 /** `Engine.createRun` as a span (`run.create`); with tracing off, `admit` as it is. */
-export function traceAdmission(request: RunCreateRequest, options: AdmissionOptions, admit: () => Promise<Run>): Promise<Run> {
+export function traceAdmission<T extends { run: Run }>(
+  request: RunCreateRequest,
+  options: AdmissionOptions,
+  admit: () => Promise<T>,
+): Promise<T> {
   if (!tracingEnabled()) return admit();
   return traced(
     "run.create",
@@ -36,13 +40,14 @@ export function traceAdmission(request: RunCreateRequest, options: AdmissionOpti
       },
     },
     async (span) => {
-      const run = await admit();
+      const admitted = await admit();
+      const { run } = admitted;
       span?.setAttributes({
         "agent_server.run.id": run.run_id,
         "agent_server.thread.id": run.thread_id,
         "agent_server.run.status": run.status,
       });
-      return run;
+      return admitted;
     },
   );
 }

@@ -9,14 +9,19 @@ const ABSENT_FROM_THREADS = new Set<PropertyKey>(["storesValuesAt"]);
 /**
  * A custom driver as a user writes one (`--storage ./driver-without-results.ts:createStorage`, or
  * langgraph.json `storage.path`): the memory driver without the optional `RunRepo.recordResult` /
- * `getResult`, and without the optional `pushConfigs` and `ThreadRepo.storesValuesAt`. The LangGraph API
- * works on it; A2A refuses new messages before it creates anything.
+ * `getResult`, and without the optional `pushConfigs` and `ThreadRepo.storesValuesAt`; it ignores
+ * `RunRepo.create`'s `claim`. The LangGraph API works on it; A2A refuses new messages before it creates anything.
  */
 export function createStorage(_options: StorageOpenOptions): Storage {
   const memory = createMemoryStorage();
   // Absent, not undefined-valued: `"recordResult" in runs` is false, as for a driver that never had it.
+  // `create` drops `claim` (an option it predates): its runs are inserted pending, for the claim loop.
+  const create: RunRepo["create"] = (input, options) => {
+    const { claim: _claim, ...rest } = options ?? {};
+    return memory.runs.create(input, rest);
+  };
   const runs = new Proxy(memory.runs, {
-    get: (target, key) => (ABSENT.has(key) ? undefined : bound(target, Reflect.get(target, key, target))),
+    get: (target, key) => (key === "create" ? create : ABSENT.has(key) ? undefined : bound(target, Reflect.get(target, key, target))),
     has: (target, key) => !ABSENT.has(key) && Reflect.has(target, key),
   }) as RunRepo;
   const threads = new Proxy(memory.threads, {
