@@ -66,13 +66,17 @@ test("--quick --out writes every scenario's table and chart, with finite positiv
     );
     const peer = scenario.protocol === "sdk" ? "official" : "reference";
     expect(section).toContain(`p50: ${peer} ÷ ours`);
+    if (scenario.protocol === "a2a") expect(section).toContain("| ours (postgres) | a2a-js + LangGraph (PostgresSaver) |");
   }
+  expect(report).toContain("| SQLite A2A SendMessage p50 ≤ a2a-js + LangGraph (SqliteSaver) p50 |");
+  expect(report).toContain("| PostgreSQL 16-concurrent A2A SendMessage throughput ≥ a2a-js + LangGraph (PostgresSaver)'s |");
   for (const heading of ["### Targets", "### Reads as the store grows", "### Memory under steady load", "### How long each part took"]) {
     expect(report).toContain(heading);
   }
 
   const results = JSON.parse(readFileSync(join(charts, "results.json"), "utf8")) as BenchResults;
-  const servers = ["floor", "floor (postgres)", "official", "reference", "ours (memory)", "ours (sqlite)", "ours (postgres)"];
+  const peers = ["official", "reference", "a2a-js + LangGraph (SqliteSaver)", "a2a-js + LangGraph (PostgresSaver)"];
+  const servers = ["floor", "floor (postgres)", ...peers, "ours (memory)", "ours (sqlite)", "ours (postgres)"];
   expect(new Set(results.scenarios.map((r) => r.server))).toEqual(new Set(servers));
   for (const scenario of SCENARIOS) {
     const ran = results.scenarios.filter((r) => r.scenario === scenario.id).map((r) => r.server);

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg, totalmem } from "node:os";
-import { A2A_REFERENCE, installedVersion, OFFICIAL_SERVER, type Peer } from "./peers/install.js";
+import { A2A_LANGGRAPH, A2A_REFERENCE, installedVersion, OFFICIAL_SERVER, type Peer } from "./peers/install.js";
 
 export interface Versions {
   /** Ours: the commit, with "+ changes" when the work tree differs from it (the bench's own output aside). */
@@ -35,6 +35,8 @@ export function versions(repoRoot: string): Versions {
   add(OFFICIAL_SERVER, "@langchain/langgraph-api");
   add(A2A_REFERENCE, "@a2a-js/sdk");
   add(A2A_REFERENCE, "express");
+  add(A2A_LANGGRAPH, "@langchain/langgraph-checkpoint-sqlite");
+  add(A2A_LANGGRAPH, "@langchain/langgraph-checkpoint-postgres");
   return { ours, node: process.version, peers };
 }
 

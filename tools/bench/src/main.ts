@@ -1,11 +1,12 @@
 /**
- * `npm run bench`: ours, the official JS server and the @a2a-js/sdk reference server measured side by side
- * in one run, then docs/benchmarks.md rewritten between its markers, with a chart per scenario beside it.
+ * `npm run bench`: ours, the official JS server, the @a2a-js/sdk reference server and that SDK running the
+ * echo graph with LangGraph's savers (what a team would build instead) measured side by side in one run, then docs/benchmarks.md rewritten between its markers, with a chart per scenario beside it.
  *
  *   npm run bench -- [--quick] [--out <file>] [--soak-seconds <n>] [--growth-sizes <n,n,...>]
  *
  * Order: peers installed (when not already at their pinned versions), the in-process floor, the reference
- * server, the official server, ours on memory, SQLite and PostgreSQL, growth, the soak. Every process and
+ * server, the official server, the a2a-js + LangGraph peers (SqliteSaver, PostgresSaver), ours on memory,
+ * SQLite and PostgreSQL, growth, the soak. Every process and
  * database it starts is stopped in `finally` and on SIGINT/SIGTERM.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -15,7 +16,7 @@ import { REPO_ROOT } from "../../../apps/server/src/testing/cli-process.js";
 import { machineFacts, versions } from "./environment.js";
 import { measureGrowth, type GrowthResult } from "./growth/growth.js";
 import { timed } from "./measure.js";
-import { A2A_REFERENCE, ensureInstalled, OFFICIAL_SERVER } from "./peers/install.js";
+import { A2A_LANGGRAPH, A2A_REFERENCE, ensureInstalled, OFFICIAL_SERVER } from "./peers/install.js";
 import { openBenchPostgres } from "./postgres.js";
 import { cleanUp, killAllNow, onCleanUp } from "./processes.js";
 import { parseBenchArgs, USAGE, type Profile } from "./profile.js";
@@ -26,6 +27,7 @@ import type { BenchResults, Phase, ScenarioResult } from "./results.js";
 import { SCENARIOS } from "./scenarios/index.js";
 import { openFloor, openPostgresFloor, type Floor } from "./scenarios/floor.js";
 import { measureOperation, measureServer } from "./scenarios/run.js";
+import { a2aLangGraphName, startA2aLangGraphServer, type A2aLangGraphSaver } from "./servers/a2a-langgraph.js";
 import { startOfficialServer } from "./servers/official.js";
 import { startOurServer, type OurStorage } from "./servers/ours.js";
 import { startReferenceServer } from "./servers/reference.js";
@@ -48,7 +50,7 @@ async function main(argv: string[]): Promise<void> {
   };
 
   await phase("install peers (skipped when installed)", () =>
-    Promise.all([ensureInstalled(OFFICIAL_SERVER), ensureInstalled(A2A_REFERENCE)]),
+    Promise.all([ensureInstalled(OFFICIAL_SERVER), ensureInstalled(A2A_REFERENCE), ensureInstalled(A2A_LANGGRAPH)]),
   );
   const measured = versions(REPO_ROOT);
   const scenarios: ScenarioResult[] = [];
@@ -63,6 +65,20 @@ async function main(argv: string[]): Promise<void> {
       measureFloor(profile, "floor (postgres)", () => openPostgresFloor(postgres.url, postgres.newSchema("floor"))),
     ),
   );
+  for (const kind of ["sqlite", "postgres"] as const) {
+    const saver = (): A2aLangGraphSaver =>
+      kind === "sqlite"
+        ? { kind, file: join(tempDir("bench-a2a-langgraph-"), "checkpoints.sqlite") }
+        : { kind, url: postgres.url, schema: postgres.newSchema("a2a_langgraph") };
+    scenarios.push(
+      ...(await phase(a2aLangGraphName(kind), () =>
+        withServer(
+          () => startA2aLangGraphServer(saver()),
+          (s) => measureServer(a2a, s, profile),
+        ),
+      )),
+    );
+  }
   for (const storage of ["memory", "sqlite", "postgres"] as OurStorage[]) {
     const start = () => {
       if (storage === "postgres")

@@ -5,7 +5,16 @@ import type { ScenarioId } from "./scenarios/index.js";
 import type { SoakResult } from "./soak.js";
 
 /** Who a scenario ran against. */
-export type ServerName = "floor" | "floor (postgres)" | "official" | "reference" | "ours (memory)" | "ours (sqlite)" | "ours (postgres)";
+export type ServerName =
+  | "floor"
+  | "floor (postgres)"
+  | "official"
+  | "reference"
+  | "a2a-js + LangGraph (SqliteSaver)"
+  | "a2a-js + LangGraph (PostgresSaver)"
+  | "ours (memory)"
+  | "ours (sqlite)"
+  | "ours (postgres)";
 
 export interface ScenarioResult {
   scenario: ScenarioId;

@@ -11,6 +11,8 @@ export interface Peer {
   name: string;
   /** Exact versions: what the bench installs and what the report names. */
   packages: Record<string, string>;
+  /** npm 11's `allowScripts` for the peer's package.json: which install scripts may run (default: esbuild's). */
+  allowScripts?: Record<string, boolean>;
 }
 
 /**
@@ -36,6 +38,29 @@ export const A2A_REFERENCE: Peer = {
   packages: { "@a2a-js/sdk": "1.3.0", express: "5.3.0" },
 };
 
+/**
+ * What a team would build instead of our server: the same SDK and express, an AgentExecutor invoking the
+ * echo graph with LangGraph's SqliteSaver or PostgresSaver. LangGraph and the drivers (better-sqlite3, pg)
+ * at this repository's versions, so the graph, the savers and the drivers are the ones our server runs;
+ * tsx loads the graph's TypeScript as it loads ours. better-sqlite3 builds its binary in its install script.
+ */
+export const A2A_LANGGRAPH: Peer = {
+  name: "a2a-langgraph",
+  packages: {
+    "@a2a-js/sdk": "1.3.0",
+    express: "5.3.0",
+    "@langchain/core": "1.4.0",
+    "@langchain/langgraph": "1.7.3",
+    "@langchain/langgraph-checkpoint": "1.2.2",
+    "@langchain/langgraph-checkpoint-sqlite": "1.0.4",
+    "@langchain/langgraph-checkpoint-postgres": "1.0.5",
+    "better-sqlite3": "12.11.1",
+    pg: "8.23.1",
+    tsx: "4.23.15",
+  },
+  allowScripts: { "better-sqlite3": true, esbuild: true },
+};
+
 export function peerDir(peer: Peer): string {
   return join(PEERS_DIR, peer.name);
 }
@@ -55,7 +80,11 @@ export async function ensureInstalled(peer: Peer): Promise<boolean> {
   // Its own package.json stops npm from walking up to the repository's workspace root.
   writeFileSync(
     join(dir, "package.json"),
-    JSON.stringify({ name: `bench-peer-${peer.name}`, private: true, type: "module", allowScripts: { esbuild: true } }, null, 2) + "\n",
+    JSON.stringify(
+      { name: `bench-peer-${peer.name}`, private: true, type: "module", allowScripts: peer.allowScripts ?? { esbuild: true } },
+      null,
+      2,
+    ) + "\n",
   );
   const specs = Object.entries(peer.packages).map(([pkg, version]) => `${pkg}@${version}`);
   const args = ["install", "--prefix", dir, "--no-audit", "--no-fund", "--save-exact", "--loglevel", "error", ...specs];

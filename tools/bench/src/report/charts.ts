@@ -61,7 +61,8 @@ function scenarioSpec(title: string, rows: BenchResults["scenarios"]): TopLevelS
     width: WIDTH,
     height: 28 * rows.length,
     encoding: {
-      y: { field: "server", type: "nominal" as const, title: null, sort: null },
+      // Room for "a2a-js + LangGraph (PostgresSaver)" (the default limit cuts names at 180 px).
+      y: { field: "server", type: "nominal" as const, title: null, sort: null, axis: { labelLimit: 280 } },
       yOffset: { field: "measure", type: "nominal" as const },
       x: { field, type: "quantitative" as const, title: axis, scale: { type: "log" as const }, stack: null },
       color: { field: "measure", type: "nominal" as const, title: null },

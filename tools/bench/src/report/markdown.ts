@@ -3,7 +3,7 @@ import type { BenchResults, ScenarioResult, ServerName } from "../results.js";
 import { SCENARIOS, type Scenario } from "../scenarios/index.js";
 import type { Chart } from "./charts.js";
 import { count, mb, ms, rate, size, table, times } from "./format.js";
-import { driverName, find, targets, throughputAt } from "./targets.js";
+import { driverName, find, SAME_STORAGE_PEERS, targets, throughputAt } from "./targets.js";
 
 /**
  * The generated part of docs/benchmarks.md: when, on what, the targets, a table of figures and one of
@@ -50,7 +50,10 @@ function header(results: BenchResults): string {
     `Machine: ${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB.toFixed(1)} GiB RAM; load average (1/5/15 min) ${load(machine.loadBefore)} before, ${load(machine.loadAfter)} after.`,
     "Everything on loopback with the official clients; the servers, PostgreSQL and the load share the machine's cores. " +
       "Sequential: operations one after the other (p50/p95, ms). Concurrent: 16 or 64 operations in flight (ops/s). " +
-      "The floor is the echo graph invoked in this process with `SqliteSaver` on a file, a fresh thread each time.",
+      "The floor is the echo graph invoked in this process with `SqliteSaver` on a file, a fresh thread each time. " +
+      "The a2a-js + LangGraph peers are what a team would build instead of ours: the `@a2a-js/sdk` server (as the reference) whose " +
+      "`AgentExecutor` invokes the echo graph compiled with LangGraph's `SqliteSaver` (a file) or `PostgresSaver` (the same PostgreSQL as ours), " +
+      "the A2A context id as the thread id.",
   ].join("\n");
 }
 
@@ -67,7 +70,7 @@ function scenarioSection(results: BenchResults, scenario: Scenario, image: strin
       ...r.throughput.map((t) => rate(t.opsPerSec)),
     ]),
   );
-  return [`### ${scenario.title}`, scenario.description, figures, ratios(results, scenario, rows), image];
+  return [`### ${scenario.title}`, scenario.description, figures, ratios(results, scenario, rows), sameStoragePeerRatios(rows), image];
 }
 
 /** Ours against the peer of the scenario's protocol, and above the floor where it applies. */
@@ -93,6 +96,27 @@ function ratios(results: BenchResults, scenario: Scenario, rows: ScenarioResult[
       times(peer.sequential.p95 / r.sequential.p95),
       ...concurrencies.map((c) => times(throughputAt(r, c) / throughputAt(peer, c))),
       ...(floor === undefined ? [] : [ms(r.sequential.p50 - floorOf(results, r.server, floor))]),
+    ]),
+  );
+}
+
+/** Ours on SQLite and PostgreSQL against the a2a-js + LangGraph peer on the same database (A2A scenarios). */
+function sameStoragePeerRatios(rows: ScenarioResult[]): string {
+  const pairs = SAME_STORAGE_PEERS.flatMap(({ ours, peer }) => {
+    const o = rows.find((r) => r.server === ours);
+    const p = rows.find((r) => r.server === peer);
+    return o && p ? [{ o, p }] : [];
+  });
+  if (pairs.length === 0) return "";
+  const concurrencies = pairs[0]!.p.throughput.map((t) => t.concurrency);
+  return table(
+    ["ours", "against", "p50: it ÷ ours", "p95: it ÷ ours", ...concurrencies.map((c) => `${c} concurrent: ours ÷ it`)],
+    pairs.map(({ o, p }) => [
+      o.server,
+      p.server,
+      times(p.sequential.p50 / o.sequential.p50),
+      times(p.sequential.p95 / o.sequential.p95),
+      ...concurrencies.map((c) => times(throughputAt(o, c) / throughputAt(p, c))),
     ]),
   );
 }

@@ -23,6 +23,19 @@ export function find(results: BenchResults, scenario: ScenarioId, server: Server
   return found;
 }
 
+/**
+ * Issue 30: each of our storages against what a team would build instead on the same database, the
+ * @a2a-js/sdk server running the graph with LangGraph's own saver.
+ */
+export const SAME_STORAGE_PEERS: { ours: ServerName; peer: ServerName; storage: string }[] = [
+  { ours: "ours (sqlite)", peer: "a2a-js + LangGraph (SqliteSaver)", storage: "SQLite" },
+  { ours: "ours (postgres)", peer: "a2a-js + LangGraph (PostgresSaver)", storage: "PostgreSQL" },
+];
+
+function has(results: BenchResults, scenario: ScenarioId, server: ServerName): boolean {
+  return results.scenarios.some((r) => r.scenario === scenario && r.server === server);
+}
+
 export function throughputAt(result: ScenarioResult, concurrency: number): number {
   const found = result.throughput.find((t) => t.concurrency === concurrency);
   if (!found) throw new Error(`no ${concurrency}-concurrent result for ${result.scenario} on ${result.server}`);
@@ -77,7 +90,7 @@ export function targets(results: BenchResults): TargetRow[] {
       `${rate(throughputAt(sdkOurs, 16))} vs ${rate(throughputAt(sdkOfficial, 16))} ops/s`,
     ),
   ];
-  rows.push(...postgresRows(results));
+  rows.push(...postgresRows(results), ...sameStoragePeerRows(results));
   const drivers = [...new Set(results.growth.map((g) => g.driver))];
   for (const driver of drivers) for (const operation of GROWTH_OPERATIONS) rows.push(growthRow(results, driver, operation));
   rows.push(rssRow(results));
@@ -86,8 +99,8 @@ export function targets(results: BenchResults): TargetRow[] {
 
 /** Issue 16: PostgreSQL at its floor, and not far behind SQLite under concurrency (when both were measured). */
 function postgresRows(results: BenchResults): TargetRow[] {
-  const has = (scenario: ScenarioId, server: ServerName) => results.scenarios.some((r) => r.scenario === scenario && r.server === server);
-  if (!has("sdk-new-thread", "floor (postgres)") || !has("a2a-send", "ours (postgres)") || !has("a2a-send", "ours (sqlite)")) return [];
+  const measured = has(results, "sdk-new-thread", "floor (postgres)") && has(results, "a2a-send", "ours (postgres)");
+  if (!measured || !has(results, "a2a-send", "ours (sqlite)")) return [];
   const floor = find(results, "sdk-new-thread", "floor (postgres)").sequential.p50;
   const pg = find(results, "a2a-send", "ours (postgres)");
   const sqlite = find(results, "a2a-send", "ours (sqlite)");
@@ -105,6 +118,25 @@ function postgresRows(results: BenchResults): TargetRow[] {
       `${rate(throughputAt(pg, 16))} vs ${rate(throughputAt(sqlite, 16))} ops/s`,
     ),
   ];
+}
+
+/** Ours no slower than the a2a-js + LangGraph peer on the same database, sequentially and 16 at once (when both were measured). */
+function sameStoragePeerRows(results: BenchResults): TargetRow[] {
+  return SAME_STORAGE_PEERS.filter(({ ours, peer }) => has(results, "a2a-send", ours) && has(results, "a2a-send", peer)).flatMap(
+    ({ ours, peer, storage }) => {
+      const o = find(results, "a2a-send", ours);
+      const p = find(results, "a2a-send", peer);
+      return [
+        atMostMs(`${storage} A2A SendMessage p50 ≤ ${peer} p50`, o.sequential.p50, p.sequential.p50, `${peer} ${ms(p.sequential.p50)} ms`),
+        atLeastRatio(
+          `${storage} 16-concurrent A2A SendMessage throughput ≥ ${peer}'s`,
+          throughputAt(o, 16) / throughputAt(p, 16),
+          1,
+          `${rate(throughputAt(o, 16))} vs ${rate(throughputAt(p, 16))} ops/s`,
+        ),
+      ];
+    },
+  );
 }
 
 function growthRow(results: BenchResults, driver: GrowthDriver, operation: GrowthOperation): TargetRow {

@@ -28,6 +28,6 @@ export async function measureServer(scenarios: Scenario[], server: RunningServer
 function log(result: ScenarioResult): void {
   const rates = result.throughput.map((t) => `c${t.concurrency} ${t.opsPerSec.toFixed(1)} ops/s`).join(", ");
   console.log(
-    `  ${result.server.padEnd(16)} ${result.scenario.padEnd(24)} p50 ${result.sequential.p50.toFixed(2)} ms, p95 ${result.sequential.p95.toFixed(2)} ms (${result.sequential.samples}); ${rates}`,
+    `  ${result.server.padEnd(34)} ${result.scenario.padEnd(24)} p50 ${result.sequential.p50.toFixed(2)} ms, p95 ${result.sequential.p95.toFixed(2)} ms (${result.sequential.samples}); ${rates}`,
   );
 }

@@ -1,0 +1,47 @@
+import { copyFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { A2A_LANGGRAPH, peerDir } from "../peers/install.js";
+import { startProcess } from "../processes.js";
+import type { ServerName } from "../results.js";
+import type { RunningServer } from "./running-server.js";
+
+const SERVER_SOURCE = fileURLToPath(new URL("../peers/a2a-langgraph-server.mjs", import.meta.url));
+const ECHO_GRAPH = fileURLToPath(new URL("../../../../examples/src/echo.ts", import.meta.url));
+
+/** The saver the peer's graph is compiled with: SqliteSaver on a file, or PostgresSaver in a schema of its own. */
+export type A2aLangGraphSaver = { kind: "sqlite"; file: string } | { kind: "postgres"; url: string; schema: string };
+
+export function a2aLangGraphName(kind: A2aLangGraphSaver["kind"]): ServerName {
+  return kind === "sqlite" ? "a2a-js + LangGraph (SqliteSaver)" : "a2a-js + LangGraph (PostgresSaver)";
+}
+
+/**
+ * The @a2a-js/sdk server whose executor invokes the echo graph (peers/a2a-langgraph-server.mjs), run inside
+ * its peer install beside a copy of examples/src/echo.ts, so the graph resolves the peer's LangGraph.
+ */
+export async function startA2aLangGraphServer(saver: A2aLangGraphSaver): Promise<RunningServer> {
+  const dir = peerDir(A2A_LANGGRAPH);
+  const script = join(dir, "a2a-langgraph-server.mjs");
+  copyFileSync(SERVER_SOURCE, script);
+  copyFileSync(ECHO_GRAPH, join(dir, "echo.ts"));
+  const where = saver.kind === "sqlite" ? [saver.file] : [saver.url, saver.schema];
+  // tsx from the peer install (its folder is the cwd): it loads echo.ts, as langgraphjs dev and ours load theirs.
+  const args = ["--import", "tsx", script, saver.kind, ...where];
+  const server = startProcess(process.execPath, args, { cwd: dir, env: peerEnv() });
+  try {
+    const [, url] = await server.waitFor(/listening on (http:\/\/\S+)/);
+    return { name: a2aLangGraphName(saver.kind), url: url!, a2aUrl: `${url}/`, pid: server.pid, output: server.output, stop: server.stop };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
+/** Production mode, no LangSmith tracing (LangGraph would post every run), and no $POSTGRES_URL: its argv says which database. */
+function peerEnv(): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !/^(LANGSMITH_|LANGCHAIN_|POSTGRES_URL$|POSTGRES_URI$)/.test(key)),
+  );
+  return { ...env, NODE_ENV: "production", LANGSMITH_TRACING: "false", LANGCHAIN_TRACING_V2: "false" };
+}
