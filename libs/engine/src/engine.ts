@@ -285,6 +285,11 @@ export class Engine {
    * section under the thread's lock, so admissions through different processes apply one after another.
    */
   async createRun(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<Run> {
+    return (await this.admit(request, options)).run;
+  }
+
+  /** `createRun`, also telling whether the run was claimed by a worker of this process at admission. */
+  private async admit(request: RunCreateRequest, options: AdmissionOptions): Promise<{ run: Run; claimedHere: boolean }> {
     if (!this.admitting) throw new Error("the engine is not admitting runs (stopped or not started)");
     // With a worker free here, a run due now is inserted claimed by it and starts at once: no claim's round
     // trips, no wake-up. The driver claims it only when no other run of its thread is active or held
@@ -303,7 +308,7 @@ export class Engine {
       this.pool.adopt({ run, attempt: 1, internal });
       // Answered as admitted, `pending`, as the official server answers every run it creates: claimed in
       // the same step, the run is `running` for any read that follows.
-      return { ...run, status: "pending" };
+      return { run: { ...run, status: "pending" }, claimedHere: true };
     }
     if (claim) this.pool.release();
     this.pool.notify();
@@ -311,7 +316,7 @@ export class Engine {
     // Deferred (`after_seconds`): this process looks again when it is due; the poll is the fallback.
     const dueInMs = Date.parse(run.created_at) - Date.now();
     if (dueInMs > 0 && dueInMs < MAX_TIMER_MS) setTimeout(() => this.pool.notify(), dueInMs + 5).unref?.();
-    return run;
+    return { run, claimedHere: false };
   }
 
   private admitLocked(request: RunCreateRequest, options: AdmissionOptions & { cancelled?: boolean }): Promise<AdmittedRun> {
@@ -434,10 +439,14 @@ export class Engine {
     let unfollow = () => {};
     let run: Run;
     try {
-      // Before the run can start: it may execute in another process.
-      unfollow = await this.ends.follow(runId, options.threadId);
       if (events) await this.hub.ready(runId);
-      run = await this.createRun(request, { ...options, runId });
+      const admitted = await this.admit(request, { ...options, runId });
+      run = admitted.run;
+      // Queued, the run may execute in another process: its end comes as that process's signal. Claimed
+      // here, settlement here wakes the waiter, and no signal is followed (a LISTEN and an UNLISTEN on
+      // PostgreSQL). Either way a signal missed (sent before the follow, or by a process this run was handed
+      // back to) is made up for by the poll of the run's status.
+      if (!admitted.claimedHere) unfollow = await this.ends.follow(runId, options.threadId);
     } catch (error) {
       unfollow();
       waiter.cancel();

@@ -167,6 +167,11 @@ export class Settlement {
     // next run overwrites). A failure here propagates: the run is still `running`, its lease runs out and
     // the reaper requeues it: the next attempt resumes from its last checkpoint and settles then.
     let write: TerminalWrite;
+    /**
+     * The result written in the same transaction as the terminal write that won (`RunRepo.settle`), so the
+     * one stored. (`recordResult` is first-write-wins on its own: an earlier attempt's may be the stored one.)
+     */
+    let recorded: RunResult | undefined;
     if (this.storage.runs.settle) {
       // A driver that settles in one transaction also records the result (server-marked runs) under the
       // lease's guard, updates the thread and releases the lease with the status. A result that cannot
@@ -177,6 +182,7 @@ export class Settlement {
       options.rollbackClosed?.();
       try {
         write = await this.writeSettled(run, status, error, captured, snapshot, executionCompleted, owner);
+        if (write.won) recorded = captured;
       } catch (captureError) {
         if (captured === undefined || !(captureError instanceof WireSerializationError)) throw captureError;
         status = "error";
@@ -253,6 +259,7 @@ export class Settlement {
         ...(error !== undefined ? { error: errorPayload(error) } : {}),
         ...(thread && !kwargsOf(run).temporary ? { thread } : {}),
         run: final,
+        ...(recorded !== undefined && won ? { result: recorded } : {}),
       },
       kwargsOf(run).temporary === true,
     );

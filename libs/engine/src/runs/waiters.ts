@@ -1,4 +1,4 @@
-import type { DefaultValues, Run, RunStatus, Thread } from "@agent-server/core";
+import type { DefaultValues, Run, RunResult, RunStatus, Thread } from "@agent-server/core";
 
 export interface RunEnd {
   status: RunStatus;
@@ -13,6 +13,8 @@ export interface RunEnd {
    * to other processes): a caller rendering the ended run need not read it back.
    */
   run?: Run;
+  /** The result this settlement recorded (server-marked runs), likewise only in this process. */
+  result?: RunResult;
 }
 
 /**

@@ -107,8 +107,8 @@ export class EngineSignals {
 
   end(runId: string, end: RunEnd, options: { withValues: boolean }): void {
     if (!this.crossProcess) return;
-    // The run row stays in this process: others read it where they need it.
-    const { values, run: _run, ...rest } = end;
+    // The run row and its result stay in this process: others read them where they need them.
+    const { values, run: _run, result: _result, ...rest } = end;
     this.send(runChannel(runId), { kind: "end", origin: this.origin, end: options.withValues ? { ...rest, values } : rest });
   }
 

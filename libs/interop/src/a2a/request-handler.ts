@@ -95,10 +95,10 @@ export class TaskRequestHandler implements A2ARequestHandler {
     const admitted = await this.admission.admit(params, this.scope(context), { context });
     if (!params.configuration?.returnImmediately) {
       const end = await admitted.end;
-      // A new task that settled here: its row comes with its end and its marker with its admission, so
-      // only its result is read (a continuation, or a run settled elsewhere, is read as GetTask reads it).
+      // A new task that settled here: its row and result come with its end and its marker with its
+      // admission, so nothing is read (a continuation, or a run settled elsewhere, is read as GetTask reads it).
       if (admitted.internal && end.run?.run_id === admitted.taskId) {
-        return this.renderer.render(end.run, end.run, { historyLength: length }, admitted.internal);
+        return this.renderer.render(end.run, end.run, { historyLength: length }, admitted.internal, end.result);
       }
     }
     return this.render(admitted.taskId, openScope, { historyLength: length });

@@ -23,9 +23,18 @@ const HISTORY_TURNS = 100;
 export class TaskRenderer {
   constructor(private readonly storage: Storage) {}
 
-  /** `firstInternal`: the first run's marker, when the caller has it (else it is read for the history). */
-  async render(first: Run, current: Run, options: RenderOptions = {}, firstInternal?: RunInternal): Promise<Task> {
-    const result = await this.result(current);
+  /**
+   * `firstInternal`: the first run's marker, when the caller has it (else it is read for the history);
+   * `currentResult`: the current run's result, when the caller has it from settlement in this process.
+   */
+  async render(
+    first: Run,
+    current: Run,
+    options: RenderOptions = {},
+    firstInternal?: RunInternal,
+    currentResult?: RunResult,
+  ): Promise<Task> {
+    const result = currentResult ?? (await this.result(current));
     const failure = await this.failure(current);
     const task = projectTask({ run: current, result, taskId: first.run_id, failure });
     if (options.includeArtifacts === false) task.artifacts = [];
