@@ -35,7 +35,7 @@ export interface CliOptions {
   databaseSchema: string;
   /**
    * Unset: `<folder of langgraph.json>/.agent-server`, where the official dev server keeps `.langgraph_api`.
-   * SQLite keeps its file there; a custom driver's function export is given it.
+   * SQLite keeps its file there, the schema cache its `schema-cache/`; a custom driver's function export is given it.
    */
   dataDir?: string;
   workers: number;

@@ -19,6 +19,9 @@ describe("agent-server with /mcp", () => {
     const server = await startCli(memoryDevArgs(FIXTURE_MCP));
     await server.waitFor(/MCP endpoint:/);
     expect(server.stdout()).toContain(`MCP endpoint: ${server.url}/mcp (session mode)`);
+    // Source schemas are read in the background from start (or from the schema cache); tools/list does
+    // not wait for them long, so the listing below comes after they are.
+    for (const graph of ["approval", "echo"]) await server.waitFor(new RegExp(`Schemas of [^"]*\\b${graph}\\b[^"]* read from`));
     expect(server.stdout()).not.toMatch(/not supported by agent-server/);
 
     expect((await fetch(`${server.url}/mcp`, { method: "POST", headers: MCP_HEADERS, body: LIST_TOOLS })).status).toBe(401);

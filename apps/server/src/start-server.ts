@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import {
   bundleUi,
   createApp,
@@ -32,7 +32,7 @@ import { bindSdkLoopback } from "./loopback.js";
 import { runLogger, type Logger } from "./logger.js";
 import { serverMetrics } from "./metrics/index.js";
 import { registerSdkLogger } from "./sdk-logger.js";
-import { openStorage } from "./storage.js";
+import { dataDir, openStorage } from "./storage.js";
 import { VERSION } from "./version.js";
 
 export interface StartedServer {
@@ -125,6 +125,14 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       ttl: ttlOptions(config), // langgraph.json checkpointer.ttl and store.ttl
       ...(storeIndex ? { storeIndex } : {}),
       schemas: {
+        // Source schemas survive restarts beside the server's other local data (.agent-server/ by default).
+        cacheDir: join(dataDir(options, cwd), "schema-cache"),
+        onCacheHit: (graphIds) => logger.info({ graphs: graphIds }, `Schemas of ${graphIds.join(", ")} read from the schema cache`),
+        onCacheUnwritable: (error) =>
+          logger.warn(
+            { error: error.message },
+            `Schema cache not written (schemas are read from source again at each start): ${error.message}`,
+          ),
         onExtracted: (graphIds, durationMs) =>
           logger.info(
             { graphs: graphIds, duration_ms: durationMs },

@@ -35,7 +35,7 @@ Options:
                            ./path/driver.ts:export (a Storage, or a function returning one)
   --database-url <url>     PostgreSQL URL (default: $POSTGRES_URL, then $DATABASE_URI, then $POSTGRES_URI)
   --database-schema <name> PostgreSQL schema holding the tables (default: public)
-  --data-dir <dir>         Folder of the SQLite file, or given to a custom driver
+  --data-dir <dir>         Folder of the SQLite file and the schema cache, or given to a custom driver
                            (default: .agent-server beside langgraph.json)
   --workers <n>            Runs executed concurrently by this process (default: $N_JOBS_PER_WORKER, else 10)
   -n, --n-jobs-per-worker <n>

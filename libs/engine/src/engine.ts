@@ -222,10 +222,13 @@ export class Engine {
   }
 
   /**
-   * Creates system assistants, takes back the runs a dead process of this host left running (they
-   * resume as their next attempt), and starts workers, webhook delivery, crons and event expiry.
+   * Starts reading graphs' source schemas (in the background), creates system assistants, takes back the
+   * runs a dead process of this host left running (they resume as their next attempt), and starts
+   * workers, webhook delivery, crons and event expiry.
    */
   async start(): Promise<void> {
+    // Seconds of CPU in a worker: begun now, so schema requests (MCP tools/list) find them ready or under way.
+    this.registry.startSchemaExtraction();
     await this.registry.ensureSystemAssistants(this.storage);
     await this.storage.presence?.announce(this.owner);
     await this.pool.recoverAbandoned();

@@ -1,5 +1,5 @@
 export { Engine, type EngineOptions, type CancelAction } from "./engine.js";
-export { GraphRegistry, systemAssistantId, GRAPH_ASSISTANT_NAMESPACE } from "./graphs/registry.js";
+export { GraphRegistry, systemAssistantId, GRAPH_ASSISTANT_NAMESPACE, type SchemaWaitOptions } from "./graphs/registry.js";
 export { loadGraph, parseGraphSpec, type GraphSpec } from "./graphs/load-graph.js";
 export type { CompiledGraph } from "./graphs/types.js";
 export type { GraphSchemaSet, JsonSchema, StaticSchemaOptions } from "./graphs/schemas/index.js";

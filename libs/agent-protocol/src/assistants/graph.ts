@@ -78,13 +78,15 @@ export const assistantGraphRoutes = createRouter()
       summary: "JSON schemas of the graph's input, output, state, config and context",
       description:
         "StateSchema and zod states are read at run time; Annotation.Root states from the graph's TypeScript types " +
-        "(extracted on first request, then cached). Null where neither is possible.",
+        "(extracted at server start and kept across restarts; a request made while that runs waits for it). " +
+        "Null where neither is possible.",
       request: { params: AssistantIdParam },
       responses: { 200: jsonResponse(GraphSchemas, "The schemas"), 404: notFound },
     }),
     async (c) => {
       const { assistant } = await authorizedAssistant(c, c.req.valid("param").assistant_id, "read");
       const graph = await assistantGraph(c, assistant);
+      // Waits for source schemas still being extracted, as the official server does (docs/engine.md#graph-schemas).
       return reply(c, schemasReply(assistant.graph_id, await c.var.deps.engine.registry.schemas(assistant.graph_id, graph)));
     },
   )

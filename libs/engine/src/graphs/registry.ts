@@ -5,7 +5,7 @@ import { loadGraph, parseGraphSpec, projectScopes, type GraphSpec, type Resolved
 import type { SystemAssistantDefaults } from "../config/system-assistant-defaults.js";
 import { channelSchemas, runtimeGraphSchemas, type GraphOrigin } from "./schemas/runtime-schemas.js";
 import { DEFAULT_STATIC_SCHEMA_OPTIONS, StaticSchemaCache, type StaticSchemaOptions } from "./schemas/static-schema-cache.js";
-import type { StaticGraphSchemas } from "./schemas/static-schemas.js";
+import type { StaticGraphSchemas, StaticTarget } from "./schemas/static-schemas.js";
 import { NO_SCHEMAS, type GraphSchemaSet } from "./schemas/types.js";
 import type { CompiledGraph, RunnableConfig } from "./types.js";
 
@@ -20,6 +20,23 @@ export function systemAssistantId(graphId: string): string {
 
 /** uuid5 hashes on every call, and every request naming an assistant by graph asks; graphs are few. */
 const systemAssistantIds = new Map<string, string>();
+
+/** How long a schema request waits for source schemas that are not read yet. */
+export interface SchemaWaitOptions {
+  /**
+   * At most this long (ms); past it the request is answered without them (runtime schemas: null for an
+   * `Annotation.Root` graph, channel names for a subgraph) and the extraction goes on for later requests.
+   * Absent: until the extraction ends (at most its timeout), as the official server waits.
+   */
+  waitForSourceMs?: number;
+}
+
+/** `promise`'s value if it settles within `ms`, else `otherwise` (an already settled promise always wins). */
+function settledWithin<T>(promise: Promise<T>, ms: number, otherwise: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(otherwise), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
 
 /**
  * The graphs of one `langgraph.json`. Every graph is compiled against the driver's checkpointer and
@@ -94,23 +111,44 @@ export class GraphRegistry {
 
   /**
    * JSON schemas of `graph`, built from the graph `graphId`: what LangGraph reports at run time (StateSchema,
-   * zod), else the types of the graph's TypeScript source (`Annotation.Root` states), extracted on first
-   * use and cached. Null schemas when neither works (no source, source that cannot be analysed).
+   * zod), else the types of the graph's TypeScript source (`Annotation.Root` states), extracted in a worker
+   * and cached (`startSchemaExtraction`). Null schemas when neither works (no source, source that cannot
+   * be analysed), and, past `waitForSourceMs`, while the extraction is still under way.
    */
-  async schemas(graphId: string, graph: CompiledGraph): Promise<GraphSchemaSet> {
+  async schemas(graphId: string, graph: CompiledGraph, wait: SchemaWaitOptions = {}): Promise<GraphSchemaSet> {
     const runtime = await runtimeGraphSchemas(graph, this.origin(graphId));
     if (runtime) return runtime;
-    return (await this.fromSource(graphId))?.graph ?? NO_SCHEMAS;
+    return (await this.fromSource(graphId, wait))?.graph ?? NO_SCHEMAS;
   }
 
   /**
    * Schemas of the subgraph at `namespace` (`a|b`) of the graph `graphId`: what LangGraph reports at run
-   * time, else its types in the graph's source, else (an `Annotation.Root` state) its channel names.
+   * time, else its types in the graph's source (waiting as `schemas` does), else (an `Annotation.Root`
+   * state) its channel names.
    */
-  async subgraphSchemas(graphId: string, namespace: string, subgraph: CompiledGraph): Promise<GraphSchemaSet> {
+  async subgraphSchemas(
+    graphId: string,
+    namespace: string,
+    subgraph: CompiledGraph,
+    wait: SchemaWaitOptions = {},
+  ): Promise<GraphSchemaSet> {
     const runtime = await runtimeGraphSchemas(subgraph, this.origin(graphId));
     if (runtime) return runtime;
-    return (await this.fromSource(graphId))?.subgraphs[namespace] ?? channelSchemas(subgraph);
+    return (await this.fromSource(graphId, wait))?.subgraphs[namespace] ?? channelSchemas(subgraph);
+  }
+
+  /**
+   * Starts, in the background, reading the source schemas of every loaded graph that may need them (all
+   * but graphs compiled at import whose state LangGraph describes at run time): from the cache folder
+   * where still valid, the others in one extraction. The engine calls it at start, so the first requests
+   * find them ready or under way; graphs loaded later are read on their first request.
+   */
+  startSchemaExtraction(): void {
+    void this.graphsNeedingSource().then(
+      (targets) => this.staticSchemas.prefetch(targets),
+      // Nothing read ahead: each graph is read on its first request instead.
+      () => undefined,
+    );
   }
 
   /** Stops schema extraction in progress (engine shutdown). */
@@ -124,11 +162,31 @@ export class GraphRegistry {
     return entry.resolved.scope ? { sourceFile: entry.spec.sourceFile, scope: entry.resolved.scope } : undefined;
   }
 
-  private async fromSource(graphId: string): Promise<StaticGraphSchemas | null> {
+  private async graphsNeedingSource(): Promise<{ graphId: string; target: StaticTarget }[]> {
+    const needed: { graphId: string; target: StaticTarget }[] = [];
+    for (const [graphId, entry] of this.graphs) {
+      const target = this.sourceTarget(graphId);
+      if (!target) continue;
+      if (entry.resolved.kind === "compiled") {
+        const runtime = await runtimeGraphSchemas(entry.resolved.graph, this.origin(graphId)).catch(() => undefined);
+        if (runtime) continue;
+      }
+      needed.push({ graphId, target });
+    }
+    return needed;
+  }
+
+  private sourceTarget(graphId: string): StaticTarget | undefined {
     const entry = this.graphs.get(graphId);
-    if (!entry || entry.projectDir === undefined) return null;
-    const { spec, projectDir } = entry;
-    return this.staticSchemas.get(graphId, { sourceFile: spec.sourceFile, exportName: spec.exportName, projectDir });
+    if (!entry || entry.projectDir === undefined) return undefined;
+    return { sourceFile: entry.spec.sourceFile, exportName: entry.spec.exportName, projectDir: entry.projectDir };
+  }
+
+  private async fromSource(graphId: string, wait: SchemaWaitOptions): Promise<StaticGraphSchemas | null> {
+    const target = this.sourceTarget(graphId);
+    if (!target) return null;
+    const schemas = this.staticSchemas.get(graphId, target);
+    return wait.waitForSourceMs === undefined ? schemas : settledWithin(schemas, wait.waitForSourceMs, null);
   }
 
   /**

@@ -41,8 +41,8 @@ export function createMcpServer(deps: McpDeps, catalog: ToolCatalog, calls: Tool
   server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
     const entries = await catalog.entries(callerFrom(extra.authInfo));
     const offset = cursorOffset(request.params?.cursor);
-    const tools: Tool[] = [];
-    for (const entry of entries.slice(offset, offset + TOOLS_PAGE_SIZE)) tools.push(await catalog.describe(entry));
+    // Described together: each may wait for its graph's source schemas (SOURCE_SCHEMA_WAIT_MS), the page no longer than one.
+    const tools: Tool[] = await Promise.all(entries.slice(offset, offset + TOOLS_PAGE_SIZE).map((entry) => catalog.describe(entry)));
     const next = offset + TOOLS_PAGE_SIZE;
     return { tools, ...(next < entries.length ? { nextCursor: String(next) } : {}) };
   });

@@ -28,6 +28,14 @@ export const PERMISSIVE_INPUT_SCHEMA: Tool["inputSchema"] = Object.freeze({ type
 const PAGE = 1000;
 
 /**
+ * How long a tool's input schema waits for its graph's source schemas while they are still being
+ * extracted (seconds of CPU, begun at server start). MCP clients give up on a slow tools/list: past this
+ * the tool gets what the graph reports at run time (for an `Annotation.Root` graph, nothing: the
+ * permissive schema), and a later tools/list the schema read from source.
+ */
+export const SOURCE_SCHEMA_WAIT_MS = 300;
+
+/**
  * The tools a caller sees: one per assistant it may run, named after the assistant (tool-names.ts).
  *
  * Who sees what, as through the HTTP API: the project's `assistants:search` handler scopes the list (its
@@ -83,14 +91,15 @@ export class ToolCatalog {
 
   /**
    * The graph's input JSON Schema as the registry reads it (what GET /assistants/{id}/schemas answers
-   * as `input_schema`), built with the assistant's config; the permissive object schema when there is
-   * none or it does not describe an object.
+   * as `input_schema`, except that source schemas are waited for `SOURCE_SCHEMA_WAIT_MS` only), built
+   * with the assistant's config; the permissive object schema when there is none or it does not
+   * describe an object.
    */
   async inputSchema(assistant: Assistant): Promise<Tool["inputSchema"]> {
     const { registry } = this.deps.engine;
     try {
       const graph = await registry.get(assistant.graph_id, assistant.config);
-      return toolInputSchema((await registry.schemas(assistant.graph_id, graph)).input);
+      return toolInputSchema((await registry.schemas(assistant.graph_id, graph, { waitForSourceMs: SOURCE_SCHEMA_WAIT_MS })).input);
     } catch {
       // A graph factory that fails, a schema that cannot be built: the tool stays callable.
       return PERMISSIVE_INPUT_SCHEMA;

@@ -25,18 +25,30 @@ interface Planned {
 }
 
 /**
+ * Told of every file the extraction read from disk (the graph modules, their imports, type declarations,
+ * package.json files, the tsconfig.json), with its text, or undefined for a file that was looked for and
+ * is not there: what a cache of the result has to check.
+ */
+export type SourceReadListener = (fileName: string, text: string | undefined) => void;
+
+/**
  * JSON schemas of graphs' state, input, output and config, and of their subgraphs, from their TypeScript
  * source: one compiler program for all targets, type aliases evaluated by the checker, then
  * typescript-json-schema. Synchronous and CPU-heavy (seconds): run it off the main thread. A target
  * that cannot be analysed gets null.
  */
-export function extractStaticSchemas(targets: StaticTarget[]): (StaticGraphSchemas | null)[] {
+export function extractStaticSchemas(targets: StaticTarget[], onRead: SourceReadListener = () => {}): (StaticGraphSchemas | null)[] {
   if (targets.length === 0) return [];
-  const options = compilerOptions(targets[0].projectDir);
+  const readFile = (fileName: string): string | undefined => {
+    const text = ts.sys.readFile(fileName);
+    onRead(fileName, text);
+    return text;
+  };
+  const options = compilerOptions(targets[0].projectDir, readFile, onRead);
   const virtualFiles = new Map<string, string>();
-  const plans = targets.map((target, index) => planTarget(target, index, virtualFiles));
+  const plans = targets.map((target, index) => planTarget(target, index, virtualFiles, readFile));
   const host = ts.createCompilerHost(options);
-  const { getSourceFile, fileExists, readFile } = host;
+  const { getSourceFile, fileExists } = host;
   host.getSourceFile = (fileName, languageVersion, ...rest) => {
     const text = virtualFiles.get(fileName);
     return text !== undefined
@@ -44,7 +56,8 @@ export function extractStaticSchemas(targets: StaticTarget[]): (StaticGraphSchem
       : getSourceFile.call(host, fileName, languageVersion, ...rest);
   };
   host.fileExists = (fileName) => virtualFiles.has(fileName) || fileExists.call(host, fileName);
-  host.readFile = (fileName) => virtualFiles.get(fileName) ?? readFile.call(host, fileName);
+  // The host's own getSourceFile reads through this too, so every file of the program is reported.
+  host.readFile = (fileName) => virtualFiles.get(fileName) ?? readFile(fileName);
 
   const analysisFiles = [...virtualFiles.keys()].filter((file) => file.includes(ANALYSIS_FILE_MARK));
   const program = ts.createProgram(analysisFiles, options, host);
@@ -89,14 +102,19 @@ const ANALYSIS_FILE_MARK = "__agent_server_schemas_";
  * Adds the target's analysis file, and, for subgraphs (module-level variables that need not be
  * exported), `export type` lines appended to the graph module's text as the compiler host serves it.
  */
-function planTarget(target: StaticTarget, index: number, virtualFiles: Map<string, string>): Planned {
+function planTarget(
+  target: StaticTarget,
+  index: number,
+  virtualFiles: Map<string, string>,
+  readFile: (fileName: string) => string | undefined,
+): Planned {
   const prefix = `AgentServerGraph${index}`;
   const specifier = importSpecifier(target.sourceFile);
   const graphs: AnalysedGraph[] = [
     { prefix, typeExpression: `typeof import(${JSON.stringify(specifier)})[${JSON.stringify(target.exportName)}]` },
   ];
   const planned: Planned = { prefix, subgraphs: [] };
-  const sourceText = virtualFiles.get(target.sourceFile) ?? ts.sys.readFile(target.sourceFile);
+  const sourceText = virtualFiles.get(target.sourceFile) ?? readFile(target.sourceFile);
   if (sourceText !== undefined) {
     const exports: string[] = [];
     for (const candidate of findSubgraphCandidates(target.sourceFile, sourceText, target.exportName)) {
@@ -113,13 +131,22 @@ function planTarget(target: StaticTarget, index: number, virtualFiles: Map<strin
   return planned;
 }
 
-/** The project's tsconfig.json (not one above the project), with what the analysis needs on top. */
-function compilerOptions(projectDir: string): ts.CompilerOptions {
+/**
+ * The project's tsconfig.json (not one above the project), with what the analysis needs on top. Read
+ * through `readFile`, the files it extends too; its absence is reported (one created later changes the result).
+ */
+function compilerOptions(
+  projectDir: string,
+  readFile: (fileName: string) => string | undefined,
+  onRead: SourceReadListener,
+): ts.CompilerOptions {
   let options: ts.CompilerOptions = {};
   const configPath = ts.findConfigFile(projectDir, ts.sys.fileExists, "tsconfig.json");
   if (configPath && !relative(resolve(projectDir), dirname(configPath)).startsWith("..")) {
-    const read = ts.readConfigFile(configPath, ts.sys.readFile);
-    if (!read.error) options = ts.parseJsonConfigFileContent(read.config, ts.sys, dirname(configPath)).options;
+    const read = ts.readConfigFile(configPath, readFile);
+    if (!read.error) options = ts.parseJsonConfigFileContent(read.config, { ...ts.sys, readFile }, dirname(configPath)).options;
+  } else {
+    onRead(join(resolve(projectDir), "tsconfig.json"), undefined);
   }
   const moduleOptions =
     options.module === undefined && options.moduleResolution === undefined
