@@ -59,6 +59,31 @@ describe("WorkerPool reservations (runs claimed by their admission)", () => {
     }
   });
 
+  it("a queued run the pool left for want of a worker, while one was only reserved, is claimed once that worker is given back", async () => {
+    const storage = createMemoryStorage();
+    const started: string[] = [];
+    const workerPool = new WorkerPool(
+      storage,
+      async (claimed) => void started.push(claimed.run.run_id),
+      () => undefined,
+      { workers: 1, leaseMs: 30_000, pollMs: 60_000, owner: "test-owner", onError: () => undefined },
+    );
+    workerPool.start();
+    try {
+      const thread = await storage.threads.create({ thread_id: crypto.randomUUID() });
+      expect(workerPool.reserve()).toBeDefined();
+      await storage.runs.create({ run_id: "queued", thread_id: thread.thread_id, assistant_id: "a" });
+      workerPool.notify();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(started).toEqual([]);
+      workerPool.release();
+      for (let i = 0; i < 50 && started.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(started).toEqual(["queued"]);
+    } finally {
+      await workerPool.stop(0);
+    }
+  });
+
   it("a stopped pool reserves nothing", async () => {
     const { workerPool } = pool(1);
     await workerPool.stop(0);

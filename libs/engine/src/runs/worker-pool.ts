@@ -52,6 +52,8 @@ export class WorkerPool {
   private reserved = 0;
   /** The same as `abortedWhileClaiming`, for the runs of reserved workers; emptied when none is left. */
   private abortedWhileReserved = new Map<string, boolean>();
+  /** The pump stopped for want of a worker while some were only reserved: it asks again when one is given back. */
+  private deferredByReservation = false;
   private repump = false;
   /** How many times work was announced (`notify`): a run's end asks for more only if something came meanwhile. */
   private notices = 0;
@@ -190,10 +192,9 @@ export class WorkerPool {
 
   /** Executes a run admission inserted claimed with a reserved worker (attempt 1). */
   adopt(claimed: ClaimedRun): void {
-    const rollback = this.abortedWhileReserved.get(claimed.run.run_id);
-    this.unreserve();
     // Nothing else was claimed with it: only work announced meanwhile makes the pool ask again at its end.
-    this.startExecution({ ...claimed, more: false }, rollback);
+    this.startExecution({ ...claimed, more: false }, this.abortedWhileReserved.get(claimed.run.run_id));
+    this.unreserve();
   }
 
   /** Gives back a reserved worker whose run was not inserted claimed. */
@@ -204,6 +205,10 @@ export class WorkerPool {
   private unreserve(): void {
     this.reserved = Math.max(0, this.reserved - 1);
     if (this.reserved === 0) this.abortedWhileReserved = new Map();
+    if (this.deferredByReservation) {
+      this.deferredByReservation = false;
+      this.claimWhileFree();
+    }
   }
 
   private async pump(): Promise<void> {
@@ -222,6 +227,7 @@ export class WorkerPool {
       // The claim saw nothing else to take: asking again would find nothing (new work notifies anew).
       if (claimed.more === false) return;
     }
+    if (this.reserved > 0) this.deferredByReservation = true;
   }
 
   /** Executes a claimed run; `abortedEarly`: a cancel (rollback or not) that came while it was on its way. */
