@@ -105,9 +105,10 @@ export class PostgresRunRepo implements RunRepo {
   /**
    * `create` with a claim, under the thread row's lock: the run written as `claimNext` would claim it
    * (running, the lease, attempt 1, the thread busy) when no other run of the thread is active or holds a
-   * live lease, else pending; with `reject`, nothing while a run is active. $12 owner, $13 the lease's end.
+   * live lease, else pending; `onlyIfIdle` (rejectIfThreadActive) inserts nothing while a run is active.
+   * $12 owner, $13 the lease's end.
    */
-  private readonly claimedInsert: (reject: boolean) => string;
+  private readonly claimedInsert: { onlyIfIdle: string; always: string };
   /** `create` with a claim on a thread nobody else knows yet (`RunClaim.newThread`): one statement, no lock. */
   private readonly newThreadClaimedInsert: string;
 
@@ -121,7 +122,7 @@ export class PostgresRunRepo implements RunRepo {
     this.guardedInsert = `INSERT INTO ${t.runs} (${RUN_COLUMNS}, internal, error)
       SELECT $1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10::jsonb, $11::jsonb WHERE ${noActiveRun}
       RETURNING ${RUN_COLUMNS}`;
-    this.claimedInsert = (reject) => `WITH lease AS (
+    const claimedInsert = (reject: boolean) => `WITH lease AS (
         SELECT EXISTS (SELECT 1 FROM ${t.runs} x WHERE x.thread_id = $2 AND (x.status IN ('pending', 'running')
                           OR (x.lease_owner IS NOT NULL AND x.lease_expires_at > $5::timestamptz))) AS held),
       inserted AS (
@@ -134,6 +135,7 @@ export class PostgresRunRepo implements RunRepo {
         UPDATE ${t.threads} SET status = 'busy', updated_at = $5
          WHERE thread_id = $2 AND EXISTS (SELECT 1 FROM inserted WHERE status = 'running'))
       SELECT * FROM inserted`;
+    this.claimedInsert = { onlyIfIdle: claimedInsert(true), always: claimedInsert(false) };
     this.newThreadClaimedInsert = `WITH inserted AS (
         INSERT INTO ${t.runs} (${RUN_COLUMNS}, internal, error, lease_owner, lease_expires_at, attempt)
         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10::jsonb, $11::jsonb, $12, $13::timestamptz, 1)
@@ -182,7 +184,7 @@ export class PostgresRunRepo implements RunRepo {
         const reject = options?.rejectIfThreadActive === true;
         const [run] = await query<Run>(
           client,
-          claim ? this.claimedInsert(reject) : this.guardedInsert,
+          claim ? this.claimedInsert[reject ? "onlyIfIdle" : "always"] : this.guardedInsert,
           claim ? [...values, claim.owner, addMs(now, claim.leaseMs)] : values,
         );
         if (!run) throw new ConflictError(`thread ${input.thread_id} has an active run`);

@@ -92,6 +92,8 @@ export class SqliteRunRepo implements RunRepo {
   private readonly nextPending;
   private readonly claim;
   private readonly markBusy;
+  /** `create` with a claim: the insert and, claimed, the thread's `busy`, in one IMMEDIATE transaction. */
+  private readonly insertClaimed;
   private readonly insertResult;
   private readonly selectResult;
   private readonly selectInternal;
@@ -130,6 +132,11 @@ export class SqliteRunRepo implements RunRepo {
     );
     // A claim (claimNext's, or create's) marks the run's thread busy in the same transaction.
     this.markBusy = db.prepare("UPDATE threads SET status = 'busy', updated_at = ? WHERE thread_id = ?");
+    this.insertClaimed = db.transaction((params: { thread_id: string; now: string }) => {
+      const created = this.insertRow.get(params) as { status: RunStatus; attempt: number } | undefined;
+      if (created?.status === "running") this.markBusy.run(params.now, params.thread_id);
+      return created;
+    });
     // Atomic first-write-wins; a no-op for an unknown run (the SELECT yields no row).
     this.insertResult = db.prepare(
       `INSERT INTO run_results (run_id, result, created_at)
@@ -174,13 +181,7 @@ export class SqliteRunRepo implements RunRepo {
       // Claimed: the insert and the thread's `busy` in one IMMEDIATE transaction (as claimNext's claim);
       // otherwise the insert alone, one autocommit statement.
       inserted = claim
-        ? this.db
-            .transaction(() => {
-              const created = this.insertRow.get(params) as { status: RunStatus; attempt: number } | undefined;
-              if (created?.status === "running") this.markBusy.run(now, row.thread_id);
-              return created;
-            })
-            .immediate()
+        ? this.insertClaimed.immediate(params)
         : (this.insertRow.get(params) as { status: RunStatus; attempt: number } | undefined);
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(`run ${input.run_id} already exists`);

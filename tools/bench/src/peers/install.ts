@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -63,6 +63,11 @@ export const A2A_LANGGRAPH: Peer = {
 
 export function peerDir(peer: Peer): string {
   return join(PEERS_DIR, peer.name);
+}
+
+/** The A2A peers' shared express app and executor events (a2a-peer-app.mjs), copied beside a peer's server script. */
+export function copyPeerApp(dir: string): void {
+  copyFileSync(fileURLToPath(new URL("./a2a-peer-app.mjs", import.meta.url)), join(dir, "a2a-peer-app.mjs"));
 }
 
 /** The version of `pkg` installed in the peer's folder, or null. */

@@ -1,7 +1,7 @@
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { A2A_LANGGRAPH, peerDir } from "../peers/install.js";
+import { A2A_LANGGRAPH, copyPeerApp, peerDir } from "../peers/install.js";
 import { startProcess } from "../processes.js";
 import type { ServerName } from "../results.js";
 import type { RunningServer } from "./running-server.js";
@@ -25,6 +25,7 @@ export async function startA2aLangGraphServer(saver: A2aLangGraphSaver): Promise
   const script = join(dir, "a2a-langgraph-server.mjs");
   copyFileSync(SERVER_SOURCE, script);
   copyFileSync(ECHO_GRAPH, join(dir, "echo.ts"));
+  copyPeerApp(dir);
   const where = saver.kind === "sqlite" ? [saver.file] : [saver.url, saver.schema];
   // tsx from the peer install (its folder is the cwd): it loads echo.ts, as langgraphjs dev and ours load theirs.
   const args = ["--import", "tsx", script, saver.kind, ...where];

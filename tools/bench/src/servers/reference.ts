@@ -1,7 +1,7 @@
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { A2A_REFERENCE, peerDir } from "../peers/install.js";
+import { A2A_REFERENCE, copyPeerApp, peerDir } from "../peers/install.js";
 import { startProcess } from "../processes.js";
 import type { RunningServer } from "./running-server.js";
 
@@ -12,6 +12,7 @@ export async function startReferenceServer(): Promise<RunningServer> {
   const dir = peerDir(A2A_REFERENCE);
   const script = join(dir, "a2a-reference-server.mjs");
   copyFileSync(SERVER_SOURCE, script);
+  copyPeerApp(dir);
   const server = startProcess(process.execPath, [script, "0"], { cwd: dir, env: { ...process.env, NODE_ENV: "production" } });
   try {
     const [, url] = await server.waitFor(/listening on (http:\/\/\S+)/);
