@@ -305,10 +305,10 @@ export class Engine {
       if (claim) this.pool.release();
       throw error;
     }
-    const { run, internal } = admitted;
+    const { run, internal, newThread } = admitted;
     this.options.observer?.runAdmitted?.(run, admittedGraphId(run));
     if (claim && run.status === "running") {
-      this.pool.adopt({ run, attempt: 1, internal });
+      this.pool.adopt({ run, attempt: 1, internal, newThread });
       // Answered as admitted, `pending`, as the official server answers every run it creates: claimed in
       // the same step, the run is `running` for any read that follows.
       return { run: { ...run, status: "pending" }, claimedHere: true };

@@ -63,6 +63,8 @@ export interface AdmissionOptions {
 export interface AdmittedRun {
   run: Run;
   internal: RunInternal;
+  /** This admission (or its caller, `loaded.newThread`) created the run's thread: it has no checkpoint yet. */
+  newThread: boolean;
 }
 
 /** The checkpoint a run request names does not exist on its thread (a 404, like any NotFoundError). */
@@ -135,7 +137,7 @@ export class Admission {
       const others = inflight.filter((r) => r.run_id !== runId).map((r) => r.run_id);
       if (others.length > 0) await this.cancel(others, strategy, options.heldLock);
     }
-    return { run, internal };
+    return { run, internal, newThread };
   }
 
   private async assistant(assistantIdOrGraph: string, loaded?: Assistant): Promise<Assistant> {

@@ -1,9 +1,11 @@
 import { isBaseMessage, type BaseMessageChunk } from "@langchain/core/messages";
 import type { RunControl } from "@langchain/langgraph";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { Run } from "@agent-server/core";
 import type { CompiledGraph } from "../graphs/types.js";
 import { graphTracing } from "../tracing/index.js";
 import { toCommand } from "./command.js";
+import { LENT_CHECKPOINTER_KEY } from "./new-thread-saver.js";
 import type { TaskSpans } from "../tracing/task-spans.js";
 import type { EngineRunKwargs, StreamMode } from "./run-request.js";
 import {
@@ -145,6 +147,8 @@ export interface GraphCallOptions {
   graphId?: string;
   resume?: boolean;
   control?: RunControl;
+  /** A saver to lend the graph instead of its own (`newThreadSaver`, for a thread admission created). */
+  saver?: BaseCheckpointSaver;
 }
 
 /**
@@ -165,6 +169,7 @@ export function graphCall(
     const { checkpoint_id: _startedAt, ...rest } = configurable ?? {};
     configurable = rest;
   }
+  if (options.saver) configurable = { ...configurable, [LENT_CHECKPOINTER_KEY]: options.saver };
   return {
     input,
     config: {

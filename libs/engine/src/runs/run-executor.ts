@@ -1,6 +1,6 @@
 import type { TtlSweepKind } from "../ttl/ttl-sweeper.js";
 import { isGraphDrained } from "@langchain/langgraph";
-import { NotFoundError, type ClaimedRun, type Delivery, type Run, type Storage } from "@agent-server/core";
+import { NotFoundError, type Delivery, type Run, type Storage } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
 import { admittedGraphId, firstClaimWaitMs, type EngineObserver } from "../observe/index.js";
 import type { CompiledGraph } from "../graphs/types.js";
@@ -13,7 +13,8 @@ import type { EngineRunKwargs } from "./run-request.js";
 import { armRunTimeout, runTimeoutMs } from "./run-timeout.js";
 import type { ExecutionOutcome, Settlement, SettlementStep } from "./settlement.js";
 import type { ThreadExecution } from "./thread-execution.js";
-import type { ActiveExecution } from "./worker-pool.js";
+import type { ActiveExecution, PoolRun } from "./worker-pool.js";
+import { newThreadSaver } from "./new-thread-saver.js";
 
 export interface RunLogger {
   runStarted(runId: string, threadId: string, attempt: number): void;
@@ -73,7 +74,7 @@ export class RunExecutor {
   ) {}
 
   /** Rejects only after logging: the worker pool that awaits it has nobody to tell. */
-  async execute(claimed: ClaimedRun, execution: ActiveExecution): Promise<void> {
+  async execute(claimed: PoolRun, execution: ActiveExecution): Promise<void> {
     try {
       await traceExecution(claimed, () => this.executeAndSettle(claimed, execution));
     } catch (error) {
@@ -84,7 +85,7 @@ export class RunExecutor {
   }
 
   /** Resolves with how the execution ended (the run's terminal status, or "handed-back", "lost", "erased"). */
-  private executeAndSettle({ run, attempt, internal: claimedInternal }: ClaimedRun, execution: ActiveExecution): Promise<string> {
+  private executeAndSettle({ run, attempt, internal: claimedInternal, newThread }: PoolRun, execution: ActiveExecution): Promise<string> {
     return this.threads.run(run.thread_id, async () => {
       const started = Date.now();
       this.logger?.runStarted(run.run_id, run.thread_id, attempt);
@@ -107,7 +108,10 @@ export class RunExecutor {
         const resume = attempt > 1 && (await wroteCheckpoint(this.storage, run));
         const signal = execution.controller.signal;
         const final: FinalCheckpoint = {};
-        const call = { attempt, signal, resume, control: execution.control, graphId, final };
+        // Nor can a thread its admission created have one: LangGraph's opening read is answered without storage.
+        const own = graph.checkpointer;
+        const saver = attempt === 1 && newThread && typeof own === "object" ? newThreadSaver(own) : undefined;
+        const call = { attempt, signal, resume, control: execution.control, graphId, final, saver };
         await limit.bound(
           (async () => {
             if (kwargs.protocol === true) return this.protocol.execute(run, graph!, graphId!, call);

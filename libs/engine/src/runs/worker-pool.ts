@@ -16,6 +16,14 @@ export interface WorkerPoolOptions {
   onError: (task: BackgroundTask, error: unknown) => void;
 }
 
+/**
+ * A run a worker executes: as claimed, plus what admission knew when it inserted the run claimed here.
+ * `newThread`: the admitting call created the run's thread, so the thread has no checkpoint yet.
+ */
+export interface PoolRun extends ClaimedRun {
+  newThread?: boolean;
+}
+
 /** Why a run went back to the queue: its lease lapsed, or its owner is known to be gone (start-up). */
 export type RequeueReason = "lease-expired" | "owner-gone";
 
@@ -66,7 +74,7 @@ export class WorkerPool {
 
   constructor(
     private readonly storage: Storage,
-    private readonly execute: (claimed: ClaimedRun, execution: ActiveExecution) => Promise<void>,
+    private readonly execute: (claimed: PoolRun, execution: ActiveExecution) => Promise<void>,
     private readonly onRequeued: (requeued: ClaimedRun, reason: RequeueReason) => void,
     private readonly options: WorkerPoolOptions,
   ) {}
@@ -191,7 +199,7 @@ export class WorkerPool {
   }
 
   /** Executes a run admission inserted claimed with a reserved worker (attempt 1). */
-  adopt(claimed: ClaimedRun): void {
+  adopt(claimed: PoolRun): void {
     // Nothing else was claimed with it: only work announced meanwhile makes the pool ask again at its end.
     this.startExecution({ ...claimed, more: false }, this.abortedWhileReserved.get(claimed.run.run_id));
     this.unreserve();
@@ -231,7 +239,7 @@ export class WorkerPool {
   }
 
   /** Executes a claimed run; `abortedEarly`: a cancel (rollback or not) that came while it was on its way. */
-  private startExecution(claimed: ClaimedRun, abortedEarly: boolean | undefined): void {
+  private startExecution(claimed: PoolRun, abortedEarly: boolean | undefined): void {
     const more = claimed.more !== false;
     const noticesAtClaim = this.notices;
     const execution: ActiveExecution = {

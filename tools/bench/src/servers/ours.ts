@@ -52,6 +52,7 @@ export async function startOurServer(options: OurServerOptions): Promise<Running
   try {
     const [, url] = await server.waitFor(/listening on (http:\/\/[^\s"]+)/);
     const base = url!.replace(/\/$/, "");
+    await schemasExtracted(base);
     return {
       name: `ours (${options.storage})` as const,
       url: base,
@@ -63,6 +64,24 @@ export async function startOurServer(options: OurServerOptions): Promise<Running
   } catch (error) {
     await server.stop();
     throw error;
+  }
+}
+
+/**
+ * Waits for the work a server starts with: the graphs' schemas, read from their TypeScript source in a
+ * worker thread (seconds of CPU on a cold schema cache, as in a fresh SQLite data dir), which would
+ * otherwise share the cores with the first scenarios. `/schemas` answers once that extraction is done.
+ */
+async function schemasExtracted(base: string): Promise<void> {
+  const search = await fetch(`${base}/assistants/search`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ limit: 100 }),
+  });
+  if (!search.ok) throw new Error(`assistants/search answered ${search.status}`);
+  for (const { assistant_id } of (await search.json()) as { assistant_id: string }[]) {
+    const schemas = await fetch(`${base}/assistants/${assistant_id}/schemas`);
+    if (!schemas.ok) throw new Error(`assistants/${assistant_id}/schemas answered ${schemas.status}`);
   }
 }
 
