@@ -7,16 +7,14 @@ import type { LogFormat } from "./args.js";
 export type { Logger };
 
 /**
- * The server's logger. `json` (serve's default) writes asynchronously: a line goes out at once when the
- * last write is done, else with the lines queued behind it in one write, so a busy server does not make a
- * blocking write for each of a run's records; pino flushes what is queued synchronously when the process
- * exits (shutdown, a failed start, a crash). `pretty` (dev) writes synchronously, each record on one line,
- * its fields as JSON after the message, so run ids stay greppable.
+ * The server's logger. Both formats write synchronously to stdout: a log line is never lost when the
+ * process exits right after it (shutdown, a failed start), and the volume is a few lines per run.
+ * `pretty` puts each record on one line, its fields as JSON after the message, so run ids stay greppable.
  */
 export function createLogger(format: LogFormat, destination: NodeJS.WritableStream = process.stdout): Logger {
   // With tracing on, a record made inside a span carries its trace_id and span_id (off: no fields added).
   const options = { base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime, mixin: traceIds };
-  if (format === "json") return pino(options, pino.destination({ dest: fdOf(destination), sync: false }));
+  if (format === "json") return pino(options, pino.destination({ dest: fdOf(destination), sync: true }));
   return pino(
     options,
     pinoPretty({
