@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../app-env.js";
 
@@ -15,8 +15,18 @@ export const DEFAULT_MAX_BODY_BYTES = 25 * 1024 * 1024;
  * before authentication (whose handler may read the body) and before every route, the user's included.
  */
 export function bodyLimitMiddleware(maxBytes: number = DEFAULT_MAX_BODY_BYTES): MiddlewareHandler<AppEnv> {
-  return bodyLimit({
-    maxSize: maxBytes,
-    onError: (c) => c.json({ detail: `Request body too large: the limit is ${maxBytes} bytes` }, 413),
-  });
+  const tooLarge = (c: Context<AppEnv>) => c.json({ detail: `Request body too large: the limit is ${maxBytes} bytes` }, 413);
+  const counted = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
+  return async (c, next) => {
+    // Hono's middleware looks at `c.req.raw.body` first, for which @hono/node-server builds the whole
+    // fetch Request (an AbortSignal, a body stream) that the routes' own body reads do without: a request
+    // without a body, or with its length declared, is decided from its method and headers.
+    const method = c.req.method;
+    if (method === "GET" || method === "HEAD") return next();
+    const declared = c.req.header("content-length");
+    if (declared !== undefined && c.req.header("transfer-encoding") === undefined) {
+      return Number.parseInt(declared, 10) > maxBytes ? tooLarge(c) : next();
+    }
+    return counted(c, next);
+  };
 }

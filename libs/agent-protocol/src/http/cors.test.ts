@@ -85,6 +85,25 @@ describe("CORS", () => {
       }
     });
 
+    it("puts the headers on a custom route's own Response, headers it cannot change included (a redirect)", async () => {
+      const custom = new Hono()
+        .get("/plain", () => new Response("plain", { headers: { "x-own": "kept" } }))
+        .get("/moved", () => Response.redirect("http://elsewhere.example/", 302));
+      server = await startTestServer(createMemoryStorage(), { app: { httpApp: custom } });
+      const plain = await fetch(`${server.url}/plain`, { headers: { origin: PAGE } });
+      expect([plain.headers.get("access-control-allow-origin"), plain.headers.get("x-own"), await plain.text()]).toEqual([
+        "*",
+        "kept",
+        "plain",
+      ]);
+      const moved = await fetch(`${server.url}/moved`, { headers: { origin: PAGE }, redirect: "manual" });
+      expect([moved.status, moved.headers.get("location"), moved.headers.get("access-control-allow-origin")]).toEqual([
+        302,
+        "http://elsewhere.example/",
+        "*",
+      ]);
+    });
+
     it("answers a preflight before custom auth; the request itself is still refused, readable by the page", async () => {
       server = await startTestServer(createMemoryStorage(), { app: { auth: denyAll } });
       const response = await preflight(`${server.url}/threads/search`, PAGE, "authorization,content-type");
