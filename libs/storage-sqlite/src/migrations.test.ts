@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { openDatabase } from "./db.js";
+import { openDatabase, WAL_AUTOCHECKPOINT_PAGES } from "./db.js";
 import { applyMigrations, MIGRATIONS } from "./migrations.js";
 import { openSqliteStorage } from "./storage.js";
 import { tempDir } from "./test/helpers.js";
@@ -109,6 +109,7 @@ describe("migrations", () => {
     expect(s.db.pragma("foreign_keys", { simple: true })).toBe(1);
     expect(s.db.pragma("synchronous", { simple: true })).toBe(1); // NORMAL
     expect(s.db.pragma("busy_timeout", { simple: true })).toBeGreaterThan(0);
+    expect(s.db.pragma("wal_autocheckpoint", { simple: true })).toBe(WAL_AUTOCHECKPOINT_PAGES);
     await s.close();
   });
 
