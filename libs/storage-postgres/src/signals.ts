@@ -19,6 +19,7 @@ const RECONNECT_MAX_MS = 5000;
  *   LISTENs again; signals sent meanwhile are lost (callers poll as well, see `SignalBus`).
  * - Sending: `pg_notify` through the pool. Publishes are queued and sent one statement at a time, all
  *   queued ones in one statement (one transaction), so they commit — and are delivered — in call order.
+ *   The first waits for the end of the event loop's turn, so a turn's publishes share one statement.
  * - Channels: a logical channel maps to `as_<sha1(schema, channel)>`, so schemas sharing a database do
  *   not hear each other, and any channel string fits PostgreSQL's 63-byte identifiers.
  * - Payloads: JSON, cut into chunks of at most `MAX_CHUNK_BYTES` (at UTF-8 character boundaries), each
@@ -37,6 +38,7 @@ export class PostgresSignalBus implements SignalBus {
   private sequence = 0;
   private outbox: { channel: string; chunks: string[]; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private flushing = false;
+  private flushScheduled = false;
   private commands: Promise<unknown> = Promise.resolve();
   private reconnectTimer: NodeJS.Timeout | undefined;
   private reconnectMs = RECONNECT_FIRST_MS;
@@ -55,7 +57,7 @@ export class PostgresSignalBus implements SignalBus {
     const headed = chunks.map((chunk, index) => `${messageId}:${index}:${chunks.length}:${chunk}`);
     return new Promise<void>((resolve, reject) => {
       this.outbox.push({ channel: this.channelName(channel), chunks: headed, resolve, reject });
-      void this.flush();
+      this.scheduleFlush();
     });
   }
 
@@ -102,6 +104,19 @@ export class PostgresSignalBus implements SignalBus {
 
   private channelName(channel: string): string {
     return `as_${createHash("sha1").update(this.schema).update("\u0000").update(channel).digest("hex")}`;
+  }
+
+  /**
+   * Flushes once the current turn of the event loop is done, so the signals it publishes go out in one
+   * statement (a run's end and the wake-up after it are published a few promise steps apart).
+   */
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.flushing) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      void this.flush();
+    });
   }
 
   private async flush(): Promise<void> {
