@@ -3,7 +3,6 @@ import {
   LocalSignalBus,
   NotFoundError,
   nowIso,
-  type OutboundUrlPolicy,
   type Run,
   type Storage,
   type StoreIndexer,
@@ -15,11 +14,10 @@ import { TtlSweeper, type TtlSweepKind } from "./ttl/ttl-sweeper.js";
 import { CronScheduler } from "./crons/scheduler.js";
 import { graphStore } from "./graphs/graph-store.js";
 import { GraphRegistry } from "./graphs/registry.js";
-import { admittedGraphId, type EngineObserver } from "./observe/index.js";
-import type { StaticSchemaOptions } from "./graphs/schemas/static-schema-cache.js";
+import { admittedGraphId } from "./observe/index.js";
 import { Admission, type AdmissionOptions, type AdmittedRun } from "./runs/admission.js";
 import { newLeaseOwner } from "./runs/lease-owner.js";
-import { RunExecutor, type BackgroundTask, type RunLogger } from "./runs/run-executor.js";
+import { RunExecutor, type BackgroundTask } from "./runs/run-executor.js";
 import type { RunCreateRequest } from "./runs/run-request.js";
 import { Settlement, type RunSettledListener } from "./runs/settlement.js";
 import { ThreadExecution } from "./runs/thread-execution.js";
@@ -30,61 +28,12 @@ import { WorkerPool } from "./runs/worker-pool.js";
 import { ProtocolRuns } from "./protocol/protocol-run.js";
 import { ThreadEventLog } from "./protocol/thread-event-log.js";
 import { EngineSignals } from "./signals/engine-signals.js";
-import { StreamHub, type RunEventStream, type StreamEvent } from "./streaming/stream-hub.js";
+import { closeOnAbort, StreamHub, type RunEventStream, type StreamEvent } from "./streaming/stream-hub.js";
 import { traceAdmission } from "./tracing/index.js";
-import { DEFAULT_OUTBOX_OPTIONS, WebhookOutbox, type LoopbackFetch, type OutboxOptions } from "./webhooks/outbox.js";
+import { DEFAULT_OUTBOX_OPTIONS, WebhookOutbox } from "./webhooks/outbox.js";
+import type { CancelAction, EngineOptions } from "./engine-options.js";
 
-export interface EngineOptions {
-  storage: Storage;
-  /** Concurrent runs in this process (runs of one thread always execute one at a time). */
-  workers?: number;
-  leaseMs?: number;
-  /**
-   * How many times a run is executed when its worker keeps being lost (a process killed mid-run): each
-   * time it goes back to the queue and resumes from its last checkpoint; past this it ends `error`
-   * (`WorkerLost`). Default 3, as the official server.
-   */
-  maxAttempts?: number;
-  /**
-   * The fallback poll: how often idle workers look for runs, and waiters and streams of runs executing
-   * elsewhere check their status, in case a signal was lost. Default 1 s, or 5 s when the storage's
-   * signals reach other processes (PostgreSQL), which wake them at once.
-   */
-  pollMs?: number;
-  /** How long a rollback of a run executing in another process waits for that process to answer (2 s). */
-  remoteRollbackMs?: number;
-  /** How long events of resumable streams stay replayable. */
-  eventTtlMs?: number;
-  cronPollMs?: number;
-  outbox?: Partial<OutboxOptions>;
-  /** The server's own HTTP app, in-process: relative webhooks ("/path") are delivered through it. */
-  loopback?: LoopbackFetch;
-  /**
-   * Where webhooks and A2A push notifications may be sent (`outboundUrlPolicy(config.webhooks, mode)`);
-   * default: `serve` without a `webhooks.url` section (no loopback or private-network hosts).
-   */
-  urlPolicy?: OutboundUrlPolicy;
-  logger?: RunLogger;
-  /**
-   * The run time limit in ms (0 or absent: none): a run still executing after it ends `timeout` (its
-   * error says so, its A2A task is FAILED) and its worker is freed. Assistants and requests adjust it
-   * with `config.run_timeout` in seconds (runs/run-timeout.ts).
-   */
-  runTimeoutMs?: number;
-  /** Counts for metrics (runs admitted, started, ended, requeued; deliveries); nothing is counted without it. */
-  observer?: EngineObserver;
-  /** Extraction of graph schemas from TypeScript source (timeout, worker heap, failure report). */
-  schemas?: Partial<StaticSchemaOptions>;
-  /**
-   * TTLs and their sweeps (langgraph.json `checkpointer.ttl` and `store.ttl`, through `ttlOptions`);
-   * default: threads and items expire only when given a TTL, swept every 5 / 60 minutes.
-   */
-  ttl?: TtlOptions;
-  /** langgraph.json `store.index` (store-index/open.ts `openStoreIndex`): semantic search for graphs and the store API. */
-  storeIndex?: StoreIndexer;
-}
-
-export type CancelAction = "interrupt" | "rollback";
+export type { CancelAction, EngineOptions };
 
 /**
  * The run engine: admission, queue, execution, cancellation, settlement, streaming, webhooks and crons
@@ -550,8 +499,3 @@ export class Engine {
 const DEFAULT_MAX_ATTEMPTS = 3;
 /** Node's timers fire at once past 2^31 - 1 ms (~24.8 days); later runs are left to the poll. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-function closeOnAbort(subscription: { close(): void }, signal: AbortSignal | undefined): void {
-  if (!signal) return;
-  if (signal.aborted) subscription.close();
-  else signal.addEventListener("abort", () => subscription.close(), { once: true });
-}

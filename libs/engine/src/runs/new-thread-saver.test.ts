@@ -81,7 +81,6 @@ describe("newThreadSaver", () => {
       config,
       { v: 4, id: "1f0-a", ts: new Date().toISOString(), channel_values: { x: 1 }, channel_versions: { x: 1 }, versions_seen: {} },
       { source: "input", step: -1, parents: {} },
-      { x: 1 },
     );
     const lent = newThreadSaver(saver);
     expect(await lent.getTuple(config)).toBeUndefined();

@@ -262,3 +262,10 @@ export class Subscription implements RunEventStream {
     waiter?.();
   }
 }
+
+/** Closes a subscription when `signal` aborts (a client that went away), or at once if it already has. */
+export function closeOnAbort(subscription: { close(): void }, signal: AbortSignal | undefined): void {
+  if (!signal) return;
+  if (signal.aborted) subscription.close();
+  else signal.addEventListener("abort", () => subscription.close(), { once: true });
+}
