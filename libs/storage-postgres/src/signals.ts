@@ -39,6 +39,8 @@ export class PostgresSignalBus implements SignalBus {
   private outbox: { channel: string; chunks: string[]; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private flushing = false;
   private flushScheduled = false;
+  /** The flush under way (settled when the outbox is empty). */
+  private flushed: Promise<void> = Promise.resolve();
   private commands: Promise<unknown> = Promise.resolve();
   private reconnectTimer: NodeJS.Timeout | undefined;
   private reconnectMs = RECONNECT_FIRST_MS;
@@ -89,7 +91,8 @@ export class PostgresSignalBus implements SignalBus {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
     this.channels.clear();
-    for (const pending of this.outbox.splice(0)) pending.reject(new Error("the signal bus is closed"));
+    // What was published before the close still goes out: its flush may be waiting for the end of a turn.
+    await this.flush();
     const client = this.listener ?? (await this.connecting?.catch(() => undefined));
     this.listener = undefined;
     await client?.end().catch(() => undefined);
@@ -119,9 +122,15 @@ export class PostgresSignalBus implements SignalBus {
     });
   }
 
-  private async flush(): Promise<void> {
-    if (this.flushing) return;
+  private flush(): Promise<void> {
+    if (this.flushing) return this.flushed;
     this.flushing = true;
+    this.flushed = this.sendQueued();
+    return this.flushed;
+  }
+
+  /** Sends the outbox, a statement at a time, until it is empty. */
+  private async sendQueued(): Promise<void> {
     try {
       while (this.outbox.length > 0) {
         const batch = this.outbox.splice(0);
