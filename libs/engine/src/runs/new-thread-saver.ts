@@ -9,8 +9,8 @@ export const LENT_CHECKPOINTER_KEY = "__pregel_checkpointer";
 
 /**
  * The driver's saver, for a run whose thread its own admission created (attempt 1): that thread has no
- * checkpoint yet, so LangGraph's first read (the first call of all) of the thread's latest root checkpoint, at the start of the
- * run, is answered "none" without asking storage (a statement, a PostgreSQL round trip). Every other
+ * checkpoint yet, so LangGraph's opening read of the thread's latest root checkpoint (the first call of
+ * all) is answered "none" without asking storage (a statement, a PostgreSQL round trip). Every other
  * call, including later reads and subgraph namespaces, goes to the saver itself, with `this` the saver
  * (its own state and group commits stay one).
  */
