@@ -1,6 +1,7 @@
 export * from "./model.js";
 export type { RunResult } from "./result.js";
 export * from "./errors.js";
+export * from "./storage-faults.js";
 export * from "./filters.js";
 export { toWireJson, toWireObject, stringifyWire, jsonDepthExceeds, MAX_JSON_DEPTH } from "./wire/json.js";
 export { nowIso, addMs } from "./time.js";

@@ -15,6 +15,9 @@ export class PostgresPresence implements OwnerPresence {
   private client: pg.Client | undefined;
   private connecting: Promise<void> | undefined;
   private closed = false;
+  /** Whether the connection was ever lost, and when it was last reopened after that (epoch ms). */
+  private lost = false;
+  private reopenedAt = 0;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -29,6 +32,10 @@ export class PostgresPresence implements OwnerPresence {
 
   async alive(owners: string[]): Promise<Set<string>> {
     if (owners.length === 0) return new Set();
+    // Our own session was lost (a database restart, our connections terminated): every other process's
+    // was most likely lost with it and is being reopened. Until ours is back and the others have had
+    // time to follow, nobody is declared gone (leases still cover an owner that really died meanwhile).
+    if (this.owners.size > 0 && (!this.client || Date.now() - this.reopenedAt < RECONNECT_GRACE_MS)) return new Set(owners);
     const held = await transaction(this.pool, (client) =>
       query<{ owner: string }>(
         client,
@@ -60,11 +67,26 @@ export class PostgresPresence implements OwnerPresence {
       client.on("end", () => {
         if (this.client !== client) return;
         this.client = undefined;
-        if (!this.closed) setTimeout(() => void this.connect().catch(() => undefined), RECONNECT_MS).unref?.();
+        this.lost = true;
+        this.reconnect(RECONNECT_MS);
       });
       this.client = client;
+      if (this.lost) this.reopenedAt = Date.now();
     })().finally(() => (this.connecting = undefined));
     return this.connecting;
+  }
+
+  /**
+   * Opens the connection again after `waitMs`, and again (doubling, up to `RECONNECT_MAX_MS`) while the
+   * database stays away: until then this process's owners read as gone to the others, whose reapers take
+   * its runs back once their leases lapse; its own hand-backs keep those runs from running twice.
+   */
+  private reconnect(waitMs: number): void {
+    if (this.closed) return;
+    setTimeout(() => {
+      if (this.closed || this.client) return;
+      this.connect().catch(() => this.reconnect(Math.min(waitMs * 2, RECONNECT_MAX_MS)));
+    }, waitMs).unref?.();
   }
 }
 
@@ -73,3 +95,6 @@ const KEY_OF = (owner: string) => `('x' || substr(md5('presence:' || $1 || ':' |
 const KEY = KEY_OF("$2");
 /** A presence connection that dropped (database restart) is opened again after this long. */
 const RECONNECT_MS = 1000;
+const RECONNECT_MAX_MS = 2000;
+/** How long after our own presence came back other owners are still given to reopen theirs. */
+const RECONNECT_GRACE_MS = 5000;

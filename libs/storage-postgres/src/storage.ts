@@ -3,6 +3,7 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import pg from "pg";
 import { PostgresAssistantRepo } from "./assistants.js";
 import { checkpointSql, RunAwarePostgresSaver } from "./checkpointer.js";
+import { guardPool, poolOptions } from "./connections.js";
 import { PostgresCronRepo } from "./crons.js";
 import { Tables, tracedSaverPool, transaction } from "./db.js";
 import { PostgresDeliveryRepo } from "./deliveries.js";
@@ -56,6 +57,7 @@ export class PostgresStorage implements Storage {
   ) {
     this.schema = schema;
     this.tables = new Tables(schema);
+    guardPool(pool);
     // First: the thread repo reads the values a thread's pointer names through it.
     this.checkpointer = new RunAwarePostgresSaver(tracingEnabled() ? tracedSaverPool(pool) : pool, schema);
     this.assistants = new PostgresAssistantRepo(pool, this.tables);
@@ -119,13 +121,7 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
   new Tables(schema); // validates the name before anything connects
   if (!options.pool && !options.connectionString) throw new Error("openPostgresStorage needs a connectionString or a pool");
   const ownsPool = !options.pool;
-  const pool =
-    options.pool ??
-    new pg.Pool({ connectionString: options.connectionString, ...(options.poolSize !== undefined ? { max: options.poolSize } : {}) });
-  if (ownsPool) {
-    // An idle client losing its connection must not crash the process; the next query reconnects.
-    pool.on("error", () => undefined);
-  }
+  const pool = options.pool ?? new pg.Pool(poolOptions(options.connectionString!, options.poolSize));
   const storage = new PostgresStorage(pool, schema, ownsPool);
   try {
     await storage.migrate();

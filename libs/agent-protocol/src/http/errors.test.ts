@@ -71,3 +71,43 @@ describe("unexpected failures", () => {
     expect(((await response.json()) as { detail: string }).detail).toMatch(/^metadata/);
   });
 });
+
+describe("storage faults", () => {
+  let server: TestServer;
+  let restoreConsole: () => void;
+  beforeAll(async () => {
+    // What the drivers throw when their database is away or its disk is full.
+    const storage = createMemoryStorage();
+    storage.threads.get = async () => {
+      throw Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" });
+    };
+    storage.threads.create = async () => {
+      throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+    };
+    server = await startTestServer(storage);
+    const original = console.error;
+    console.error = () => undefined;
+    restoreConsole = () => (console.error = original);
+  });
+  afterAll(async () => {
+    restoreConsole();
+    await server.close();
+  });
+
+  it("answers an unreachable database with 503, a detail naming it and a Retry-After", async () => {
+    const response = await fetch(`${server.url}/threads/${crypto.randomUUID()}`);
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("5");
+    expect(await response.json()).toEqual({
+      detail: "Storage unavailable: PostgreSQL cannot be reached (57P01); the request was not completed, try again later",
+    });
+  });
+
+  it("answers a full disk with 507, and the SDK's error carries the detail", async () => {
+    const response = await fetch(`${server.url}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(response.status).toBe(507);
+    expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(((await response.json()) as { detail: string }).detail).toContain("SQLite is out of disk space (SQLITE_FULL)");
+    await expect(server.client.threads.create()).rejects.toThrow(/out of disk space/);
+  });
+});

@@ -3,7 +3,7 @@ import type { EngineRunKwargs } from "../runs/run-request.js";
 import type { TtlSweepKind } from "../ttl/ttl-sweeper.js";
 
 /** Why a run went back to the queue: a crash (`lease-expired`, `owner-gone`) or a shutdown's hand-back. */
-export type RunRequeueReason = "lease-expired" | "owner-gone" | "drained" | "shutdown";
+export type RunRequeueReason = "lease-expired" | "owner-gone" | "drained" | "shutdown" | "storage";
 
 /** How one attempt at sending a webhook or A2A push notification ended. */
 export type DeliveryOutcome = "delivered" | "retried" | "failed" | "refused";

@@ -1,6 +1,6 @@
 import type { TtlSweepKind } from "../ttl/ttl-sweeper.js";
 import { isGraphDrained } from "@langchain/langgraph";
-import { NotFoundError, type Delivery, type Run, type Storage } from "@agent-server/core";
+import { isStorageOutage, NotFoundError, type Delivery, type Run, type Storage } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
 import { admittedGraphId, firstClaimWaitMs, type EngineObserver } from "../observe/index.js";
 import type { CompiledGraph } from "../graphs/types.js";
@@ -15,13 +15,15 @@ import type { ExecutionOutcome, Settlement, SettlementStep } from "./settlement.
 import type { ThreadExecution } from "./thread-execution.js";
 import type { ActiveExecution, PoolRun } from "./worker-pool.js";
 import { newThreadSaver } from "./new-thread-saver.js";
+import { untilStorageReturns } from "./storage-retry.js";
 
 export interface RunLogger {
   runStarted(runId: string, threadId: string, attempt: number): void;
   /**
    * A run went back to the queue, to execute again as attempt `attempt + 1`: its worker was lost
-   * (`lease-expired`, `owner-gone`), or a shutdown handed it back (`drained`: stopped at a step boundary,
-   * its checkpoint saved; `shutdown`: stopped mid-step, that step runs again).
+   * (`lease-expired`, `owner-gone`), a shutdown handed it back (`drained`: stopped at a step boundary,
+   * its checkpoint saved; `shutdown`: stopped mid-step, that step runs again), or the database went away
+   * under it (`storage`: handed back once the database answered again; it resumes from its last checkpoint).
    */
   runRequeued?(runId: string, threadId: string, attempt: number, reason: string): void;
   /**
@@ -124,7 +126,7 @@ export class RunExecutor {
         snapshot = finalSnapshot(final, run.thread_id) ?? (await readThreadSnapshot(graph, run.thread_id));
         outcome = { kind: "success", result: toRunResult(snapshot) };
       } catch (error) {
-        const handBack = execution.timedOut ? undefined : shutdownHandBack(error, execution);
+        const handBack = execution.timedOut ? undefined : (shutdownHandBack(error, execution) ?? storageHandBack(error, execution));
         if (handBack && (await this.handBack(run, attempt, execution, handBack))) {
           this.logger?.runEnded(run.run_id, run.thread_id, "handed-back", Date.now() - started);
           return "handed-back";
@@ -139,14 +141,29 @@ export class RunExecutor {
         limit.disarm();
       }
       if (kwargs.protocol === true) await this.endProtocolRun(run, graphId ?? run.assistant_id, outcome, snapshot);
-      const final = await this.settlement.settle(run, outcome, snapshot, {
-        captureResult: internal?.captureResult === true,
-        rollbackRequested: () => execution.rollback,
-        rollbackClosed: () => (execution.rollbackClosed = true),
-        internal,
-        owner: execution.owner,
-        startedAt: started,
-      });
+      const settle = () =>
+        this.settlement.settle(run, outcome, snapshot, {
+          captureResult: internal?.captureResult === true,
+          rollbackRequested: () => execution.rollback,
+          rollbackClosed: () => (execution.rollbackClosed = true),
+          internal,
+          owner: execution.owner,
+          startedAt: started,
+        });
+      let final: Awaited<ReturnType<typeof settle>>;
+      try {
+        final = await settle();
+      } catch (error) {
+        // The database went away before the terminal write landed: the run goes back to the queue and its
+        // next attempt settles it from its last checkpoint. When it is no longer ours to hand back (a cancel
+        // or another owner ended it meanwhile), settling again does the follow-up work for that end.
+        if (!isStorageOutage(error) || outcome.kind === "interrupted" || outcome.kind === "timeout") throw error;
+        if (await this.handBack(run, attempt, execution, "storage")) {
+          this.logger?.runEnded(run.run_id, run.thread_id, "handed-back", Date.now() - started);
+          return "handed-back";
+        }
+        final = await untilStorageReturns(settle);
+      }
       // "lost": another owner re-claimed the run while this execution went on (its lease lapsed).
       const status = final === "lost" ? "lost" : (final?.status ?? "erased");
       this.logger?.runEnded(run.run_id, run.thread_id, status, Date.now() - started);
@@ -169,8 +186,10 @@ export class RunExecutor {
    * restart, or another process) resumes from the run's last checkpoint. False when the run is no longer
    * this executor's to hand back (a cancel won, or another owner holds it): settlement then ends it.
    */
-  private async handBack(run: Run, attempt: number, execution: ActiveExecution, reason: "drained" | "shutdown"): Promise<boolean> {
-    const requeued = await this.storage.runs.requeue(run.run_id, { owner: execution.owner }, { handBack: true });
+  private async handBack(run: Run, attempt: number, execution: ActiveExecution, reason: HandBackReason): Promise<boolean> {
+    const requeue = () => this.storage.runs.requeue(run.run_id, { owner: execution.owner }, { handBack: true });
+    // After a storage fault the database may still be away: the hand-back waits for it.
+    const requeued = reason === "storage" ? await untilStorageReturns(requeue) : await requeue();
     if (!requeued) return false;
     this.logger?.runRequeued?.(run.run_id, run.thread_id, attempt, reason);
     this.observer?.runRequeued?.(reason);
@@ -189,6 +208,18 @@ export class RunExecutor {
     if (!assistant) throw new NotFoundError(`Assistant "${run.assistant_id}" not found`);
     return assistant.graph_id;
   }
+}
+
+/**
+ * Why an execution goes back to the queue unsettled: a shutdown stopped it (`drained` at a step boundary,
+ * `shutdown` mid-step), or the database went away under it (`storage`: a checkpoint, event or settlement
+ * write failed with a storage fault; the next attempt resumes from the last checkpoint that landed).
+ */
+type HandBackReason = "drained" | "shutdown" | "storage";
+
+/** A storage fault that stopped the execution, unless a cancel stopped it first (a cancel ends the run). */
+function storageHandBack(error: unknown, execution: ActiveExecution): "storage" | undefined {
+  return !execution.controller.signal.aborted && isStorageOutage(error) ? "storage" : undefined;
 }
 
 /** Why a shutdown stopped this execution, if one did (and not a cancel, which ends the run). */

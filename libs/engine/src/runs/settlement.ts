@@ -1,5 +1,6 @@
 import {
   type DefaultValues,
+  isStorageOutage,
   WireSerializationError,
   type Run,
   type RunInternal,
@@ -197,6 +198,8 @@ export class Settlement {
           if (!this.storage.runs.recordResult) throw new Error("storage driver cannot record run results");
           await this.storage.runs.recordResult(runId, (outcome as { result: RunResult }).result);
         } catch (captureError) {
+          // The database going away is no reason to end the run `error`: the executor hands it back.
+          if (isStorageOutage(captureError)) throw captureError;
           status = "error";
           error = captureError;
         }

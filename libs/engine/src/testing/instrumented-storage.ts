@@ -21,6 +21,8 @@ export interface InstrumentedStorage {
    * The real driver underneath is untouched by a call that throws here.
    */
   fault: ((call: StorageCall) => boolean) | undefined;
+  /** What a call that `fault` fails throws; a plain `Error` ("injected failure: repo.method") when unset. */
+  faultError: ((call: StorageCall) => Error) | undefined;
   /**
    * Awaited before each call reaches the driver (after it is recorded, before `fault` is asked): a test
    * holds a chosen call at a gate it opens later.
@@ -43,6 +45,7 @@ export function instrumentStorage(inner: Storage): InstrumentedStorage {
     storage: undefined as unknown as Storage,
     calls: [],
     fault: undefined,
+    faultError: undefined,
     before: undefined,
     after: undefined,
   };
@@ -55,7 +58,7 @@ export function instrumentStorage(inner: Storage): InstrumentedStorage {
           const call: StorageCall = { repo: repoName, method: property, args };
           instrumented.calls.push(call);
           await instrumented.before?.(call);
-          if (instrumented.fault?.(call)) throw new Error(`injected failure: ${repoName}.${property}`);
+          if (instrumented.fault?.(call)) throw instrumented.faultError?.(call) ?? new Error(`injected failure: ${repoName}.${property}`);
           call.result = await (value as (...a: unknown[]) => unknown).apply(target, args);
           await instrumented.after?.(call);
           return call.result;

@@ -1,6 +1,6 @@
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import { A2AError, RequestMalformedError } from "@a2a-js/sdk/errors";
-import { jsonDepthExceeds, MAX_JSON_DEPTH } from "@agent-server/core";
+import { jsonDepthExceeds, MAX_JSON_DEPTH, storageFault, type StorageFault } from "@agent-server/core";
 
 /**
  * Where the A2A adapter reports errors it does not show to clients. Pino-shaped (`logger.error(fields,
@@ -37,6 +37,35 @@ export function refuseDeepInput(value: unknown): void {
 
 const INTERNAL_ERROR = -32603;
 const INVALID_REQUEST = -32600;
+
+/**
+ * The storage fault behind an error of a request (the database unreachable, its disk full), logged as
+ * one line: it is the infrastructure's, not a bug, and every binding answers it with its `detail` (JSON-RPC
+ * -32603 with that message and `data`, HTTP+JSON 503/507, gRPC UNAVAILABLE / RESOURCE_EXHAUSTED).
+ */
+export function requestStorageFault(error: unknown, logger: A2ALogger, context: Record<string, unknown>): StorageFault | undefined {
+  const fault = storageFault(error);
+  if (!fault) return undefined;
+  (logger.warn ?? logger.error).call(
+    logger,
+    { ...context, code: fault.code, err: error instanceof Error ? error.message : String(error) },
+    fault.detail,
+  );
+  return fault;
+}
+
+/** The JSON-RPC error of a storage fault: the internal-error code, with a message and data that say what happened. */
+export function storageFaultJsonRpcError(fault: StorageFault): { code: number; message: string; data: Record<string, unknown> } {
+  return {
+    code: INTERNAL_ERROR,
+    message: fault.detail,
+    data: {
+      reason: fault.kind === "full" ? "STORAGE_FULL" : "STORAGE_UNAVAILABLE",
+      code: fault.code,
+      retryAfterSeconds: fault.retryAfterSeconds,
+    },
+  };
+}
 
 /**
  * An auth handler's denial (`HTTPException` of `@langchain/langgraph-sdk/auth` with a 4xx status), read
@@ -96,6 +125,8 @@ export class RequestErrorGuard {
     this.failure = undefined;
     const denial = requestDenial(cause);
     if (denial) return { status: denial.status, error: { code: INVALID_REQUEST, message: denial.message } };
+    const fault = requestStorageFault(cause, this.logger, this.context);
+    if (fault) return { status: 200, error: storageFaultJsonRpcError(fault) };
     this.log(cause);
     return { status: 200, error: { code: INTERNAL_ERROR, message: INTERNAL_ERROR_MESSAGE } };
   }

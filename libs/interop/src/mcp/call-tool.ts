@@ -3,6 +3,7 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import { v4 as uuidv4 } from "uuid";
 import {
   AgentServerError,
+  storageFault,
   matchesAuthFilter,
   NotFoundError,
   type AuthFilter,
@@ -91,6 +92,14 @@ export class ToolCalls {
       if (error instanceof CallRefused || error instanceof AgentServerError) return toolError(error.message);
       const refusal = refusalText(error);
       if (refusal !== undefined) return toolError(refusal);
+      const fault = storageFault(error);
+      if (fault) {
+        this.logger.error(
+          { tool: params.name, code: fault.code, error: error instanceof Error ? error.message : String(error) },
+          fault.detail,
+        );
+        return toolError(fault.detail);
+      }
       this.logger.error({ tool: params.name, error: error instanceof Error ? error.stack : String(error) }, "MCP tool call failed");
       return toolError("The call failed with an internal error (the server logged it).");
     }

@@ -23,7 +23,7 @@ import type { Assistant } from "@agent-server/core";
 import { A2A_PROTOCOL_VERSION } from "../agent-card.js";
 import { defaultAssistantOf, findAssistant } from "../assistants.js";
 import type { AgentCardOptions } from "../card/options.js";
-import { INTERNAL_ERROR_MESSAGE, requestDenial, type A2ALogger } from "../request-errors.js";
+import { INTERNAL_ERROR_MESSAGE, requestDenial, requestStorageFault, type A2ALogger } from "../request-errors.js";
 import { TaskRequestHandler, type A2AHandlerDeps } from "../request-handler.js";
 import { requestScopeOf } from "../request-scope.js";
 import { traceGrpc } from "../../tracing.js";
@@ -61,6 +61,9 @@ export function grpcFailure(error: unknown, logger: A2ALogger, fields: Record<st
       denial.message,
     );
   }
+  const fault = requestStorageFault(error, logger, { binding: "GRPC", ...fields });
+  if (fault)
+    return new GrpcStatusError(fault.status === 507 ? GRPC_STATUS_CODE.RESOURCE_EXHAUSTED : GRPC_STATUS_CODE.UNAVAILABLE, fault.detail);
   logger.error({ binding: "GRPC", ...fields, err: error }, "A2A request failed with an unexpected error");
   return new GrpcStatusError(GRPC_STATUS_CODE.INTERNAL, INTERNAL_ERROR_MESSAGE);
 }

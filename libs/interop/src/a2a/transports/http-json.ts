@@ -22,7 +22,7 @@ import {
 } from "@a2a-js/sdk/errors";
 import { validateVersion, type A2ARequestHandler, type ServerCallContext } from "@a2a-js/sdk/server";
 import type { Context } from "hono";
-import { INTERNAL_ERROR_MESSAGE, refuseDeepInput, requestDenial, type A2ALogger } from "../request-errors.js";
+import { INTERNAL_ERROR_MESSAGE, refuseDeepInput, requestDenial, requestStorageFault, type A2ALogger } from "../request-errors.js";
 import type { A2ARequestScope } from "../request-scope.js";
 import { taskStateFilter } from "../tasks/list-tasks-query.js";
 import { callContext } from "./json-rpc.js";
@@ -69,8 +69,8 @@ export async function handleHttpJson(
   const request = c.req.raw;
   const failure = (error: unknown) => restErrorBody(error, logger, { binding: "HTTP+JSON", method: request.method, path: c.req.path });
   const failed = (error: unknown) => {
-    const { status, body } = failure(error);
-    return json(status, body);
+    const { status, body, retryAfterSeconds } = failure(error);
+    return json(status, body, retryAfterSeconds);
   };
   try {
     const route = matchRoute(request.method, subpath);
@@ -231,15 +231,15 @@ function sendMessageRequest(body: unknown): SendMessageRequest {
 async function stream(
   c: Context,
   events: AsyncGenerator<StreamResponse, void, undefined>,
-  failure: (error: unknown) => { status: number; body: unknown },
+  failure: (error: unknown) => { status: number; body: unknown; retryAfterSeconds?: number },
 ): Promise<Response> {
   const iterator = events[Symbol.asyncIterator]();
   let first: IteratorResult<StreamResponse, unknown>;
   try {
     first = await iterator.next();
   } catch (error) {
-    const { status, body } = failure(error);
-    return json(status, body);
+    const { status, body, retryAfterSeconds } = failure(error);
+    return json(status, body, retryAfterSeconds);
   }
   return sseResponse(
     c,
@@ -301,8 +301,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": A2A_CONTENT_TYPE } });
+function json(status: number, body: unknown, retryAfterSeconds?: number): Response {
+  const headers: Record<string, string> = { "Content-Type": A2A_CONTENT_TYPE };
+  if (retryAfterSeconds !== undefined) headers["Retry-After"] = String(retryAfterSeconds);
+  return new Response(JSON.stringify(body), { status, headers });
 }
 
 /**
@@ -310,7 +312,11 @@ function json(status: number, body: unknown): Response {
  * for A2A errors; an auth handler's denial with its own status; anything else a logged 500 whose message
  * says nothing of the error.
  */
-function restErrorBody(error: unknown, logger: A2ALogger, context: Record<string, unknown>): { status: number; body: unknown } {
+function restErrorBody(
+  error: unknown,
+  logger: A2ALogger,
+  context: Record<string, unknown>,
+): { status: number; body: unknown; retryAfterSeconds?: number } {
   if (error instanceof A2AError) {
     const status = restStatusFor(error);
     return { status, body: toRestErrorBody(error, status) };
@@ -319,6 +325,15 @@ function restErrorBody(error: unknown, logger: A2ALogger, context: Record<string
   if (denial) {
     const name = denial.status === 401 ? "UNAUTHENTICATED" : "PERMISSION_DENIED";
     return { status: denial.status, body: { error: { code: denial.status, status: name, message: denial.message, details: [] } } };
+  }
+  const fault = requestStorageFault(error, logger, context);
+  if (fault) {
+    const status = fault.status === 507 ? "RESOURCE_EXHAUSTED" : "UNAVAILABLE";
+    return {
+      status: fault.status,
+      body: { error: { code: fault.status, status, message: fault.detail, details: [] } },
+      retryAfterSeconds: fault.retryAfterSeconds,
+    };
   }
   logger.error({ ...context, err: error }, "A2A request failed with an unexpected error");
   return { status: 500, body: { error: { code: 500, status: "INTERNAL", message: INTERNAL_ERROR_MESSAGE, details: [] } } };
