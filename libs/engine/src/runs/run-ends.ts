@@ -1,4 +1,4 @@
-import { NotFoundError, type Storage } from "@agent-server/core";
+import { isStorageOutage, NotFoundError, type Storage } from "@agent-server/core";
 import type { EngineSignals } from "../signals/engine-signals.js";
 import type { RunEnd, RunWaiters } from "./waiters.js";
 
@@ -44,6 +44,7 @@ export class RunEnds {
   ): Promise<RunEnd> {
     const pollMs = this.pollMs;
     let firstPause = options.admitted ? pollMs : 0;
+    let outageSince: number | undefined;
     while (true) {
       const end = await Promise.race([settled, delay(firstPause)]);
       firstPause = 0;
@@ -51,12 +52,16 @@ export class RunEnds {
       try {
         const polled = await this.poll(runId, threadId, settled, pollMs);
         if (polled) return polled;
+        outageSince = undefined;
       } catch (error) {
         if (error instanceof NotFoundError) throw error;
         // A storage read failed (briefly unreachable): the waiter may still fire, as settlement goes on.
         const late = await Promise.race([settled, delay(Math.max(pollMs, POLL_FAILURE_GRACE_MS))]);
         if (late) return late;
-        throw error;
+        // The database is away: the run goes on (or is handed back and resumed) once it returns, so the
+        // wait does too, for as long as an outage is worth waiting out.
+        outageSince ??= Date.now();
+        if (!isStorageOutage(error) || Date.now() - outageSince > OUTAGE_WAIT_MS) throw error;
       }
     }
   }
@@ -91,6 +96,8 @@ export class RunEnds {
 
 /** How long a wait whose storage read failed still gives the run's waiter to fire before it fails. */
 const POLL_FAILURE_GRACE_MS = 1000;
+/** How long a wait goes on polling a database that is away before it fails with the outage's error. */
+const OUTAGE_WAIT_MS = 60_000;
 
 /** A thread's stored error, when it has the `{ error, message }` shape settlement writes. */
 function runError(value: unknown): { error: string; message: string } | undefined {
