@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
-import { toWireJson, WireSerializationError, type RunRepo, type RunResult, type Storage } from "@agent-server/core";
+import { toWireJson, WireSerializationError, type Run, type RunRepo, type RunResult, type Storage } from "@agent-server/core";
 import { RUN_KEYS, awkwardValue, newRun, newThread, uid, type Harness } from "./harness.js";
 
 export type ResultRepo = RunRepo & Required<Pick<RunRepo, "recordResult" | "getResult">>;
@@ -27,6 +27,35 @@ export function sampleResult(threadId: string, value = "first"): RunResult {
     reply: { text: `echo: ${value}`, parts: [1, 2] },
     checkpoint: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: "1f0-checkpoint" },
   };
+}
+
+/**
+ * A result whose object keys are deliberately not in sorted order, nor in jsonb's (shorter keys first),
+ * at every level: values, nested objects, objects in arrays, interrupts, the reply and the checkpoint.
+ */
+function unsortedResult(threadId: string): RunResult {
+  return {
+    values: {
+      zeta: 1,
+      a: 2,
+      mm: { b: 1, a: 2, nested: { zz: [{ y: 1, x: 2, longer_key: true, k: null }], b: "x" } },
+      messages: [{ type: "ai", content: "echo: unsorted", id: "m1" }],
+    },
+    interrupts: [{ value: { second: 2, first: 1 }, id: "int-z" }],
+    reply: { text: "echo: unsorted", parts: [3, 1, 2], a: { d: 1, c: 2 } },
+    checkpoint: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: "1f0-checkpoint" },
+  };
+}
+
+/** `value` with the keys of every object sorted: to show the sample's order is not the sorted one. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortedKeys((value as Record<string, unknown>)[key])]),
+  );
 }
 
 /** The results contract itself; `describeResultLifecycle` has what other operations do to results. */
@@ -193,6 +222,37 @@ export function describeResults(h: Harness): void {
         expect(JSON.stringify(r)).not.toContain("captureResult");
       }
       expect(await runs.getResult(run.run_id)).toEqual(sampleResult(thread.thread_id));
+    });
+
+    it("a result reads back as the same JSON text it was written as: object keys keep their written order, nested too", async () => {
+      // Clients hash, cache and sign what they receive: GetTask must render the very document SendMessage
+      // did. PostgreSQL's jsonb reorders keys (shorter first, then bytewise); a driver must not.
+      let s = await h.open();
+      const runs = results(s);
+      const written = unsortedResult;
+      expect(JSON.stringify(written(""))).not.toBe(JSON.stringify(sortedKeys(written(""))));
+      const recorded = await newRun(s);
+      await runs.recordResult(recorded.run_id, written(recorded.thread_id));
+      const read = async (storage: Storage, runId: string) => JSON.stringify(await results(storage).getResult(runId));
+      expect(await read(s, recorded.run_id)).toBe(JSON.stringify(written(recorded.thread_id)));
+      // Through settlement's one-transaction write, when the driver has it.
+      let settled: Run | undefined;
+      if (s.runs.settle) {
+        settled = await newRun(s, { created_at: new Date(Date.now() - 1000).toISOString() });
+        expect((await s.runs.claimNext({ owner: "w1", leaseMs: 60_000 }))?.run.run_id).toBe(settled.run_id);
+        await s.runs.settle(settled.run_id, "success", { result: written(settled.thread_id), from: ["running"], owner: "w1" });
+        expect(await read(s, settled.run_id)).toBe(JSON.stringify(written(settled.thread_id)));
+      }
+      // Thread copy carries the same text (its checkpoint coordinates remapped in place).
+      const copyId = uid();
+      expect(await s.threads.copy(recorded.thread_id, copyId)).not.toBeNull();
+      const [copy] = await s.runs.search({ thread_id: copyId });
+      expect(await read(s, copy!.run_id)).toBe(JSON.stringify(written(copyId)));
+      if (h.hasReopen) {
+        s = await h.reopen(s);
+        expect(await read(s, recorded.run_id)).toBe(JSON.stringify(written(recorded.thread_id)));
+        if (settled) expect(await read(s, settled.run_id)).toBe(JSON.stringify(written(settled.thread_id)));
+      }
     });
 
     it("awkward JSON (emoji, NUL, RTL, 1 MB, Dates, 0.1, 1e21, empties) comes back as toWireJson of it", async () => {

@@ -115,6 +115,20 @@ export function toDbJson(value: unknown): string {
   return encodeJsonText(stringifyWire(value === undefined ? null : value));
 }
 
+/**
+ * A run result's two columns (migration 0009): `result_text` (json) keeps the text exactly as written, so
+ * a result reads back as the document it was first answered as (jsonb reorders object keys); `result`
+ * (jsonb) is still written for processes of the previous version during a rolling update.
+ * `resultValues(param)`: both values from the one parameter holding the `toDbJson` text.
+ * `storedResult(alias)`: the result as read, the jsonb only for rows written without the text.
+ */
+export const RESULT_COLUMNS = "result, result_text";
+export const resultValues = (param: string): string => `${param}::json::jsonb, ${param}::json`;
+export const storedResult = (alias?: string): string => {
+  const column = (name: string) => (alias ? `${alias}.${name}` : name);
+  return `COALESCE(${column("result_text")}, ${column("result")}::json)`;
+};
+
 /** A plain string (a JSON object key, a text operand compared with `->>`) encoded as it is stored. */
 export function encodeString(value: string): string {
   return JSON.parse(encodeJsonText(JSON.stringify(value))) as string;

@@ -51,4 +51,10 @@ export const MIGRATIONS: readonly Migration[] = [
     checksum: "bbb0ae6d627b163ad6f61f524352cb1987ec55f929b74a5e3b7ede7caf8351ec",
     sql: "-- 0008_thread_values_ref: a run's settlement (or a thread update) may leave the thread's values in the\n-- run's last checkpoint and write only where they are (core's rules/thread-values.ts): values_ref holds\n-- that pointer ({checkpoint_ns, checkpoint_id, keys}) while \"values\" is NULL. A read of the thread turns\n-- the pointer into values, keeps them in \"values\" and clears values_ref (only if no newer pointer replaced\n-- it). The partial index lists the threads still holding a pointer, so a search or count filtering on\n-- values materializes them first by an index read, never a scan of every thread.\n\nALTER TABLE threads ADD COLUMN IF NOT EXISTS values_ref jsonb;\nCREATE INDEX IF NOT EXISTS threads_values_ref_idx ON threads (thread_id) WHERE values_ref IS NOT NULL;\n",
   },
+  {
+    version: "0009",
+    name: "0009_run_result_text",
+    checksum: "5d72db609ae5e0ce0e83271463322d94e70e68638a25493253e932efbe19fa0c",
+    sql: "-- 0009_run_result_text: a run's result as the very JSON text it was written as. jsonb keeps the value but\n-- not its text (it reorders object keys: shorter first, then bytewise), while a durable A2A result must\n-- read back as the document it was first answered as: clients hash, cache and sign what they receive.\n-- A json column stores its input verbatim (validated, not reparsed). Writers fill both columns from the\n-- one parameter: \"result\" stays the jsonb that processes of the previous version read during a rolling\n-- update. Readers take result_text, and \"result\" only for rows without it (written before this\n-- migration, or by a process of the previous version).\n\nALTER TABLE run_results ADD COLUMN IF NOT EXISTS result_text json;\n",
+  },
 ];

@@ -106,6 +106,35 @@ describe("postgres driver specifics", () => {
     expect(await reopened.runs.getResult("missing")).toBeNull();
   });
 
+  it("results keep their written text (result_text); rows with only the jsonb (older writers) still read", async () => {
+    const s = await storages.create();
+    const { assistant_id, thread_id } = await seed(s);
+    const table = `"${s.schema}".run_results`;
+    const written = { values: { zeta: 1, a: { b: 1, a: 2 } }, reply: "hi" };
+    const run = await s.runs.create({ run_id: id(), thread_id, assistant_id });
+    await s.runs.recordResult(run.run_id, written);
+    expect(JSON.stringify(await s.runs.getResult(run.run_id))).toBe(JSON.stringify(written));
+    // The jsonb column holds the same value, for processes of the previous version during a rolling update.
+    const [both] = (await s.pool.query(`SELECT result = result_text::jsonb AS same FROM ${table} WHERE run_id = $1`, [run.run_id])).rows;
+    expect(both).toEqual({ same: true });
+
+    // A row as written before migration 0009, or by a process of the previous version: jsonb only.
+    const legacy = await s.runs.create({ run_id: id(), thread_id, assistant_id });
+    await s.pool.query(`INSERT INTO ${table} (run_id, result, created_at) VALUES ($1, $2::jsonb, now())`, [
+      legacy.run_id,
+      JSON.stringify(written),
+    ]);
+    const read = await s.runs.getResult(legacy.run_id);
+    expect(read).toEqual(written);
+    // In jsonb's order: what that row has always read as, so earlier answers stay as they were.
+    expect(JSON.stringify(read)).toBe(JSON.stringify({ reply: "hi", values: { a: { a: 2, b: 1 }, zeta: 1 } }));
+    const copyId = id();
+    await s.threads.copy(thread_id, copyId);
+    const copies = await s.runs.search({ thread_id: copyId, limit: 10 });
+    const copiedResults = await Promise.all(copies.map((c) => s.runs.getResult(c.run_id).then((r) => JSON.stringify(r))));
+    expect(copiedResults.sort()).toEqual([JSON.stringify(read), JSON.stringify(written)].sort());
+  });
+
   it("orders runs newest first within one millisecond", async () => {
     const s = await storages.create();
     const { assistant_id, thread_id } = await seed(s);

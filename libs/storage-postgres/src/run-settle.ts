@@ -9,7 +9,7 @@ import {
   type ThreadStatus,
 } from "@agent-server/core";
 import type pg from "pg";
-import { FOREIGN_KEY_VIOLATION, Params, pgCode, query, toDbJson, type Tables } from "./db.js";
+import { FOREIGN_KEY_VIOLATION, Params, pgCode, query, RESULT_COLUMNS, resultValues, toDbJson, type Tables } from "./db.js";
 
 /**
  * `RunRepo.settle` on PostgreSQL: one statement. The result's INSERT (guarded by the lease), the
@@ -35,8 +35,8 @@ export async function settleRun(
   const ctes: string[] = [];
   if (result) {
     ctes.push(`recorded AS (
-      INSERT INTO ${t.runResults} (run_id, result, created_at)
-      SELECT $1, ${result}::jsonb, $3 WHERE EXISTS (SELECT 1 FROM ${t.runs} WHERE run_id = $1 ${owner ? `AND lease_owner = ${owner}` : ""})
+      INSERT INTO ${t.runResults} (run_id, ${RESULT_COLUMNS}, created_at)
+      SELECT $1, ${resultValues(result)}, $3 WHERE EXISTS (SELECT 1 FROM ${t.runs} WHERE run_id = $1 ${owner ? `AND lease_owner = ${owner}` : ""})
       ON CONFLICT (run_id) DO NOTHING)`);
   }
   const lease = options.releaseLease && owner ? `, lease_owner = NULL, lease_expires_at = NULL` : "";

@@ -33,6 +33,9 @@ import {
   pgCode,
   query,
   queryCount,
+  RESULT_COLUMNS,
+  resultValues,
+  storedResult,
   toDbJson,
   transaction,
   UNIQUE_VIOLATION,
@@ -421,8 +424,8 @@ export class PostgresRunRepo implements RunRepo {
     try {
       await query(
         this.pool,
-        `INSERT INTO ${this.t.runResults} (run_id, result, created_at)
-         SELECT $1, $2::jsonb, $3 WHERE EXISTS (SELECT 1 FROM ${this.t.runs} WHERE run_id = $1)
+        `INSERT INTO ${this.t.runResults} (run_id, ${RESULT_COLUMNS}, created_at)
+         SELECT $1, ${resultValues("$2")}, $3 WHERE EXISTS (SELECT 1 FROM ${this.t.runs} WHERE run_id = $1)
          ON CONFLICT (run_id) DO NOTHING`,
         [runId, json, nowIso()],
       );
@@ -433,7 +436,11 @@ export class PostgresRunRepo implements RunRepo {
   }
 
   async getResult(runId: string): Promise<RunResult | null> {
-    const [row] = await query<{ result: RunResult }>(this.pool, `SELECT result FROM ${this.t.runResults} WHERE run_id = $1`, [runId]);
+    const [row] = await query<{ result: RunResult }>(
+      this.pool,
+      `SELECT ${storedResult()} AS result FROM ${this.t.runResults} WHERE run_id = $1`,
+      [runId],
+    );
     return row ? row.result : null;
   }
 

@@ -24,6 +24,9 @@ import {
   Params,
   pgCode,
   query,
+  RESULT_COLUMNS,
+  resultValues,
+  storedResult,
   toDbJson,
   transaction,
   UNIQUE_VIOLATION,
@@ -213,7 +216,7 @@ export class PostgresThreadRepo implements ThreadRepo {
         if (!thread) return null;
         const runs = await query<{ run_id: string; internal: RunInternal; result: RunResult | null }>(
           client,
-          `SELECT r.run_id, r.internal, rr.result FROM ${this.t.runs} r
+          `SELECT r.run_id, r.internal, ${storedResult("rr")} AS result FROM ${this.t.runs} r
              LEFT JOIN ${this.t.runResults} rr ON rr.run_id = r.run_id
             WHERE r.thread_id = $1 ORDER BY r.seq`,
           [sourceThreadId],
@@ -238,8 +241,8 @@ export class PostgresThreadRepo implements ThreadRepo {
           if (copy.result) {
             await query(
               client,
-              `INSERT INTO ${this.t.runResults} (run_id, result, created_at)
-               SELECT $2, $3::jsonb, created_at FROM ${this.t.runResults} WHERE run_id = $1`,
+              `INSERT INTO ${this.t.runResults} (run_id, ${RESULT_COLUMNS}, created_at)
+               SELECT $2, ${resultValues("$3")}, created_at FROM ${this.t.runResults} WHERE run_id = $1`,
               [copy.source_run_id, copy.run_id, toDbJson(copy.result)],
             );
           }

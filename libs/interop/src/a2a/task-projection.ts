@@ -1,5 +1,5 @@
 import { Role, TaskState, type Artifact, type Message, type Part, type Task } from "@a2a-js/sdk";
-import { toWireObject, type Interrupt, type Run, type RunError, type RunResult } from "@agent-server/core";
+import { toWireJson, toWireObject, type Interrupt, type JsonValue, type Run, type RunError, type RunResult } from "@agent-server/core";
 
 /**
  * What a task is rendered from: its run row (the effective status) and the result recorded for that run
@@ -57,6 +57,14 @@ export function dataPart(value: unknown): Part {
   return { content: { $case: "data", value }, metadata: undefined, filename: "", mediaType: "application/json" };
 }
 
+/**
+ * A recorded reply as text. A reply that is not a string is shown as its wire JSON: SendMessage renders
+ * the result settlement just recorded (in memory), GetTask the stored copy, and both must give one text.
+ */
+export function replyText(reply: JsonValue): string {
+  return typeof reply === "string" ? reply : JSON.stringify(toWireJson(reply));
+}
+
 /** The id of a run's result artifact (one per run: a continuation's result is a new artifact). */
 export function resultArtifactId(run: Run): string {
   return `${run.run_id}:result`;
@@ -75,7 +83,7 @@ export function projectTask(source: TaskSource): Task {
   const artifacts: Artifact[] = [];
   if (result && (state === TaskState.TASK_STATE_COMPLETED || state === TaskState.TASK_STATE_INPUT_REQUIRED)) {
     const parts: Part[] = [];
-    if (result.reply !== undefined) parts.push(textPart(typeof result.reply === "string" ? result.reply : JSON.stringify(result.reply)));
+    if (result.reply !== undefined) parts.push(textPart(replyText(result.reply)));
     parts.push(dataPart(toWireObject(result.values)));
     artifacts.push({ artifactId: resultArtifactId(run), name: "result", description: "", parts, metadata: undefined, extensions: [] });
   }

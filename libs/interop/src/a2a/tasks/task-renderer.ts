@@ -1,6 +1,6 @@
 import { Message, Role, type Task } from "@a2a-js/sdk";
 import type { Run, RunError, RunInternal, RunResult, Storage } from "@agent-server/core";
-import { interruptsMessage, projectTask, textPart } from "../task-projection.js";
+import { interruptsMessage, projectTask, replyText, textPart } from "../task-projection.js";
 
 /** What a caller asked to see of a task. */
 export interface RenderOptions {
@@ -92,7 +92,7 @@ function agentMessage(run: Run, taskId: string, result: RunResult | null): Messa
     contextId: run.thread_id,
     taskId,
     role: Role.ROLE_AGENT,
-    parts: [textPart(typeof result.reply === "string" ? result.reply : JSON.stringify(result.reply))],
+    parts: [textPart(replyText(result.reply))],
     metadata: undefined,
     extensions: [],
     referenceTaskIds: [],
