@@ -34,6 +34,11 @@ export interface CliOptions {
   databaseUrl?: string;
   databaseSchema: string;
   /**
+   * --database-wait, else $AGENT_SERVER_DATABASE_WAIT: how many seconds start-up keeps retrying while
+   * PostgreSQL cannot be reached (not up yet, restarting) before it gives up with exit code 2 (default 60).
+   */
+  databaseWaitSeconds: number;
+  /**
    * Unset: `<folder of langgraph.json>/.agent-server`, where the official dev server keeps `.langgraph_api`.
    * SQLite keeps its file there, the schema cache its `schema-cache/`; a custom driver's function export is given it.
    */
@@ -109,6 +114,7 @@ const OPTIONS = {
   storage: { type: "string" },
   "database-url": { type: "string" },
   "database-schema": { type: "string" },
+  "database-wait": { type: "string" },
   "data-dir": { type: "string" },
   workers: { type: "string" },
   "n-jobs-per-worker": { type: "string", short: "n" },
@@ -138,6 +144,9 @@ const OPTIONS = {
  * its flags before it loads the engine, so that `--help` and usage errors stay instant.
  */
 const MAX_RUN_TIMEOUT_SECONDS = 2_147_483;
+
+/** How long start-up waits for an unreachable PostgreSQL: a database started beside the server is up by then. */
+const DEFAULT_DATABASE_WAIT_SECONDS = 60;
 
 const COMMANDS: readonly Command[] = ["dev", "serve", "migrate", "snapshot", "import-dev", "store"];
 const SCAFFOLD_COMMANDS: readonly ScaffoldCommand[] = ["new", "dockerfile", "compose"];
@@ -199,6 +208,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     // official container's, in its own order). Checked below, once --storage postgres says it is used.
     databaseUrl: values["database-url"] ?? databaseUrlFromEnv(env)?.url,
     databaseSchema: values["database-schema"] ?? "public",
+    databaseWaitSeconds:
+      values["database-wait"] !== undefined
+        ? integer("--database-wait", values["database-wait"], DEFAULT_DATABASE_WAIT_SECONDS, 0, 3600)
+        : envInteger("AGENT_SERVER_DATABASE_WAIT", env.AGENT_SERVER_DATABASE_WAIT, DEFAULT_DATABASE_WAIT_SECONDS, 0, 3600),
     dataDir: values["data-dir"],
     // --n-jobs-per-worker (-n) or --workers, else $N_JOBS_PER_WORKER (the official container's), else 10.
     workers:
@@ -234,8 +247,11 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (command !== "dev" && values["no-reload"]) throw new UsageError("--no-reload is for dev (serve and migrate never reload)");
   if (command !== "dev" && command !== "serve" && values["grpc-port"] !== undefined)
     throw new UsageError("--grpc-port is for dev and serve");
-  if (storage !== "postgres" && (values["database-url"] !== undefined || values["database-schema"] !== undefined)) {
-    throw new UsageError("--database-url and --database-schema need --storage postgres");
+  if (
+    storage !== "postgres" &&
+    (values["database-url"] !== undefined || values["database-schema"] !== undefined || values["database-wait"] !== undefined)
+  ) {
+    throw new UsageError("--database-url, --database-schema and --database-wait need --storage postgres");
   }
   if (storage === "postgres" && values["database-url"] === undefined) checkDatabaseUrlFromEnv(env);
   if (storage !== "sqlite" && storage !== "custom" && values["data-dir"] !== undefined) {

@@ -1,4 +1,4 @@
-import { activeSpanIds } from "@agent-server/core";
+import { activeSpanIds, storageFault } from "@agent-server/core";
 import type { RunLogger } from "@agent-server/engine";
 import { pino, type Logger } from "pino";
 import pinoPretty from "pino-pretty";
@@ -74,8 +74,11 @@ export function runLogger(logger: Logger): RunLogger {
       logger.error({ run_id: runId, step, err: error }, `settlement step "${step}" failed`);
     },
     backgroundFailed(task, error) {
-      // Storage unreachable for a round of a background loop; the loop tries again at its next tick.
-      logger.error({ task, err: error }, `background ${task} round failed (retrying at the next tick)`);
+      // Storage unreachable for a round of a background loop; the loop tries again at its next tick. An
+      // outage fails every loop at every tick: one line each, without the stack a bug would need.
+      const fault = storageFault(error);
+      if (fault) logger.warn({ task, code: fault.code }, `background ${task} round failed: ${fault.reason} (retrying at the next tick)`);
+      else logger.error({ task, err: error }, `background ${task} round failed (retrying at the next tick)`);
     },
     runFailed(runId, error) {
       logger.error({ run_id: runId, err: error }, "run could not be settled (it is requeued when its lease runs out)");

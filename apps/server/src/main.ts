@@ -21,7 +21,10 @@ async function oneShot(name: string, run: (print: (line: string) => void) => Pro
   }
 }
 
-/** Exit codes: 0 done (or stopped by a signal), 1 failed at run time, 2 wrong command line or project. */
+/**
+ * Exit codes: 0 done (or stopped by a signal), 1 failed at run time, 2 wrong command line or project, or a
+ * PostgreSQL that stayed unreachable through --database-wait.
+ */
 async function main(argv: string[]): Promise<number> {
   let options: CliOptions;
   try {
@@ -117,14 +120,19 @@ function usageFailure(error: unknown): number {
 }
 
 /**
- * A bad command line or project (config, graph files) is exit 2; anything else (a database down, a file
- * that is not a snapshot) is 1.
+ * A bad command line or project (config, graph files), or a database still unreachable after
+ * --database-wait, is exit 2; anything else (a file that is not a snapshot, a wrong password) is 1.
  */
 async function failure(error: unknown, report: (message: string) => void): Promise<number> {
   if (error instanceof UsageError) return usageFailure(error);
   if ((error as Error)?.name === "SnapshotFormatError") {
     report((error as Error).message);
     return 1;
+  }
+  // One line for an operator (the database address, the cause, how long was waited), not a stack.
+  if ((error as Error)?.name === "DatabaseUnreachableError") {
+    report((error as Error).message);
+    return 2;
   }
   const { InvalidInputError } = await import("@agent-server/core");
   if (error instanceof InvalidInputError) {

@@ -67,8 +67,8 @@ export async function readProject(options: CliOptions): Promise<LoadedConfig | u
   if (options.argv && Object.keys(loaded.env).length > 0) {
     const again = parseCli(options.argv);
     if (again.kind === "run") {
-      const { databaseUrl, port, workers, runTimeoutSeconds } = again.options;
-      Object.assign(options, { databaseUrl, port, workers, runTimeoutSeconds });
+      const { databaseUrl, databaseWaitSeconds, port, workers, runTimeoutSeconds } = again.options;
+      Object.assign(options, { databaseUrl, databaseWaitSeconds, port, workers, runTimeoutSeconds });
     }
   }
   return loaded;
@@ -83,7 +83,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
   const dev = options.command === "dev";
   // Read before anything is opened: a malformed LANGGRAPH_CONFIG stops the start with its own message.
   const assistantDefaults = systemAssistantDefaultsFromEnv(process.env.LANGGRAPH_CONFIG);
-  const opened = await openStorage(options, cwd, config.storage);
+  const opened = await openStorage(options, cwd, config.storage, (line) => logger.warn(line));
   const { storage } = opened;
   let engine: Engine | undefined;
   let server: RunningServer | undefined;

@@ -36,7 +36,12 @@ export interface ProjectStorage {
  * `migrate` can print them. Only the selected driver is loaded: a SQLite server does not load pg and the
  * PostgreSQL checkpointer, nor the other way round (start-up time).
  */
-export async function openStorage(options: CliOptions, projectDir: string, projectStorage?: ProjectStorage): Promise<OpenedStorage> {
+export async function openStorage(
+  options: CliOptions,
+  projectDir: string,
+  projectStorage?: ProjectStorage,
+  warn: (line: string) => void = (line) => process.stderr.write(`agent-server: ${line}\n`),
+): Promise<OpenedStorage> {
   const fromProject = !options.storageGiven && projectStorage?.path ? projectStorage.path : undefined;
   if (options.storage === "custom" || fromProject !== undefined) {
     const [spec, base, origin] =
@@ -83,14 +88,19 @@ export async function openStorage(options: CliOptions, projectDir: string, proje
       ]);
       // Migrating through the driver's own `migrate()` (what openPostgresStorage does) returns the
       // versions applied; a second open afterwards finds nothing left to apply.
-      const pool = new pg.Pool({ connectionString: url, max: 2 });
-      pool.on("error", () => undefined);
-      let applied: string[];
-      try {
-        applied = await new PostgresStorage(pool, options.databaseSchema, false).migrate();
-      } finally {
-        await pool.end();
-      }
+      // The first connection waits for a database that is not up yet (started beside the server, restarting).
+      const applied = await whenReachable(
+        async () => {
+          const pool = new pg.Pool({ connectionString: url, max: 2 });
+          pool.on("error", () => undefined);
+          try {
+            return await new PostgresStorage(pool, options.databaseSchema, false).migrate();
+          } finally {
+            await pool.end();
+          }
+        },
+        { where: postgresAddress(url), waitSeconds: options.databaseWaitSeconds, warn },
+      );
       const storage = await openPostgresStorage({
         connectionString: url,
         schema: options.databaseSchema,
@@ -108,6 +118,56 @@ export async function openStorage(options: CliOptions, projectDir: string, proje
  */
 export function postgresPoolSize(workers: number): number {
   return Math.max(10, 2 * workers + 4);
+}
+
+/** PostgreSQL never became reachable within --database-wait: main reports the message alone and exits 2. */
+export class DatabaseUnreachableError extends Error {
+  override name = "DatabaseUnreachableError";
+}
+
+/**
+ * Runs `connect` until it does not fail for an unreachable database (`storageFault` kind "unreachable":
+ * connection refused, host not found, the server starting up or shutting down), waiting 1, 2, 4, 5, 5 ... s
+ * between attempts and logging each wait, for at most `waitSeconds`; any other error (a wrong password, a
+ * missing database) is thrown at once.
+ */
+async function whenReachable<T>(
+  connect: () => Promise<T>,
+  options: { where: string; waitSeconds: number; warn: (line: string) => void },
+): Promise<T> {
+  const { storageFault } = await import("@agent-server/core");
+  const giveUpAt = Date.now() + options.waitSeconds * 1000;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await connect();
+    } catch (error) {
+      const fault = storageFault(error);
+      if (fault?.kind !== "unreachable") throw error;
+      const waitMs = Math.min(1000 * 2 ** (attempt - 1), 5000, giveUpAt - Date.now());
+      if (waitMs <= 0) {
+        throw new DatabaseUnreachableError(
+          `PostgreSQL at ${options.where} is not reachable (${fault.code}): gave up after ${attempt} attempt(s) in ${options.waitSeconds} s ` +
+            "(--database-wait, AGENT_SERVER_DATABASE_WAIT)",
+          { cause: error },
+        );
+      }
+      options.warn(
+        `PostgreSQL at ${options.where} is not reachable (${fault.code}); retrying in ${(waitMs / 1000).toFixed(1)} s ` +
+          `(attempt ${attempt + 1}, giving up after ${options.waitSeconds} s)`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  }
+}
+
+/** host:port/database of a PostgreSQL URL, for messages (no user or password). */
+function postgresAddress(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname || "localhost"}:${parsed.port || "5432"}${parsed.pathname || "/"}`;
+  } catch {
+    return "(unparsable URL)";
+  }
 }
 
 /** The URL without its password, for logs. */

@@ -35,6 +35,10 @@ Options:
                            ./path/driver.ts:export (a Storage, or a function returning one)
   --database-url <url>     PostgreSQL URL (default: $POSTGRES_URL, then $DATABASE_URI, then $POSTGRES_URI)
   --database-schema <name> PostgreSQL schema holding the tables (default: public)
+  --database-wait <seconds>
+                           At start-up, how long to keep retrying while PostgreSQL cannot be reached
+                           (not up yet, restarting) before exiting with code 2; 0 tries once
+                           (default: $AGENT_SERVER_DATABASE_WAIT, else 60)
   --data-dir <dir>         Folder of the SQLite file and the schema cache, or given to a custom driver
                            (default: .agent-server beside langgraph.json)
   --workers <n>            Runs executed concurrently by this process (default: $N_JOBS_PER_WORKER, else 10)
@@ -72,6 +76,8 @@ Environment (a flag always wins over a variable):
                            The PostgreSQL URL of --storage postgres when --database-url is not
                            given, the first one set in this order (DATABASE_URI and POSTGRES_URI are
                            the official LangGraph container's names)
+  AGENT_SERVER_DATABASE_WAIT
+                           Seconds to wait for PostgreSQL at start-up when --database-wait is not given
   N_JOBS_PER_WORKER        The worker count when neither --workers nor -n is given
   BG_JOB_TIMEOUT_SECS      The run time limit when --run-timeout is not given (the official
                            container's name)

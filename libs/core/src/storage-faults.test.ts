@@ -27,6 +27,11 @@ describe("storageFault", () => {
   it("names the database and what happened", () => {
     expect(storageFault(coded("database or disk is full", "SQLITE_FULL"))?.detail).toContain("SQLite is out of disk space (SQLITE_FULL)");
     expect(storageFault(coded("terminating connection", "57P01"))?.detail).toContain("PostgreSQL cannot be reached (57P01)");
+    const refused = storageFault(coded("connect ECONNREFUSED 127.0.0.1:5432", "ECONNREFUSED"));
+    expect(refused?.detail).toContain("PostgreSQL cannot be reached (connection refused)");
+    // The SDK's caller reads "ECONNREFUSED" in any error text as its own connection failure and drops the status.
+    expect(refused?.detail).not.toContain("ECONNREFUSED");
+    expect(refused?.code).toBe("ECONNREFUSED");
   });
 
   it("finds the fault behind wrapping errors (cause chains, aggregates)", () => {

@@ -18,6 +18,8 @@ export interface StorageFault {
   status: 503 | 507;
   /** What the client is told: which database, what happened, that nothing was completed. */
   detail: string;
+  /** The cause alone, as `detail` names it ("SQLite is out of disk space (SQLITE_FULL)"). */
+  reason: string;
   /** Seconds a client should wait before trying again (`Retry-After`). */
   retryAfterSeconds: number;
   /** The driver's own code (`57P01`, `ECONNREFUSED`, `SQLITE_FULL`). */
@@ -65,10 +67,11 @@ function ownFault(error: Error): StorageFault | undefined {
     if (code.startsWith("SQLITE_")) return sqliteFault(code);
     if (/^[0-9A-Z]{5}$/.test(code) && !code.startsWith("E")) return postgresFault(code);
     const system = SYSTEM_CODES[code];
-    if (system) return fault(system, "the database", code);
+    if (system) return fault(system.kind, system.network ? "PostgreSQL" : "the database", code, undefined, system.phrase);
   }
   // pg's own errors carry no code: a connection that ended under a query, or a pool that waited too long.
-  for (const [pattern, kind] of PG_MESSAGES) if (pattern.test(error.message)) return fault(kind, "PostgreSQL", "CONNECTION_LOST");
+  for (const [pattern, kind] of PG_MESSAGES)
+    if (pattern.test(error.message)) return fault(kind, "PostgreSQL", "CONNECTION_LOST", undefined, "connection lost");
   return undefined;
 }
 
@@ -91,19 +94,23 @@ function sqliteFault(code: string): StorageFault | undefined {
   return undefined;
 }
 
-const SYSTEM_CODES: Record<string, StorageFaultKind> = {
-  ECONNREFUSED: "unreachable",
-  ECONNRESET: "unreachable",
-  ETIMEDOUT: "unreachable",
-  EPIPE: "unreachable",
-  ENOTFOUND: "unreachable",
-  EHOSTUNREACH: "unreachable",
-  ENETUNREACH: "unreachable",
-  EAI_AGAIN: "unreachable",
-  ENOSPC: "full",
-  EDQUOT: "full",
-  EROFS: "read-only",
-  EIO: "io",
+/**
+ * Node's socket and file errors. The detail says them in words, not by code: the SDK's retrying caller
+ * treats any error text containing `ECONNREFUSED` as its own failed connection and drops the status.
+ */
+const SYSTEM_CODES: Record<string, { kind: StorageFaultKind; phrase: string; network?: true }> = {
+  ECONNREFUSED: { kind: "unreachable", phrase: "connection refused", network: true },
+  ECONNRESET: { kind: "unreachable", phrase: "connection reset", network: true },
+  ETIMEDOUT: { kind: "unreachable", phrase: "connection timed out", network: true },
+  EPIPE: { kind: "unreachable", phrase: "connection closed", network: true },
+  ENOTFOUND: { kind: "unreachable", phrase: "host not found", network: true },
+  EHOSTUNREACH: { kind: "unreachable", phrase: "host unreachable", network: true },
+  ENETUNREACH: { kind: "unreachable", phrase: "network unreachable", network: true },
+  EAI_AGAIN: { kind: "unreachable", phrase: "name lookup failed", network: true },
+  ENOSPC: { kind: "full", phrase: "no space left on device" },
+  EDQUOT: { kind: "full", phrase: "disk quota exceeded" },
+  EROFS: { kind: "read-only", phrase: "read-only file system" },
+  EIO: { kind: "io", phrase: "input/output error" },
 };
 
 const PG_MESSAGES: [RegExp, StorageFaultKind][] = [
@@ -121,13 +128,14 @@ const WHAT: Record<StorageFaultKind, string> = {
   io: "failed to read or write its files",
 };
 
-function fault(kind: StorageFaultKind, database: string, code: string, message?: string): StorageFault {
+function fault(kind: StorageFaultKind, database: string, code: string, message?: string, phrase = code): StorageFault {
   const status = kind === "full" ? 507 : 503;
-  const cause = message ?? `${database} ${WHAT[kind]} (${code})`;
+  const cause = message ?? `${database} ${WHAT[kind]} (${phrase})`;
   return {
     kind,
     status,
     code,
+    reason: cause,
     detail: `Storage unavailable: ${cause}; the request was not completed, try again later`,
     retryAfterSeconds: kind === "unreachable" ? 5 : 30,
   };

@@ -23,6 +23,11 @@ export interface EngineOptions {
    * signals reach other processes (PostgreSQL), which wake them at once.
    */
   pollMs?: number;
+  /**
+   * How long after a run's first hand-back for a storage fault its waiters still follow it (5 s): a run
+   * still handed back after that (a full disk refuses its writes) is kept, and its waiters are answered the fault.
+   */
+  stallAnswerMs?: number;
   /** How long a rollback of a run executing in another process waits for that process to answer (2 s). */
   remoteRollbackMs?: number;
   /** How long events of resumable streams stay replayable. */

@@ -116,6 +116,10 @@ export class Engine {
       options.logger,
       options.runTimeoutMs,
       options.observer,
+      (runId, fault) => {
+        this.waiters.stalled(runId, fault);
+        this.signals.stalled(runId, fault);
+      },
     );
     this.pool = new WorkerPool(
       this.storage,
@@ -133,7 +137,14 @@ export class Engine {
         onError: (task, error) => this.backgroundFailed(task, error),
       },
     );
-    this.ends = new RunEnds(this.storage, this.waiters, this.signals, this.pollMs, (runId) => this.pool.active.has(runId));
+    this.ends = new RunEnds(
+      this.storage,
+      this.waiters,
+      this.signals,
+      this.pollMs,
+      (runId) => this.pool.active.has(runId),
+      options.stallAnswerMs,
+    );
     this.crons = new CronScheduler(
       this.storage,
       (cron, request) =>

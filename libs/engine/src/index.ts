@@ -28,6 +28,7 @@ export type { HeldThreadLock } from "./runs/thread-lock.js";
 export type { RunCreateRequest, RunCommand, StreamMode, EngineRunKwargs, RunAuthContext } from "./runs/run-request.js";
 export { configurableFromHeaders, createRunAuthValue } from "./runs/run-request-rules.js";
 export type { RunEnd } from "./runs/waiters.js";
+export { deleteThreadEventually } from "./runs/storage-retry.js";
 export type { RunSettledEvent, RunSettledListener, SettlementStep } from "./runs/settlement.js";
 export type { BackgroundTask, RunLogger } from "./runs/run-executor.js";
 export type { EngineObserver, DeliveryOutcome, RunRequeueReason } from "./observe/index.js";

@@ -80,6 +80,18 @@ export class Statements {
   }
 }
 
+/**
+ * The first row a writing statement with RETURNING gives, once its write has committed; undefined for none.
+ * better-sqlite3's `get()` steps to the first row and ignores what resetting the statement returns. Out of
+ * a transaction that reset is where SQLite commits, so a commit refused there (SQLITE_FULL or an I/O error
+ * appending to the WAL) would be rolled back while `get()` still returned the row as written: a thread
+ * "created" that was never stored. `all()` steps the statement to its end and throws the commit's error.
+ * Every INSERT/UPDATE/DELETE ... RETURNING of this driver is read through here, in a transaction or not.
+ */
+export function returningRow<T>(stmt: Stmt, ...params: unknown[]): T | undefined {
+  return stmt.all(...params)[0] as T | undefined;
+}
+
 /** Parses a JSON column (NULL reads as a copy of `fallback`); a fresh copy on every read. */
 export function parseJson<T>(text: string | null | undefined, fallback: T): T {
   if (text === null || text === undefined) return structuredClone(fallback);

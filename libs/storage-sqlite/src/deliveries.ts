@@ -1,5 +1,5 @@
 import { addMs, ConflictError, nowIso, stringifyWire, type Delivery, type DeliveryRepo, type NewDelivery } from "@agent-server/core";
-import { fromRow, intOr, isUniqueViolation, type Db } from "./db.js";
+import { fromRow, intOr, isUniqueViolation, returningRow, type Db } from "./db.js";
 
 interface DeliveryRow {
   delivery_id: string;
@@ -94,7 +94,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       const updatedAt = nowIso();
       const out: DeliveryRow[] = [];
       for (const { delivery_id } of ids) {
-        const row = this.take.get(until, updatedAt, delivery_id) as DeliveryRow | undefined;
+        const row = returningRow<DeliveryRow>(this.take, until, updatedAt, delivery_id);
         if (row) out.push(row);
       }
       return out;

@@ -1,5 +1,5 @@
 import { addMs, nowIso, stringifyWire, type EventRepo, type StoredEvent } from "@agent-server/core";
-import { intOr, parseJson, type Db } from "./db.js";
+import { intOr, parseJson, returningRow, type Db } from "./db.js";
 
 interface EventRow {
   event_id: number;
@@ -59,7 +59,7 @@ export class SqliteEventRepo implements EventRepo {
     this.insertMany = db.transaction((runId: string, events: Array<{ event: string; data: unknown }>, expires: string) =>
       events.map(({ event, data }) => {
         const text = stringifyWire(data === undefined ? null : data);
-        const row = this.insert.get({ run: runId, event, data: text, expires }) as { event_id: number };
+        const row = returningRow<{ event_id: number }>(this.insert, { run: runId, event, data: text, expires })!;
         return toEvent({ event_id: row.event_id, event, data: text });
       }),
     );
@@ -75,7 +75,12 @@ export class SqliteEventRepo implements EventRepo {
 
   async append(runId: string, event: string, data: unknown, options: { ttlMs: number }): Promise<StoredEvent> {
     const text = stringifyWire(data === undefined ? null : data);
-    const row = this.insert.get({ run: runId, event, data: text, expires: addMs(nowIso(), options.ttlMs) }) as { event_id: number };
+    const row = returningRow<{ event_id: number }>(this.insert, {
+      run: runId,
+      event,
+      data: text,
+      expires: addMs(nowIso(), options.ttlMs),
+    })!;
     return toEvent({ event_id: row.event_id, event, data: text });
   }
 

@@ -1,5 +1,5 @@
 import { nowIso, stringifyWire, type NewPushConfig, type PushConfig, type PushConfigRepo } from "@agent-server/core";
-import { fromRow, type Db } from "./db.js";
+import { fromRow, returningRow, type Db } from "./db.js";
 
 interface PushConfigRow {
   run_id: string;
@@ -39,14 +39,14 @@ export class SqlitePushConfigRepo implements PushConfigRepo {
 
   /** `options.run` needs nothing here: SQLite serializes writers, so a settle sees every config committed before it. */
   async put(input: NewPushConfig): Promise<PushConfig | null> {
-    const row = this.upsert.get({
+    const row = returningRow<PushConfigRow>(this.upsert, {
       run_id: input.run_id,
       config_id: input.config_id,
       url: input.url,
       token: input.token ?? null,
       authentication: input.authentication == null ? null : stringifyWire(input.authentication),
       created_at: nowIso(),
-    }) as PushConfigRow | undefined;
+    });
     return row ? toConfig(row) : null;
   }
 

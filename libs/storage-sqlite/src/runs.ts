@@ -26,7 +26,7 @@ import {
   type ThreadStatus,
 } from "@agent-server/core";
 import type { CheckpointTables } from "./checkpointer.js";
-import { fromRow, intOr, isUniqueViolation, parseJson, Statements, type Db } from "./db.js";
+import { fromRow, intOr, isUniqueViolation, parseJson, returningRow, Statements, type Db } from "./db.js";
 import { COLUMNS, LATEST_CONTINUATION_SQL, LIST_CONTINUATIONS_SQL, TASK_ROOTS_OF_THREAD_SQL, TASK_ROOTS_SQL, TASK_SQL } from "./run-sql.js";
 import { INSERT_RESULT_GUARDED_SQL, SETTLE_THREAD_SQL, threadUpdateRow } from "./run-settle-sql.js";
 
@@ -133,7 +133,7 @@ export class SqliteRunRepo implements RunRepo {
     // A claim (claimNext's, or create's) marks the run's thread busy in the same transaction.
     this.markBusy = db.prepare("UPDATE threads SET status = 'busy', updated_at = ? WHERE thread_id = ?");
     this.insertClaimed = db.transaction((params: { thread_id: string; now: string }) => {
-      const created = this.insertRow.get(params) as { status: RunStatus; attempt: number } | undefined;
+      const created = returningRow<{ status: RunStatus; attempt: number }>(this.insertRow, params);
       if (created?.status === "running") this.markBusy.run(params.now, params.thread_id);
       return created;
     });
@@ -182,7 +182,7 @@ export class SqliteRunRepo implements RunRepo {
       // otherwise the insert alone, one autocommit statement.
       inserted = claim
         ? this.insertClaimed.immediate(params)
-        : (this.insertRow.get(params) as { status: RunStatus; attempt: number } | undefined);
+        : returningRow<{ status: RunStatus; attempt: number }>(this.insertRow, params);
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(`run ${input.run_id} already exists`);
       throw err;
@@ -252,8 +252,11 @@ export class SqliteRunRepo implements RunRepo {
       const run = toRun(row);
       const pushConfigs = push_configs === 1;
       if (!thread) return { run, pushConfigs };
-      const updated = this.s.get(SETTLE_THREAD_SQL).get({ ...thread, thread_id: run.thread_id, updated_at: nowIso() }) as
-        { status: ThreadStatus; interrupts: string } | undefined;
+      const updated = returningRow<{ status: ThreadStatus; interrupts: string }>(this.s.get(SETTLE_THREAD_SQL), {
+        ...thread,
+        thread_id: run.thread_id,
+        updated_at: nowIso(),
+      });
       return { run, thread: updated ? { status: updated.status, interrupts: parseJson(updated.interrupts, {}) } : null, pushConfigs };
     };
     return result === null && thread === null ? write() : this.db.transaction(write).immediate();
@@ -276,20 +279,19 @@ export class SqliteRunRepo implements RunRepo {
     const push = withPush
       ? ", EXISTS (SELECT 1 FROM push_configs p WHERE p.run_id = COALESCE(runs.task_id, runs.run_id)) AS push_configs"
       : "";
-    return this.s
-      .get(
+    return returningRow<RunRow & { push_configs?: number }>(
+      this.s.get(
         `UPDATE runs SET status = ?, updated_at = ?, error = COALESCE(?, error)${lease}
          WHERE run_id = ? AND (? IS NULL OR status IN (SELECT value FROM json_each(?))) AND (? IS NULL OR lease_owner = ?)
          RETURNING ${COLUMNS}${push}`,
-      )
-      .get(
-        to,
-        nowIso(),
-        errorText(options?.error),
-        runId,
-        ...twice(options?.from ? JSON.stringify(options.from) : null),
-        ...twice(options?.owner ?? null),
-      ) as (RunRow & { push_configs?: number }) | undefined;
+      ),
+      to,
+      nowIso(),
+      errorText(options?.error),
+      runId,
+      ...twice(options?.from ? JSON.stringify(options.from) : null),
+      ...twice(options?.owner ?? null),
+    );
   }
 
   async getLease(runId: string): Promise<{ owner: string; expires_at: string } | null> {
@@ -316,8 +318,12 @@ export class SqliteRunRepo implements RunRepo {
     // the same file serialize here and never claim the same run.
     const tx = this.db.transaction(() => {
       const claimedAt = nowIso();
-      const row = this.claim.get({ now, owner: options.owner, until: addMs(now, options.leaseMs), at: claimedAt }) as
-        (RunRow & { internal: string | null }) | undefined;
+      const row = returningRow<RunRow & { internal: string | null }>(this.claim, {
+        now,
+        owner: options.owner,
+        until: addMs(now, options.leaseMs),
+        at: claimedAt,
+      });
       if (row) this.markBusy.run(claimedAt, row.thread_id);
       return row;
     });
@@ -366,8 +372,8 @@ export class SqliteRunRepo implements RunRepo {
   /** One guarded UPDATE: SQLite runs it under its write lock, so of racing callers one changes the row. */
   async requeue(runId: string, guard: RequeueGuard, options?: { handBack?: boolean }): Promise<ClaimedRun | null> {
     if (guard.expiredBefore === undefined && guard.owner === undefined) return null;
-    const row = this.s
-      .get(
+    const row = returningRow<RunRow>(
+      this.s.get(
         `UPDATE runs SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL, updated_at = ?,
            metadata = json_set(metadata, '$.run_attempt', attempt + 1),
            internal = CASE WHEN ? THEN json_set(COALESCE(internal, '{}'), '$.handBacks', COALESCE(json_extract(internal, '$.handBacks'), 0) + 1)
@@ -375,16 +381,15 @@ export class SqliteRunRepo implements RunRepo {
          WHERE run_id = ? AND status = 'running' AND lease_expires_at IS NOT NULL
            AND (? IS NULL OR lease_expires_at < ?) AND (? IS NULL OR lease_owner = ?)
          RETURNING ${COLUMNS}`,
-      )
-      .get(
-        nowIso(),
-        options?.handBack ? 1 : 0,
-        runId,
-        guard.expiredBefore ?? null,
-        guard.expiredBefore ?? null,
-        guard.owner ?? null,
-        guard.owner ?? null,
-      ) as RunRow | undefined;
+      ),
+      nowIso(),
+      options?.handBack ? 1 : 0,
+      runId,
+      guard.expiredBefore ?? null,
+      guard.expiredBefore ?? null,
+      guard.owner ?? null,
+      guard.owner ?? null,
+    );
     return row ? { run: toRun(row), attempt: row.attempt } : null;
   }
 

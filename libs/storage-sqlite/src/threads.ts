@@ -18,7 +18,7 @@ import {
 } from "@agent-server/core";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { CheckpointTables } from "./checkpointer.js";
-import { intOr, parseJson, sortDir, Statements, type Db } from "./db.js";
+import { intOr, parseJson, returningRow, sortDir, Statements, type Db } from "./db.js";
 import { eraseRuns, internalOf, resultOf } from "./runs.js";
 
 interface ThreadRow {
@@ -111,8 +111,11 @@ export class SqliteThreadRepo implements ThreadRepo {
       interrupts: "{}",
       error: null,
     };
-    const inserted = this.insertNew.get({ ...row, ttl_strategy: input.ttl?.strategy ?? null, ttl_minutes: input.ttl?.minutes ?? null }) as
-      ThreadRow | undefined;
+    const inserted = returningRow<ThreadRow>(this.insertNew, {
+      ...row,
+      ttl_strategy: input.ttl?.strategy ?? null,
+      ttl_minutes: input.ttl?.minutes ?? null,
+    });
     if (inserted) return toThread(inserted);
     const existing = this.byId.get(input.thread_id) as ThreadRow | undefined;
     // Deleted again between the two statements: as if it had never been there.
@@ -166,7 +169,7 @@ export class SqliteThreadRepo implements ThreadRepo {
       ttl_minutes: patch.ttl?.minutes ?? null,
     };
     if (metadata === undefined) {
-      const row = this.updateColumns.get({
+      const row = returningRow<ThreadRow>(this.updateColumns, {
         thread_id: threadId,
         updated_at: nowIso(),
         set_config: config !== undefined ? 1 : 0,
@@ -179,7 +182,7 @@ export class SqliteThreadRepo implements ThreadRepo {
         set_error: error !== undefined ? 1 : 0,
         error: error ?? null,
         ...ttl,
-      }) as ThreadRow | undefined;
+      });
       return row ? toThread(await this.withValues(row)) : null;
     }
     const tx = this.db.transaction(() => {

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { storageFault } from "@agent-server/core";
 import { createRouter } from "../http/router.js";
 import { jsonResponse, reply } from "../http/route-helpers.js";
 import { docs } from "./docs.js";
@@ -39,7 +40,12 @@ const Health = z.object({ ok: z.boolean(), services: Services.optional() }).open
 
 const Readiness = z.object({ ready: z.boolean(), draining: z.boolean(), services: Services }).openapi("Readiness");
 
-const logDown = (service: string, error: unknown) => console.error(`health check: ${service} unavailable:`, error);
+/** A storage fault is the expected answer of a health check during an outage: one line, no stack, per check. */
+const logDown = (service: string, error: unknown) => {
+  const fault = storageFault(error);
+  if (fault) console.warn(`health check: ${service} unavailable: ${fault.reason}`);
+  else console.error(`health check: ${service} unavailable:`, error);
+};
 
 export const meta = createRouter()
   .openapi(

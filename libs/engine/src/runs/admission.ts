@@ -20,6 +20,7 @@ import { withTraceparent } from "../tracing/index.js";
 import type { EngineRunKwargs, RunAuthContext, RunCreateRequest } from "./run-request.js";
 import { admittedRunTimeout, RUN_TIMEOUT_KEY } from "./run-timeout.js";
 import type { HeldThreadLock } from "./thread-lock.js";
+import { deleteThreadEventually } from "./storage-retry.js";
 
 export interface AdmissionOptions {
   /** The thread to run on; omitted for a stateless run (a temporary thread is made). */
@@ -128,7 +129,7 @@ export class Admission {
         { internal, rejectIfThreadActive: strategy === "reject", ...(options.claim ? { claim: { ...options.claim, newThread } } : {}) },
       );
     } catch (error) {
-      if (stateless) await this.storage.threads.delete(thread.thread_id);
+      if (stateless) await deleteThreadEventually(this.storage, thread.thread_id);
       if (error instanceof ConflictError) throw new ConflictError(REJECT_MESSAGE);
       throw error;
     }

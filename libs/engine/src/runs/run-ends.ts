@@ -1,4 +1,4 @@
-import { isStorageOutage, NotFoundError, type Storage } from "@agent-server/core";
+import { isStorageOutage, NotFoundError, StorageUnavailableError, type Storage, type StorageFault } from "@agent-server/core";
 import type { EngineSignals } from "../signals/engine-signals.js";
 import type { RunEnd, RunWaiters } from "./waiters.js";
 
@@ -15,6 +15,7 @@ export class RunEnds {
     private readonly pollMs: number,
     /** Whether an execution of the run is under way in this process (its settlement will wake the waiter). */
     private readonly executingHere: (runId: string) => boolean,
+    private readonly stallAnswerMs = STALL_ANSWER_MS,
   ) {}
 
   /**
@@ -23,6 +24,7 @@ export class RunEnds {
    */
   follow(runId: string, threadId: string | undefined): Promise<() => void> {
     return this.signals.onRun(runId, (signal) => {
+      if (signal.kind === "stalled") return this.waiters.stalled(runId, signal.fault);
       if (signal.kind !== "end" || !this.waiters.has(runId)) return;
       const { end } = signal;
       if (end.values !== undefined || end.erased) {
@@ -36,14 +38,39 @@ export class RunEnds {
     });
   }
 
+  /**
+   * The run's end. A run handed back for a storage fault is kept, but the wait does not go on with it for
+   * long: `stallAnswerMs` (5 s) after its first hand-back began for a full disk or a read-only or failing
+   * file, which rarely pass within seconds, `OUTAGE_WAIT_MS` (10 s) after it for a database that cannot be
+   * reached (a restart is over by then), unless the run ended meanwhile, the wait rejects with a
+   * `RunStalledError` naming the fault.
+   */
   async await(
     runId: string,
     threadId: string | undefined,
     settled: Promise<RunEnd>,
     options: { admitted?: boolean } = {},
   ): Promise<RunEnd> {
+    let timer: NodeJS.Timeout | undefined;
+    let stalledOut!: (error: RunStalledError) => void;
+    const stalled = new Promise<never>((_resolve, reject) => (stalledOut = reject));
+    stalled.catch(() => undefined);
+    const unsubscribe = this.waiters.onStall(runId, (fault) => {
+      if (timer) return;
+      const afterMs = fault.kind === "unreachable" ? Math.max(this.stallAnswerMs, OUTAGE_WAIT_MS) : this.stallAnswerMs;
+      timer = setTimeout(() => stalledOut(new RunStalledError(runId, fault)), afterMs);
+    });
+    try {
+      return await this.awaitEnd(runId, threadId, Promise.race([settled, stalled]), options.admitted === true);
+    } finally {
+      clearTimeout(timer);
+      unsubscribe();
+    }
+  }
+
+  private async awaitEnd(runId: string, threadId: string | undefined, settled: Promise<RunEnd>, admitted: boolean): Promise<RunEnd> {
     const pollMs = this.pollMs;
-    let firstPause = options.admitted ? pollMs : 0;
+    let firstPause = admitted ? pollMs : 0;
     let outageSince: number | undefined;
     while (true) {
       const end = await Promise.race([settled, delay(firstPause)]);
@@ -54,7 +81,7 @@ export class RunEnds {
         if (polled) return polled;
         outageSince = undefined;
       } catch (error) {
-        if (error instanceof NotFoundError) throw error;
+        if (error instanceof NotFoundError || error instanceof RunStalledError) throw error;
         // A storage read failed (briefly unreachable): the waiter may still fire, as settlement goes on.
         const late = await Promise.race([settled, delay(Math.max(pollMs, POLL_FAILURE_GRACE_MS))]);
         if (late) return late;
@@ -96,8 +123,30 @@ export class RunEnds {
 
 /** How long a wait whose storage read failed still gives the run's waiter to fire before it fails. */
 const POLL_FAILURE_GRACE_MS = 1000;
-/** How long a wait goes on polling a database that is away before it fails with the outage's error. */
-const OUTAGE_WAIT_MS = 60_000;
+/**
+ * How long a wait goes on polling a database that is away before it fails with the outage's error (and
+ * follows a run handed back for it): a restart or failover is over by then; a caller is not kept longer.
+ */
+const OUTAGE_WAIT_MS = 10_000;
+/**
+ * How long a wait still follows a run after its first hand-back for a full disk or a read-only or failing
+ * file: such a fault rarely passes within seconds, and the caller is better told (and the run kept).
+ */
+const STALL_ANSWER_MS = 5_000;
+
+/**
+ * A wait that stopped following a run its storage keeps refusing. The run is kept (queued, resumed from
+ * its last checkpoint once the database takes writes again); the caller is answered the fault (503/507).
+ */
+export class RunStalledError extends StorageUnavailableError {
+  constructor(
+    readonly runId: string,
+    readonly fault: StorageFault,
+  ) {
+    const until = fault.kind === "unreachable" ? "it is reachable again" : "it takes writes again";
+    super(`${fault.reason}; run ${runId} is kept and resumes once ${until}`, fault.kind, fault.code);
+  }
+}
 
 /** A thread's stored error, when it has the `{ error, message }` shape settlement writes. */
 function runError(value: unknown): { error: string; message: string } | undefined {

@@ -1,6 +1,6 @@
 import type { TtlSweepKind } from "../ttl/ttl-sweeper.js";
 import { isGraphDrained } from "@langchain/langgraph";
-import { isStorageOutage, NotFoundError, type Delivery, type Run, type Storage } from "@agent-server/core";
+import { isStorageOutage, NotFoundError, storageFault, type Delivery, type Run, type Storage, type StorageFault } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
 import { admittedGraphId, firstClaimWaitMs, type EngineObserver } from "../observe/index.js";
 import type { CompiledGraph } from "../graphs/types.js";
@@ -73,6 +73,8 @@ export class RunExecutor {
     /** The server's run time limit in ms (run-timeout.ts); undefined or 0: none. */
     private readonly runTimeoutMs?: number,
     private readonly observer?: EngineObserver,
+    /** A run was handed back for a storage fault: its waiters, here and elsewhere, hear it (run-ends.ts). */
+    private readonly stalled?: (runId: string, fault: StorageFault) => void,
   ) {}
 
   /** Rejects only after logging: the worker pool that awaits it has nobody to tell. */
@@ -127,7 +129,7 @@ export class RunExecutor {
         outcome = { kind: "success", result: toRunResult(snapshot) };
       } catch (error) {
         const handBack = execution.timedOut ? undefined : (shutdownHandBack(error, execution) ?? storageHandBack(error, execution));
-        if (handBack && (await this.handBack(run, attempt, execution, handBack))) {
+        if (handBack && (await this.handBack(run, attempt, execution, handBack, error))) {
           this.logger?.runEnded(run.run_id, run.thread_id, "handed-back", Date.now() - started);
           return "handed-back";
         }
@@ -158,7 +160,7 @@ export class RunExecutor {
         // next attempt settles it from its last checkpoint. When it is no longer ours to hand back (a cancel
         // or another owner ended it meanwhile), settling again does the follow-up work for that end.
         if (!isStorageOutage(error) || outcome.kind === "interrupted" || outcome.kind === "timeout") throw error;
-        if (await this.handBack(run, attempt, execution, "storage")) {
+        if (await this.handBack(run, attempt, execution, "storage", error)) {
           this.logger?.runEnded(run.run_id, run.thread_id, "handed-back", Date.now() - started);
           return "handed-back";
         }
@@ -186,9 +188,15 @@ export class RunExecutor {
    * restart, or another process) resumes from the run's last checkpoint. False when the run is no longer
    * this executor's to hand back (a cancel won, or another owner holds it): settlement then ends it.
    */
-  private async handBack(run: Run, attempt: number, execution: ActiveExecution, reason: HandBackReason): Promise<boolean> {
+  private async handBack(run: Run, attempt: number, execution: ActiveExecution, reason: HandBackReason, error: unknown): Promise<boolean> {
     const requeue = () => this.storage.runs.requeue(run.run_id, { owner: execution.owner }, { handBack: true });
-    // After a storage fault the database may still be away: the hand-back waits for it.
+    // Its waiters hear of a storage fault at once: the requeue may wait as long as the fault lasts.
+    const fault = reason === "storage" ? storageFault(error) : undefined;
+    if (fault) this.stalled?.(run.run_id, fault);
+    // After a storage fault the database may still be away: the hand-back waits for it. One that answers
+    // at once may still refuse writes (a full disk): the pause keeps the run from being claimed, failed
+    // and handed back in a tight loop meanwhile.
+    if (reason === "storage") await pause(STORAGE_HAND_BACK_PAUSE_MS);
     const requeued = reason === "storage" ? await untilStorageReturns(requeue) : await requeue();
     if (!requeued) return false;
     this.logger?.runRequeued?.(run.run_id, run.thread_id, attempt, reason);
@@ -216,6 +224,13 @@ export class RunExecutor {
  * write failed with a storage fault; the next attempt resumes from the last checkpoint that landed).
  */
 type HandBackReason = "drained" | "shutdown" | "storage";
+
+/** How long a run that met a storage fault stays with its executor before it goes back to the queue. */
+const STORAGE_HAND_BACK_PAUSE_MS = 500;
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+}
 
 /** A storage fault that stopped the execution, unless a cancel stopped it first (a cancel ends the run). */
 function storageHandBack(error: unknown, execution: ActiveExecution): "storage" | undefined {

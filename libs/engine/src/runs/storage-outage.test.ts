@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Storage } from "@agent-server/core";
+import { storageFault, type Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
 import { newThread, startEngine } from "../testing/harness.js";
@@ -98,5 +98,41 @@ describe.each(drivers)("a storage outage under a run on $name", (driver) => {
     const thread = await storage.threads.get(threadId);
     expect((thread?.values as { messages: { content: string }[] }).messages.map((m) => m.content)).toEqual(["mid-run", "echo: mid-run"]);
     expect(failed).toEqual([]);
+  });
+
+  it("a run its storage keeps refusing: the wait answers the fault while the run is kept, and it ends success once writes are taken", async () => {
+    await engine.stop(0);
+    engine = await startEngine(storage, {
+      stallAnswerMs: 300,
+      logger: {
+        runStarted: () => undefined,
+        runEnded: () => undefined,
+        runRequeued: (runId, _thread, attempt, reason) => requeued.push({ runId, attempt, reason }),
+      },
+    });
+    const threadId = await newThread(storage);
+    // A full disk: every terminal write is refused, reads and the requeue still answer.
+    instrumented.faultError = () => Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+    let refusing = true;
+    instrumented.fault = (c) => refusing && terminalWrite(c);
+    const run = await engine.createRun({ assistant_id: "echo", input: { messages: [{ role: "user", content: "full" }] } } as never, {
+      threadId,
+    });
+    const answered = await engine.waitRun(run.run_id, threadId).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
+    expect(storageFault(answered)).toMatchObject({ kind: "full", status: 507, code: "SQLITE_FULL" });
+    expect(storageFault(answered)?.detail).toContain(`SQLite is out of disk space (SQLITE_FULL); run ${run.run_id} is kept`);
+    expect((await storage.runs.get(run.run_id))?.status).not.toMatch(/success|error/);
+
+    refusing = false;
+    const end = await engine.waitRun(run.run_id, threadId);
+    expect(end.status).toBe("success");
+    expect(requeued.length).toBeGreaterThan(0);
+    expect(requeued.every((r) => r.runId === run.run_id && r.reason === "storage")).toBe(true);
+    const thread = await storage.threads.get(threadId);
+    expect((thread?.values as { messages: { content: string }[] }).messages.map((m) => m.content)).toEqual(["full", "echo: full"]);
   });
 });

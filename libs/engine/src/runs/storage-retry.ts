@@ -1,4 +1,4 @@
-import { isStorageOutage } from "@agent-server/core";
+import { isStorageOutage, type Storage } from "@agent-server/core";
 
 /**
  * Calls `fn` until it stops failing with a storage fault (`isStorageOutage`: the database unreachable, a
@@ -25,3 +25,24 @@ const FIRST_WAIT_MS = 250;
 const MAX_WAIT_MS = 2000;
 /** Beyond this (two minutes of outage), a run is left to its lease (30 s by default) and the reaper. */
 export const RETRY_LIMIT_MS = 120_000;
+
+/**
+ * Deletes a thread made for a call that was then refused (a stateless run's temporary thread, an A2A
+ * task's or MCP call's new context). Should the delete be refused too (the same full disk), the caller
+ * is still told why the call was (its own fault keeps its 507/503), and the delete is tried again in the
+ * background until it goes through, so that no thread is left without its run once there is room again.
+ */
+export async function deleteThreadEventually(storage: Storage, threadId: string): Promise<void> {
+  const remove = () => storage.threads.delete(threadId);
+  await remove().catch(() => retryInBackground(remove));
+}
+
+/** Tries of `retryInBackground`, 250 ms apart at first, then 1 s apart: about 10 minutes in all. */
+const BACKGROUND_TRIES = 600;
+
+/** Calls `attempt` again, later and later, until it resolves; timers never keep the process alive. */
+function retryInBackground(attempt: () => Promise<unknown>, tries = 0): void {
+  if (tries >= BACKGROUND_TRIES) return;
+  const delayMs = Math.min(250 * 2 ** tries, 1000);
+  setTimeout(() => void attempt().catch(() => retryInBackground(attempt, tries + 1)), delayMs).unref();
+}

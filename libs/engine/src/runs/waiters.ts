@@ -1,4 +1,4 @@
-import type { DefaultValues, Run, RunResult, RunStatus, Thread } from "@agent-server/core";
+import type { DefaultValues, Run, RunResult, RunStatus, StorageFault, Thread } from "@agent-server/core";
 
 export interface RunEnd {
   status: RunStatus;
@@ -23,6 +23,7 @@ export interface RunEnd {
  */
 export class RunWaiters {
   private readonly waiting = new Map<string, Set<(end: RunEnd) => void>>();
+  private readonly stallListeners = new Map<string, Set<(fault: StorageFault) => void>>();
 
   wait(runId: string): { promise: Promise<RunEnd>; cancel: () => void } {
     let resolver!: (end: RunEnd) => void;
@@ -46,5 +47,23 @@ export class RunWaiters {
     const set = this.waiting.get(runId);
     this.waiting.delete(runId);
     for (const resolve of set ?? []) resolve(end);
+  }
+
+  /**
+   * Hears that the run was handed back for a storage fault (it is kept, and resumes once the database
+   * answers), until the returned function is called.
+   */
+  onStall(runId: string, listener: (fault: StorageFault) => void): () => void {
+    let set = this.stallListeners.get(runId);
+    if (!set) this.stallListeners.set(runId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set!.delete(listener);
+      if (set!.size === 0 && this.stallListeners.get(runId) === set) this.stallListeners.delete(runId);
+    };
+  }
+
+  stalled(runId: string, fault: StorageFault): void {
+    for (const listener of this.stallListeners.get(runId) ?? []) listener(fault);
   }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { SignalBus } from "@agent-server/core";
+import type { SignalBus, StorageFault } from "@agent-server/core";
 import type { RunEnd } from "../runs/waiters.js";
 import type { StreamEvent } from "../streaming/stream-hub.js";
 
@@ -26,6 +26,8 @@ export type RunSignal =
   | { kind: "event"; origin: string; event: StreamEvent }
   /** The run ended (its streams closed, its waiters woken there). `values` only when its thread is gone. */
   | { kind: "end"; origin: string; end: Omit<RunEnd, "values"> & { values?: RunEnd["values"] } }
+  /** The run was handed back for a storage fault (kept, resumed once the database answers). */
+  | { kind: "stalled"; origin: string; fault: StorageFault }
   /** The executor of the run answers a control signal: whether the rollback can still erase it. */
   | { kind: "ack"; origin: string; accepted: boolean };
 
@@ -110,6 +112,10 @@ export class EngineSignals {
     // The run row and its result stay in this process: others read them where they need them.
     const { values, run: _run, result: _result, ...rest } = end;
     this.send(runChannel(runId), { kind: "end", origin: this.origin, end: options.withValues ? { ...rest, values } : rest });
+  }
+
+  stalled(runId: string, fault: StorageFault): void {
+    if (this.crossProcess) this.send(runChannel(runId), { kind: "stalled", origin: this.origin, fault });
   }
 
   /** A thread's protocol event, stored already: other processes deliver it to their streams of the thread. */

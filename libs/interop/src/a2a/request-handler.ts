@@ -19,7 +19,7 @@ import {
 } from "@a2a-js/sdk";
 import { TaskNotCancelableError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
-import type { Assistant, Run, Storage } from "@agent-server/core";
+import { isStorageOutage, type Assistant, type Run, type Storage } from "@agent-server/core";
 import { ThreadStateService, type Engine, type RunAuthContext } from "@agent-server/engine";
 import { extendedCard, extendedCardCaller } from "./card/extended.js";
 import type { AgentCardOptions } from "./card/options.js";
@@ -94,7 +94,13 @@ export class TaskRequestHandler implements A2ARequestHandler {
     const length = historyLength(params.configuration?.historyLength);
     const admitted = await this.admission.admit(params, this.scope(context), { context });
     if (!params.configuration?.returnImmediately) {
-      const end = await admitted.end;
+      // A run its storage keeps refusing (a full disk) is kept: the task is answered as it stands
+      // (SUBMITTED/WORKING, to be polled) rather than the send hanging or losing its task id.
+      const end = await admitted.end.catch((error: unknown) => {
+        if (isStorageOutage(error)) return undefined;
+        throw error;
+      });
+      if (!end) return this.render(admitted.taskId, openScope, { historyLength: length });
       // A new task that settled here: its row and result come with its end and its marker with its
       // admission, so nothing is read (a continuation, or a run settled elsewhere, is read as GetTask reads it).
       if (admitted.internal && end.run?.run_id === admitted.taskId) {

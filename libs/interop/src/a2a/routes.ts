@@ -13,9 +13,9 @@ import { registerPushDelivery } from "./push/push-delivery.js";
 import { consoleA2ALogger, type A2ALogger } from "./request-errors.js";
 import { TaskRequestHandler, type A2AHandlerDeps } from "./request-handler.js";
 import { requestScope, type A2ARequestScope, type StructuralRequestAuth } from "./request-scope.js";
-import { handleHttpJson } from "./transports/http-json.js";
+import { handleHttpJson, httpJsonStorageFault } from "./transports/http-json.js";
 import { grpcTarget, type A2AGrpcAddress } from "./transports/grpc.js";
-import { handleJsonRpc } from "./transports/json-rpc.js";
+import { handleJsonRpc, jsonRpcStorageFault } from "./transports/json-rpc.js";
 
 export interface A2ARoutesOptions extends A2ACardSettings {
   /**
@@ -89,7 +89,10 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
   });
 
   app.post("/a2a/:assistant_id", async (c) => {
-    const resolved = await resolve(deps, c, cardOptions, options, "jsonrpc");
+    // A storage fault reading the agent is answered in the binding's own error shape, as the handler's are.
+    const resolved = await resolve(deps, c, cardOptions, options, "jsonrpc").catch(
+      async (error: unknown) => (await jsonRpcStorageFault(c, error, logger)) ?? Promise.reject(error),
+    );
     if (resolved instanceof Response) return resolved;
     return handleJsonRpc(c, resolved.handler, resolved.card, resolved.scope, logger);
   });
@@ -99,7 +102,9 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
     const prefix = `/a2a/${encodeURIComponent(id)}`;
     const path = c.req.path;
     const subpath = path.startsWith(prefix) ? path.slice(prefix.length) : path.slice(path.indexOf("/", "/a2a/".length));
-    const resolved = await resolve(deps, c, cardOptions, options, "http+json");
+    const resolved = await resolve(deps, c, cardOptions, options, "http+json").catch(
+      (error: unknown) => httpJsonStorageFault(error, logger, { binding: "HTTP+JSON", path }) ?? Promise.reject(error),
+    );
     if (resolved instanceof Response) return resolved;
     return handleHttpJson(c, subpath, resolved.handler, resolved.card, resolved.scope, logger);
   });

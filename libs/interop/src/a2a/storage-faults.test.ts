@@ -18,6 +18,7 @@ const DETAIL = "Storage unavailable: PostgreSQL cannot be reached (57P01); the r
 describe("A2A answers to a storage fault", () => {
   let server: TestServer;
   let base: string;
+  let assistantsAway = false;
   const logged: Array<{ fields: Record<string, unknown>; message: string }> = [];
   const logger: A2ALogger = {
     error: (fields, message) => logged.push({ fields, message }),
@@ -31,6 +32,11 @@ describe("A2A answers to a storage fault", () => {
     };
     storage.runs.getTask = async () => {
       throw adminShutdown();
+    };
+    const getAssistant = storage.assistants.get.bind(storage.assistants);
+    storage.assistants.get = async (id) => {
+      if (assistantsAway) throw adminShutdown();
+      return getAssistant(id);
     };
     server = await startTestServer(storage, { app: { extraRoutes: [(deps) => a2aRoutes(deps, { logger })] } });
     base = server.url.replace(/\/$/, "");
@@ -54,5 +60,28 @@ describe("A2A answers to a storage fault", () => {
     const failure = grpcFailure(adminShutdown(), logger, {}) as Error & { status?: number };
     expect(failure.status).toBe(GRPC_STATUS_CODE.UNAVAILABLE);
     expect(failure.message).toBe(DETAIL);
+  });
+
+  it("the agent cannot be read before the handler is reached: each binding still answers in its own error shape", async () => {
+    assistantsAway = true;
+    try {
+      const rpc = await fetch(`${base}/a2a/echo`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "A2A-Version": "1.0" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 42, method: "GetTask", params: { id: crypto.randomUUID() } }),
+      });
+      expect(rpc.status).toBe(200);
+      expect(await rpc.json()).toEqual({
+        jsonrpc: "2.0",
+        id: 42,
+        error: { code: -32603, message: DETAIL, data: { reason: "STORAGE_UNAVAILABLE", code: "57P01", retryAfterSeconds: 5 } },
+      });
+      const rest = await fetch(`${base}/a2a/echo/tasks/${crypto.randomUUID()}`, { headers: { "A2A-Version": "1.0" } });
+      expect(rest.status).toBe(503);
+      expect(rest.headers.get("retry-after")).toBe("5");
+      expect(await rest.json()).toEqual({ error: { code: 503, status: "UNAVAILABLE", message: DETAIL, details: [] } });
+    } finally {
+      assistantsAway = false;
+    }
   });
 });

@@ -12,7 +12,14 @@ import {
   type RunnableConfig,
   type Thread,
 } from "@agent-server/core";
-import { configurableFromHeaders, createRunAuthValue, type RunCreateRequest, type RunEnd, type RunEventStream } from "@agent-server/engine";
+import {
+  configurableFromHeaders,
+  deleteThreadEventually,
+  createRunAuthValue,
+  type RunCreateRequest,
+  type RunEnd,
+  type RunEventStream,
+} from "@agent-server/engine";
 import { traceCall } from "../tracing.js";
 import { callerFrom, refusalText, type McpCaller } from "./caller.js";
 import { InputValidators } from "./input-validation.js";
@@ -143,7 +150,7 @@ export class ToolCalls {
         { stream: progress !== undefined },
       );
     } catch (error) {
-      if (created) await this.deps.storage.threads.delete(thread.thread_id).catch(() => undefined);
+      if (created) await deleteThreadEventually(this.deps.storage, thread.thread_id);
       throw error;
     }
     const limit = this.callTimeoutMs > 0 ? AbortSignal.timeout(this.callTimeoutMs) : undefined;
@@ -187,7 +194,7 @@ export class ToolCalls {
       const filter = await this.authorizeRun(caller, thread.thread_id, request);
       if (!matchesAuthFilter(thread.metadata, filter)) throw new CallRefused(`Not allowed to run "${entry.name}" on a new thread.`);
     } catch (error) {
-      await storage.threads.delete(thread.thread_id).catch(() => undefined);
+      await deleteThreadEventually(storage, thread.thread_id);
       throw error;
     }
     return { thread, created: true };

@@ -15,9 +15,28 @@ asyncExitHook.unhookEvent("beforeExit");
 asyncExitHook.unhookEvent("exit");
 
 /** Data directories of embedded servers live under os.tmpdir() with this prefix. */
-const DIR_PREFIX = "agent-server-pg-";
-const USER = "postgres";
-const PASSWORD = "postgres";
+export const DIR_PREFIX = "agent-server-pg-";
+export const USER = "postgres";
+export const PASSWORD = "postgres";
+
+/**
+ * Server settings for tests: no durability work (fsync, full pages), loopback TCP only (no Unix socket,
+ * whose default directory the postgres user may not write), and room for many server processes' pools.
+ */
+export const TEST_SERVER_FLAGS = [
+  "-c",
+  "fsync=off",
+  "-c",
+  "synchronous_commit=off",
+  "-c",
+  "full_page_writes=off",
+  "-c",
+  "listen_addresses=127.0.0.1",
+  "-c",
+  "unix_socket_directories=",
+  "-c",
+  "max_connections=300",
+];
 
 export interface EmbeddedServer {
   url: string;
@@ -26,7 +45,7 @@ export interface EmbeddedServer {
   stop(): Promise<void>;
 }
 
-function alive(pid: number): boolean {
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -35,7 +54,7 @@ function alive(pid: number): boolean {
   }
 }
 
-function postmasterPid(dataDir: string): number | null {
+export function postmasterPid(dataDir: string): number | null {
   try {
     const pid = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
     return Number.isInteger(pid) && pid > 0 ? pid : null;
@@ -53,7 +72,7 @@ function isPostgres(pid: number): boolean {
 }
 
 /** SIGQUIT (immediate shutdown) the server of `dataDir` if it runs, SIGKILL it if it lingers. */
-async function killServer(dataDir: string): Promise<void> {
+export async function killServer(dataDir: string): Promise<void> {
   const pid = postmasterPid(dataDir);
   if (pid === null || !alive(pid) || !isPostgres(pid)) return;
   try {
@@ -93,7 +112,7 @@ export async function cleanStaleServers(): Promise<void> {
   }
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
@@ -145,20 +164,7 @@ async function startOnce(): Promise<EmbeddedServer> {
     persistent: false,
     createPostgresUser: userInfo().uid === 0,
     initdbFlags: ["--no-sync"],
-    postgresFlags: [
-      "-c",
-      "fsync=off",
-      "-c",
-      "synchronous_commit=off",
-      "-c",
-      "full_page_writes=off",
-      "-c",
-      "listen_addresses=127.0.0.1",
-      "-c",
-      "unix_socket_directories=",
-      "-c",
-      "max_connections=300",
-    ],
+    postgresFlags: TEST_SERVER_FLAGS,
     onLog: (message) => log.push(String(message)),
     onError: (error) => log.push(String(error)),
   });

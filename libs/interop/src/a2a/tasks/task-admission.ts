@@ -3,7 +3,14 @@ import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } f
 import { v4 as uuidv4 } from "uuid";
 import { ConflictError, readThreadHeader, type Assistant, type Run, type RunInternal, type ThreadHeader } from "@agent-server/core";
 import type { ServerCallContext } from "@a2a-js/sdk/server";
-import type { RunAuthContext, RunCreateRequest, RunEnd, RunEventStream, ThreadStateService } from "@agent-server/engine";
+import {
+  deleteThreadEventually,
+  type RunAuthContext,
+  type RunCreateRequest,
+  type RunEnd,
+  type RunEventStream,
+  type ThreadStateService,
+} from "@agent-server/engine";
 import { pushIdRules, type TaskPushConfigs, type RequestedPushConfig } from "../push/push-configs.js";
 import type { A2AHandlerDeps } from "../request-handler.js";
 import type { A2ARequestScope } from "../request-scope.js";
@@ -102,7 +109,7 @@ export class TaskAdmission {
       threadId = thread.thread_id;
       created = true;
       if (push && !(await this.access.visibleThread(ref, scope, "update"))) {
-        await this.deps.storage.threads.delete(threadId).catch(() => undefined);
+        await deleteThreadEventually(this.deps.storage, threadId);
         throw new TaskNotFoundError("not allowed to register push notifications on the new task");
       }
     }
@@ -134,7 +141,7 @@ export class TaskAdmission {
       return { taskId: run.run_id, run, internal, end: quiet(end), ...(events ? { events } : {}) };
     } catch (error) {
       events?.close();
-      if (created) await this.deps.storage.threads.delete(threadId).catch(() => undefined);
+      if (created) await deleteThreadEventually(this.deps.storage, threadId);
       throw error;
     }
   }

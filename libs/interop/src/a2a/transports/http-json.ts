@@ -22,6 +22,7 @@ import {
 } from "@a2a-js/sdk/errors";
 import { validateVersion, type A2ARequestHandler, type ServerCallContext } from "@a2a-js/sdk/server";
 import type { Context } from "hono";
+import { storageFault } from "@agent-server/core";
 import { INTERNAL_ERROR_MESSAGE, refuseDeepInput, requestDenial, requestStorageFault, type A2ALogger } from "../request-errors.js";
 import type { A2ARequestScope } from "../request-scope.js";
 import { taskStateFilter } from "../tasks/list-tasks-query.js";
@@ -312,6 +313,16 @@ function json(status: number, body: unknown, retryAfterSeconds?: number): Respon
  * for A2A errors; an auth handler's denial with its own status; anything else a logged 500 whose message
  * says nothing of the error.
  */
+/**
+ * A storage fault met before the request reached its handler (the agent's assistant could not be read):
+ * answered in the binding's own error shape, like one the handler met; undefined for any other error.
+ */
+export function httpJsonStorageFault(error: unknown, logger: A2ALogger, context: Record<string, unknown>): Response | undefined {
+  if (!storageFault(error)) return undefined;
+  const { status, body, retryAfterSeconds } = restErrorBody(error, logger, context);
+  return json(status, body, retryAfterSeconds);
+}
+
 function restErrorBody(
   error: unknown,
   logger: A2ALogger,

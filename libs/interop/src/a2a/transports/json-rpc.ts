@@ -9,7 +9,7 @@ import {
 } from "@a2a-js/sdk/server";
 import type { Context } from "hono";
 import { A2A_LEGACY_PROTOCOL_VERSION } from "../agent-card.js";
-import { refuseDeepInput, RequestErrorGuard, type A2ALogger } from "../request-errors.js";
+import { refuseDeepInput, RequestErrorGuard, requestStorageFault, storageFaultJsonRpcError, type A2ALogger } from "../request-errors.js";
 import { taskStateFilter } from "../tasks/list-tasks-query.js";
 import { A2A_REQUEST_SCOPE_KEY, type A2ARequestScope } from "../request-scope.js";
 import { traceJsonRpc } from "../../tracing.js";
@@ -131,6 +131,23 @@ export function callContext(
   const identity = scope.auth?.user.identity;
   const user = identity ? { isAuthenticated: true, userName: identity } : undefined;
   return new ServerCallContext({ ...extra, requestedVersion: header, state, ...(user ? { user } : {}) });
+}
+
+/**
+ * A storage fault met before the request reached its handler (the agent's assistant could not be read):
+ * answered as a JSON-RPC error to the request's id, like one the handler met; undefined for any other error.
+ */
+export async function jsonRpcStorageFault(c: Context, error: unknown, logger: A2ALogger): Promise<Response | undefined> {
+  const fault = requestStorageFault(error, logger, { binding: "JSONRPC", path: c.req.path });
+  if (!fault) return undefined;
+  const id = await c.req.raw
+    .text()
+    .then(
+      (text) => requestId(JSON.parse(text)),
+      () => null,
+    )
+    .catch(() => null);
+  return Response.json({ jsonrpc: "2.0", id, error: storageFaultJsonRpcError(fault) });
 }
 
 function requestId(body: unknown): JsonRpcId {
