@@ -85,7 +85,7 @@ describe("agent-server serve --grpc-port", () => {
     const base = server.url.replace("0.0.0.0", "127.0.0.1");
     const card = await cardOf(base, "approval");
     expect(card.supportedInterfaces.find((i) => i.protocolBinding === "GRPC")).toEqual({
-      url: `127.0.0.1:${port}`,
+      url: `dns:///127.0.0.1:${port}`,
       protocolBinding: "GRPC",
       tenant: "approval",
       protocolVersion: "1.0",
@@ -126,7 +126,11 @@ describe("agent-server serve --grpc-port", () => {
     }
     expect(card?.supportedInterfaces.map((i) => i.protocolBinding)).toEqual(["JSONRPC", "HTTP+JSON", "JSONRPC", "GRPC"]);
     const [, grpcPort] = await server.waitFor(/A2A gRPC listening on [^\s"]+:(\d+)/);
-    expect(card!.supportedInterfaces.at(-1)).toMatchObject({ url: `127.0.0.1:${grpcPort}`, protocolBinding: "GRPC", tenant: "echo" });
+    expect(card!.supportedInterfaces.at(-1)).toMatchObject({
+      url: `dns:///127.0.0.1:${grpcPort}`,
+      protocolBinding: "GRPC",
+      tenant: "echo",
+    });
     expect(await say(await grpcClient(card!), "ready")).toMatchObject({ status: { state: TaskState.TASK_STATE_COMPLETED } });
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);
@@ -188,7 +192,11 @@ describe("gRPC settings of startServer", () => {
         expect(flagWins.grpcUrl).toMatch(/^127\.0\.0\.1:\d+$/);
         expect(flagWins.grpcUrl).not.toBe(`127.0.0.1:${taken.port}`);
         const card = await cardOf(flagWins.url, "echo");
-        expect(card.supportedInterfaces.at(-1)).toMatchObject({ protocolBinding: "GRPC", url: flagWins.grpcUrl, tenant: "echo" });
+        expect(card.supportedInterfaces.at(-1)).toMatchObject({
+          protocolBinding: "GRPC",
+          url: `dns:///${flagWins.grpcUrl}`,
+          tenant: "echo",
+        });
         expect(texts(await say(await grpcClient(card), "flag"))).toEqual(["echo: flag"]);
       } finally {
         await flagWins.stop(0);

@@ -25,6 +25,12 @@ export interface AppDeps {
   httpApp?: UserHttpApp;
   /** Generative UI from langgraph.json `ui`, bundled at startup (`bundleUi`): served under /ui. */
   ui?: UiBundles;
+  /**
+   * Classic run streams end with an `end` event (`{run_id, status}`), as on the Python Agent Server, unless
+   * a request says `stream_end=0`. Off by default: the official JS server sends none, and clients that read
+   * its event lists exactly would see one more event (a request can still ask with `stream_end=1`).
+   */
+  streamEndEvent?: boolean;
   /** Prometheus metrics (apps/server): every request is timed and `GET /metrics` is served. Absent: neither. */
   metrics?: HttpMetrics;
   /**

@@ -116,6 +116,13 @@ export interface Run {
   metadata: Metadata;
   kwargs: RunKwargs;
   multitask_strategy: MultitaskStrategy;
+  /**
+   * Why the run was cancelled (`interrupted` by a cancel), null when it was not: written by the cancel's
+   * own terminal write (`RunRepo.transition`'s `cancelReason`). `<cause>:<detail>`, as the official SDK
+   * reads it (`taken:` prefix for input absorbed by steering): see the engine's cancel-reason.ts.
+   * Drivers always return it (null when none); optional here for runs built elsewhere (tests, imports).
+   */
+  cancel_reason?: string | null;
 }
 
 /**

@@ -22,12 +22,14 @@ import type { RunCreateRequest } from "./runs/run-request.js";
 import { Settlement, type RunSettledListener } from "./runs/settlement.js";
 import { ThreadExecution } from "./runs/thread-execution.js";
 import { ThreadLock, type HeldThreadLock } from "./runs/thread-lock.js";
+import { RunCancellation } from "./runs/run-cancellation.js";
 import { RunEnds } from "./runs/run-ends.js";
 import { RunWaiters, type RunEnd } from "./runs/waiters.js";
 import { WorkerPool } from "./runs/worker-pool.js";
 import { ProtocolRuns } from "./protocol/protocol-run.js";
 import { ThreadEventLog } from "./protocol/thread-event-log.js";
 import { EngineSignals } from "./signals/engine-signals.js";
+import { endOfRun, withStreamEnd } from "./streaming/run-stream-end.js";
 import { closeOnAbort, StreamHub, type RunEventStream, type StreamEvent } from "./streaming/stream-hub.js";
 import { traceAdmission } from "./tracing/index.js";
 import { DEFAULT_OUTBOX_OPTIONS, WebhookOutbox } from "./webhooks/outbox.js";
@@ -58,6 +60,7 @@ export class Engine {
   private readonly settlement: Settlement;
   private readonly pool: WorkerPool;
   private readonly ends: RunEnds;
+  private readonly cancellation: RunCancellation;
   private readonly storage: Storage;
   private admitting = false;
   private stopping = false;
@@ -101,7 +104,7 @@ export class Engine {
     this.admission = new Admission(
       this.storage,
       this.registry,
-      (ids, action, heldLock) => this.cancel(ids, { action, heldLock }),
+      (ids, action, heldLock, reason) => this.cancel(ids, { action, heldLock, reason }),
       options.runTimeoutMs,
       () => this.threadTtl(),
     );
@@ -144,6 +147,14 @@ export class Engine {
       this.pollMs,
       (runId) => this.pool.active.has(runId),
       options.stallAnswerMs,
+    );
+    this.cancellation = new RunCancellation(
+      this.storage,
+      this.threadLock,
+      this.settlement,
+      this.pool,
+      this.signals,
+      options.remoteRollbackMs ?? 2000,
     );
     this.crons = new CronScheduler(
       this.storage,
@@ -305,12 +316,13 @@ export class Engine {
 
   /**
    * Creates a run and returns its live event stream, subscribed before the run can start. `signal`
-   * (a client that went away) ends the stream early; the run itself is not affected.
+   * (a client that went away) ends the stream early; the run itself is not affected. `end`: the stream
+   * closes with an `end` event once the run has ended (run-stream-end.ts).
    */
   async streamRun(
     request: RunCreateRequest,
     options: AdmissionOptions = {},
-    stream: { signal?: AbortSignal } = {},
+    stream: { signal?: AbortSignal; end?: boolean } = {},
   ): Promise<{ run: Run; events: AsyncIterable<StreamEvent> }> {
     const runId = options.runId ?? uuidv4();
     const subscription = this.hub.subscribe(runId);
@@ -319,7 +331,8 @@ export class Engine {
       // Whichever process claims the run, its events reach this subscription.
       await this.hub.ready(runId);
       const run = await this.createRun(request, { ...options, runId });
-      return { run, events: subscription };
+      const readRun = () => this.storage.runs.get(runId);
+      return { run, events: stream.end ? withStreamEnd(runId, subscription, readRun) : subscription };
     } catch (error) {
       subscription.close();
       throw error;
@@ -328,11 +341,13 @@ export class Engine {
 
   /**
    * Joins a run's stream: events stored for a resumable run after `lastEventId`, then live events until
-   * the run ends. A run that has already ended yields only its stored events.
+   * the run ends. A run that has already ended yields only its stored events. `checkpointId` (with no
+   * `lastEventId`, or "-1"): the stored events after that checkpoint of the run, all of them when it is
+   * not one of the run's. `end`: an `end` event closes the stream once the run has ended.
    */
   async *joinStream(
     runId: string,
-    options: { threadId?: string; lastEventId?: string; signal?: AbortSignal } = {},
+    options: { threadId?: string; lastEventId?: string; checkpointId?: string; end?: boolean; signal?: AbortSignal } = {},
   ): AsyncGenerator<StreamEvent> {
     const subscription = this.hub.subscribe(runId);
     closeOnAbort(subscription, options.signal);
@@ -341,15 +356,20 @@ export class Engine {
       const run = await this.storage.runs.get(runId, options.threadId);
       if (!run) throw new NotFoundError(`Run "${runId}" not found`);
       let lastId = -1;
-      if ((run.kwargs as { resumable?: boolean }).resumable && options.lastEventId !== undefined) {
-        for (const event of await this.hub.replay(runId, options.lastEventId)) {
+      const lastEventId = options.lastEventId ?? (options.checkpointId !== undefined ? "-1" : undefined);
+      if ((run.kwargs as { resumable?: boolean }).resumable && lastEventId !== undefined) {
+        for (const event of await this.hub.replay(runId, lastEventId, options.checkpointId)) {
           lastId = Number(event.id);
           yield event;
         }
       }
-      if (run.status !== "pending" && run.status !== "running") return;
+      if (run.status !== "pending" && run.status !== "running") {
+        if (options.end && !options.signal?.aborted) yield endOfRun(run);
+        return;
+      }
       if (options.signal?.aborted) return;
-      for await (const event of subscription) {
+      const readRun = () => this.storage.runs.get(runId);
+      for await (const event of options.end ? withStreamEnd(runId, subscription, readRun) : subscription) {
         if (event.id !== undefined && Number(event.id) <= lastId) continue;
         yield event;
       }
@@ -431,43 +451,14 @@ export class Engine {
   }
 
   /**
-   * Cancels runs. The cancel's terminal write (`interrupted`) is a compare-and-set like settlement's:
-   * whichever lands first wins. A pending run ends here; an executing one is aborted and its
-   * executor finishes the settlement. `rollback` erases the run and the checkpoints it wrote.
+   * Cancels runs (`runs/run-cancellation.ts`): a pending run ends here, an executing one is aborted and
+   * its executor finishes the settlement; `rollback` erases the run and the checkpoints it wrote.
    */
-  async cancel(runIds: string[], options: { action?: CancelAction; threadId?: string; heldLock?: HeldThreadLock } = {}): Promise<Run[]> {
-    const rollback = options.action === "rollback";
-    const cancelled: Run[] = [];
-    for (const runId of runIds) {
-      const run = await this.storage.runs.get(runId, options.threadId);
-      if (!run) throw new NotFoundError(`Run "${runId}" not found`);
-      const done = await this.threadLock.run(run.thread_id, () => this.cancelOne(run, rollback), options.heldLock);
-      if (done) cancelled.push(done);
-    }
-    this.pool.notify();
-    return cancelled;
-  }
-
-  /** One run's cancel, under its thread's lock; returns the run when this call cancelled it. */
-  private async cancelOne(run: Run, rollback: boolean): Promise<Run | undefined> {
-    const runId = run.run_id;
-    const fromPending = await this.storage.runs.transition(runId, "interrupted", { from: ["pending"] });
-    if (fromPending) {
-      await this.settlement.settlePending(fromPending, { rollback });
-      return fromPending;
-    }
-    // A rollback of a run executing here (or, answering its signal, in another process) is left to its
-    // executor, which erases it straight from `running`; marking it `interrupted` first would show it
-    // ended before it disappears.
-    if (rollback && this.pool.abort(runId, { rollback })) return run;
-    if (rollback && run.status === "running" && (await this.signals.requestRollback(runId, this.options.remoteRollbackMs ?? 2000)))
-      return run;
-    const fromRunning = await this.storage.runs.transition(runId, "interrupted", { from: ["running"] });
-    const local = this.pool.abort(runId, { rollback });
-    // Executing elsewhere: its executor stops now rather than at its next lease renewal.
-    if (fromRunning && !local) this.signals.control(runId, "interrupt");
-    if (fromRunning) return fromRunning;
-    return local && rollback ? run : undefined;
+  cancel(
+    runIds: string[],
+    options: { action?: CancelAction; threadId?: string; heldLock?: HeldThreadLock; reason?: string } = {},
+  ): Promise<Run[]> {
+    return this.cancellation.cancel(runIds, options);
   }
 
   /**

@@ -2,6 +2,7 @@ export { Engine, type EngineOptions, type CancelAction } from "./engine.js";
 export { GraphRegistry, systemAssistantId, GRAPH_ASSISTANT_NAMESPACE, type SchemaWaitOptions } from "./graphs/registry.js";
 export { loadGraph, parseGraphSpec, type GraphSpec } from "./graphs/load-graph.js";
 export type { CompiledGraph } from "./graphs/types.js";
+export type { GraphAccess, GraphUser, ServerRuntime } from "./graphs/server-runtime.js";
 export type { GraphSchemaSet, JsonSchema, StaticSchemaOptions } from "./graphs/schemas/index.js";
 export {
   loadLangGraphConfig,
@@ -24,6 +25,7 @@ export { McpConfigSchema, type McpConfig } from "./config/mcp.js";
 export { unsupportedConfigKeys } from "./config/unsupported-keys.js";
 export { systemAssistantDefaultsFromEnv, type SystemAssistantDefaults } from "./config/system-assistant-defaults.js";
 export { REJECT_MESSAGE, CheckpointNotFoundError, type AdmissionOptions } from "./runs/admission.js";
+export { CancelReasons } from "./runs/cancel-reason.js";
 export type { HeldThreadLock } from "./runs/thread-lock.js";
 export type { RunCreateRequest, RunCommand, StreamMode, EngineRunKwargs, RunAuthContext } from "./runs/run-request.js";
 export { configurableFromHeaders, createRunAuthValue } from "./runs/run-request-rules.js";
@@ -36,6 +38,9 @@ export { currentRunContext, type RunContext } from "./runs/run-context.js";
 export { defaultReply } from "./runs/outcome.js";
 export { nextRunDate } from "./crons/scheduler.js";
 export type { RunEventStream, StreamEvent } from "./streaming/stream-hub.js";
+export { streamNamespaceFilter } from "./streaming/stream-namespaces.js";
+export type { LifecycleEventData, SubgraphStatus } from "./streaming/subgraph-lifecycle.js";
+export type { StreamEndStatus } from "./streaming/run-stream-end.js";
 export * from "./threads/index.js";
 export { isRelativeWebhook } from "@agent-server/core";
 export type { LoopbackFetch, OutboxDelivery } from "./webhooks/outbox.js";

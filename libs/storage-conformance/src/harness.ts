@@ -91,6 +91,7 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 /** The exact key set of a `Run`: reads must never carry results, internals or lease bookkeeping. */
 export const RUN_KEYS = [
   "assistant_id",
+  "cancel_reason",
   "created_at",
   "kwargs",
   "metadata",

@@ -1,5 +1,6 @@
 import { describe } from "vitest";
 import { describeAssistants } from "./assistants.js";
+import { describeCancelReasons } from "./cancel-reasons.js";
 import { describeCheckpoints } from "./checkpoints.js";
 import { describeClaimOnCreate, describeClaimOnCreateAbsent } from "./claim-on-create.js";
 import { describeCrons } from "./crons.js";
@@ -52,6 +53,7 @@ export function describeStorageConformance(name: string, factory: ConformanceFac
     else describeValuesAtAbsent(h);
     describeRuns(h);
     describeRunErrors(h);
+    describeCancelReasons(h);
     describeQueue(h);
     describeLeaseOwnership(h);
     if (options.claimOnCreate) describeClaimOnCreate(h);

@@ -17,6 +17,7 @@ export function describeRuns(h: Harness): void {
         metadata: {},
         kwargs: {},
         multitask_strategy: "reject",
+        cancel_reason: null,
       });
       expect(Object.keys(run).sort()).toEqual(RUN_KEYS);
       const read = await s.runs.get(run.run_id);

@@ -43,6 +43,7 @@ export class MemoryRunRepo implements RunRepo {
       metadata: wireObject(input.metadata, {}),
       kwargs: wireObject(input.kwargs, {}),
       multitask_strategy: input.multitask_strategy ?? "reject",
+      cancel_reason: input.cancel_reason ?? null,
     };
     const internal = wireObject(options?.internal, {});
     const error = options?.error ? storedError(options.error) : null;
@@ -82,7 +83,7 @@ export class MemoryRunRepo implements RunRepo {
   async transition(
     runId: string,
     to: RunStatus,
-    options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
+    options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError; cancelReason?: string },
   ): Promise<Run | null> {
     const record = this.state.runs.get(runId);
     return record ? this.transitionNow(record, to, options) : null;
@@ -91,13 +92,14 @@ export class MemoryRunRepo implements RunRepo {
   private transitionNow(
     record: RunRecord,
     to: RunStatus,
-    options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
+    options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError; cancelReason?: string },
   ): Run | null {
     const error = options?.error ? storedError(options.error) : null;
     if (options?.from && !options.from.includes(record.run.status)) return null;
     if (options?.owner !== undefined && record.lease?.owner !== options.owner) return null;
     this.state.setRunStatus(record, to, nowIso());
     if (error) record.error = error;
+    if (options?.cancelReason !== undefined) record.run.cancel_reason = options.cancelReason;
     return wireOut(record.run);
   }
 

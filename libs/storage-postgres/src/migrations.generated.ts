@@ -57,4 +57,10 @@ export const MIGRATIONS: readonly Migration[] = [
     checksum: "5d72db609ae5e0ce0e83271463322d94e70e68638a25493253e932efbe19fa0c",
     sql: "-- 0009_run_result_text: a run's result as the very JSON text it was written as. jsonb keeps the value but\n-- not its text (it reorders object keys: shorter first, then bytewise), while a durable A2A result must\n-- read back as the document it was first answered as: clients hash, cache and sign what they receive.\n-- A json column stores its input verbatim (validated, not reparsed). Writers fill both columns from the\n-- one parameter: \"result\" stays the jsonb that processes of the previous version read during a rolling\n-- update. Readers take result_text, and \"result\" only for rows without it (written before this\n-- migration, or by a process of the previous version).\n\nALTER TABLE run_results ADD COLUMN IF NOT EXISTS result_text json;\n",
   },
+  {
+    version: "0010",
+    name: "0010_run_cancel_reason",
+    checksum: "c0148d9e0580ff47875fc33c548b89ad179cdfd9e6de318525969b29ee9e9afb",
+    sql: "-- 0010_run_cancel_reason: why a run was cancelled (Run.cancel_reason: \"taken:client\", \"interrupt:<run id>\",\n-- ...), written by the cancel's own terminal UPDATE with the `interrupted` status, never by a statement of\n-- its own. NULL for runs that were not cancelled and for every run written before this migration. A\n-- process of the previous version neither reads nor writes it during a rolling update.\n\nALTER TABLE runs ADD COLUMN IF NOT EXISTS cancel_reason text;\n",
+  },
 ];

@@ -99,7 +99,18 @@ describe("postgres driver specifics", () => {
       checkpoint: { thread_id, checkpoint_ns: "", checkpoint_id: "c1" },
     });
     expect(Object.keys((await reopened.runs.get(run.run_id))!).sort()).toEqual(
-      ["assistant_id", "created_at", "kwargs", "metadata", "multitask_strategy", "run_id", "status", "thread_id", "updated_at"].sort(),
+      [
+        "assistant_id",
+        "cancel_reason",
+        "created_at",
+        "kwargs",
+        "metadata",
+        "multitask_strategy",
+        "run_id",
+        "status",
+        "thread_id",
+        "updated_at",
+      ].sort(),
     );
     expect(await reopened.runs.getInternal(run.run_id)).toEqual({ captureResult: true });
     await reopened.runs.recordResult("missing", { values: {} });

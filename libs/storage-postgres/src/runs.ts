@@ -47,7 +47,7 @@ import { containsSql } from "./filters-sql.js";
 import { errorJson, settleRun } from "./run-settle.js";
 
 /** The columns of `Run`: internal, lease and attempt columns are never selected into a Run. */
-export const RUN_COLUMNS = `run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy`;
+export const RUN_COLUMNS = `run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, cancel_reason`;
 const prefixed = (alias: string) =>
   RUN_COLUMNS.split(", ")
     .map((c) => `${alias}.${c}`)
@@ -109,7 +109,7 @@ export class PostgresRunRepo implements RunRepo {
    * `create` with a claim, under the thread row's lock: the run written as `claimNext` would claim it
    * (running, the lease, attempt 1, the thread busy) when no other run of the thread is active or holds a
    * live lease, else pending; `onlyIfIdle` (rejectIfThreadActive) inserts nothing while a run is active.
-   * $12 owner, $13 the lease's end.
+   * $13 owner, $14 the lease's end.
    */
   private readonly claimedInsert: { onlyIfIdle: string; always: string };
   /** `create` with a claim on a thread nobody else knows yet (`RunClaim.newThread`): one statement, no lock. */
@@ -123,15 +123,15 @@ export class PostgresRunRepo implements RunRepo {
     this.tasks = taskSql(t.runs);
     const noActiveRun = `NOT EXISTS (SELECT 1 FROM ${t.runs} WHERE thread_id = $2 AND status IN ('pending', 'running'))`;
     this.guardedInsert = `INSERT INTO ${t.runs} (${RUN_COLUMNS}, internal, error)
-      SELECT $1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10::jsonb, $11::jsonb WHERE ${noActiveRun}
+      SELECT $1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11::jsonb, $12::jsonb WHERE ${noActiveRun}
       RETURNING ${RUN_COLUMNS}`;
     const claimedInsert = (reject: boolean) => `WITH lease AS (
         SELECT EXISTS (SELECT 1 FROM ${t.runs} x WHERE x.thread_id = $2 AND (x.status IN ('pending', 'running')
                           OR (x.lease_owner IS NOT NULL AND x.lease_expires_at > $5::timestamptz))) AS held),
       inserted AS (
         INSERT INTO ${t.runs} (${RUN_COLUMNS}, internal, error, lease_owner, lease_expires_at, attempt)
-        SELECT $1, $2, $3, $4, $5, CASE WHEN held THEN $6 ELSE 'running' END, $7::jsonb, $8::jsonb, $9, $10::jsonb, $11::jsonb,
-               CASE WHEN held THEN NULL ELSE $12 END, CASE WHEN held THEN NULL ELSE $13::timestamptz END, CASE WHEN held THEN 0 ELSE 1 END
+        SELECT $1, $2, $3, $4, $5, CASE WHEN held THEN $6 ELSE 'running' END, $7::jsonb, $8::jsonb, $9, $10, $11::jsonb, $12::jsonb,
+               CASE WHEN held THEN NULL ELSE $13 END, CASE WHEN held THEN NULL ELSE $14::timestamptz END, CASE WHEN held THEN 0 ELSE 1 END
           FROM lease ${reject ? `WHERE ${noActiveRun}` : ""}
         RETURNING ${RUN_COLUMNS}),
       busy AS (
@@ -141,7 +141,7 @@ export class PostgresRunRepo implements RunRepo {
     this.claimedInsert = { onlyIfIdle: claimedInsert(true), always: claimedInsert(false) };
     this.newThreadClaimedInsert = `WITH inserted AS (
         INSERT INTO ${t.runs} (${RUN_COLUMNS}, internal, error, lease_owner, lease_expires_at, attempt)
-        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10::jsonb, $11::jsonb, $12, $13::timestamptz, 1)
+        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11::jsonb, $12::jsonb, $13, $14::timestamptz, 1)
         RETURNING ${RUN_COLUMNS}),
       busy AS (UPDATE ${t.threads} SET status = 'busy', updated_at = $5 WHERE thread_id = $2)
       SELECT * FROM inserted`;
@@ -162,11 +162,12 @@ export class PostgresRunRepo implements RunRepo {
       toDbJson(input.metadata ?? {}),
       toDbJson(input.kwargs ?? {}),
       input.multitask_strategy ?? "reject",
+      input.cancel_reason ?? null,
       toDbJson(options?.internal ?? {}),
       errorJson(options?.error),
     ];
     const insert = `INSERT INTO ${this.t.runs} (${RUN_COLUMNS}, internal, error)
-      VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10::jsonb, $11::jsonb) RETURNING ${RUN_COLUMNS}`;
+      VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11::jsonb, $12::jsonb) RETURNING ${RUN_COLUMNS}`;
     const claim = claimOnCreate(input, options, now);
     try {
       if (claim?.newThread) {
@@ -228,17 +229,18 @@ export class PostgresRunRepo implements RunRepo {
   async transition(
     runId: string,
     to: RunStatus,
-    options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
+    options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError; cancelReason?: string },
   ): Promise<Run | null> {
-    const params = new Params([runId, to, nowIso(), errorJson(options?.error)]);
+    const params = new Params([runId, to, nowIso(), errorJson(options?.error), options?.cancelReason ?? null]);
     const where = [`run_id = $1`];
     if (options?.from) where.push(`status = ANY(${params.add([...options.from])}::text[])`);
     if (options?.owner !== undefined) where.push(`lease_owner = ${params.add(options.owner)}`);
-    // The lease stays: the executor releases it when its settlement ends (`releaseLease`). The error,
-    // when given, is written by the same UPDATE.
+    // The lease stays: the executor releases it when its settlement ends (`releaseLease`). The error and
+    // a cancel's reason, when given, are written by the same UPDATE.
     const [run] = await query<Run>(
       this.pool,
-      `UPDATE ${this.t.runs} SET status = $2, updated_at = $3, error = COALESCE($4::jsonb, error) ${whereClause(where)}
+      `UPDATE ${this.t.runs} SET status = $2, updated_at = $3, error = COALESCE($4::jsonb, error), cancel_reason = COALESCE($5, cancel_reason)
+       ${whereClause(where)}
        RETURNING ${RUN_COLUMNS}`,
       params.values,
     );

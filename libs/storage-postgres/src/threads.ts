@@ -225,9 +225,9 @@ export class PostgresThreadRepo implements ThreadRepo {
           await query(
             client,
             `INSERT INTO ${this.t.runs} (run_id, thread_id, assistant_id, status, metadata, kwargs, multitask_strategy, internal,
-                                         lease_owner, lease_expires_at, attempt, created_at, updated_at, error)
+                                         lease_owner, lease_expires_at, attempt, created_at, updated_at, error, cancel_reason)
              SELECT $2, $3, assistant_id, status, metadata, kwargs, multitask_strategy, $4::jsonb,
-                    $5, $6, attempt, created_at, updated_at, error
+                    $5, $6, attempt, created_at, updated_at, error, cancel_reason
                FROM ${this.t.runs} WHERE run_id = $1`,
             [
               copy.source_run_id,

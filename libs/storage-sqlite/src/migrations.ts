@@ -321,6 +321,13 @@ ALTER TABLE threads ADD COLUMN values_ref TEXT;
 CREATE INDEX threads_values_ref ON threads (thread_id) WHERE values_ref IS NOT NULL;
 `,
   },
+  {
+    version: 13,
+    name: "run_cancel_reason",
+    // Why a run was cancelled (`Run.cancel_reason`), written by the cancel's own terminal UPDATE; NULL for
+    // runs that were not cancelled, and for every run written before this migration.
+    sql: "ALTER TABLE runs ADD COLUMN cancel_reason TEXT;",
+  },
 ];
 
 /** The exact expression indexed by `checkpoints_run_id`; queries must repeat it verbatim to use the index. */

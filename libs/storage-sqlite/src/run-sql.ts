@@ -1,7 +1,8 @@
 /** SQL of `SqliteRunRepo` (runs.ts) that reads runs: the Run columns and the A2A task lineage queries. */
 
 /** The columns a `Run` is built from: never `internal`, never a result. */
-export const COLUMNS = "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, attempt";
+export const COLUMNS =
+  "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, cancel_reason, attempt";
 
 /**
  * A2A task lineage queries. `task_root` / `task_id` are generated from `internal` (migration 4) and the

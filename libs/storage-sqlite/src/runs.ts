@@ -40,6 +40,7 @@ interface RunRow {
   metadata: string;
   kwargs: string;
   multitask_strategy: string;
+  cancel_reason: string | null;
   attempt: number;
 }
 
@@ -112,10 +113,10 @@ export class SqliteRunRepo implements RunRepo {
     // leased to @owner until @until, attempt 1 — unless another run of the thread is pending or running or
     // holds a live lease (claimableSql's eligibility, and the runs queued before it): then as asked.
     this.insertRow = db.prepare(
-      `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, internal, error,
-                         attempt, lease_owner, lease_expires_at)
+      `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, cancel_reason,
+                         internal, error, attempt, lease_owner, lease_expires_at)
        SELECT @run_id, @thread_id, @assistant_id, @created_at, @updated_at, CASE WHEN c.claimed THEN 'running' ELSE @status END,
-              @metadata, @kwargs, @multitask_strategy, @internal, @error,
+              @metadata, @kwargs, @multitask_strategy, @cancel_reason, @internal, @error,
               c.claimed, CASE WHEN c.claimed THEN @owner END, CASE WHEN c.claimed THEN @until END
          FROM (SELECT @claim = 1 AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = @thread_id
                    AND (x.status IN ('pending', 'running') OR (x.lease_owner IS NOT NULL AND x.lease_expires_at > @now))) AS claimed) c
@@ -163,6 +164,7 @@ export class SqliteRunRepo implements RunRepo {
       metadata: stringifyWire(input.metadata ?? {}),
       kwargs: stringifyWire(input.kwargs ?? {}),
       multitask_strategy: input.multitask_strategy ?? "reject",
+      cancel_reason: input.cancel_reason ?? null,
       internal: options?.internal ? stringifyWire(options.internal) : null,
       error: errorText(options?.error),
     };
@@ -228,7 +230,7 @@ export class SqliteRunRepo implements RunRepo {
   async transition(
     runId: string,
     to: RunStatus,
-    options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
+    options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError; cancelReason?: string },
   ): Promise<Run | null> {
     const row = this.transitionNow(runId, to, options);
     return row ? toRun(row) : null;
@@ -270,24 +272,26 @@ export class SqliteRunRepo implements RunRepo {
   private transitionNow(
     runId: string,
     to: RunStatus,
-    options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
+    options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError; cancelReason?: string },
     releaseLease = false,
     withPush = false,
   ): (RunRow & { push_configs?: number }) | undefined {
-    // error = COALESCE(new, old): one statement writes the status and the error together, or neither.
+    // error = COALESCE(new, old): one statement writes the status and the error together, or neither; a
+    // cancel's reason likewise (no statement of its own).
     const lease = releaseLease ? ", lease_owner = NULL, lease_expires_at = NULL" : "";
     const push = withPush
       ? ", EXISTS (SELECT 1 FROM push_configs p WHERE p.run_id = COALESCE(runs.task_id, runs.run_id)) AS push_configs"
       : "";
     return returningRow<RunRow & { push_configs?: number }>(
       this.s.get(
-        `UPDATE runs SET status = ?, updated_at = ?, error = COALESCE(?, error)${lease}
+        `UPDATE runs SET status = ?, updated_at = ?, error = COALESCE(?, error), cancel_reason = COALESCE(?, cancel_reason)${lease}
          WHERE run_id = ? AND (? IS NULL OR status IN (SELECT value FROM json_each(?))) AND (? IS NULL OR lease_owner = ?)
          RETURNING ${COLUMNS}${push}`,
       ),
       to,
       nowIso(),
       errorText(options?.error),
+      options?.cancelReason ?? null,
       runId,
       ...twice(options?.from ? JSON.stringify(options.from) : null),
       ...twice(options?.owner ?? null),

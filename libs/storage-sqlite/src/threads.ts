@@ -270,9 +270,9 @@ export class SqliteThreadRepo implements ThreadRepo {
       // A copied run is the source's row under the plan's id, thread, internal and lease.
       const copyRun = this.s.get(
         `INSERT INTO runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs,
-           multitask_strategy, internal, attempt, lease_owner, lease_expires_at, error)
+           multitask_strategy, cancel_reason, internal, attempt, lease_owner, lease_expires_at, error)
          SELECT @run_id, @thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs,
-           multitask_strategy, @internal, attempt, @lease_owner, @lease_expires_at, error
+           multitask_strategy, cancel_reason, @internal, attempt, @lease_owner, @lease_expires_at, error
          FROM runs WHERE run_id = @source_run_id`,
       );
       const copyResult = this.s.get(

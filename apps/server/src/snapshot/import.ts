@@ -161,6 +161,8 @@ export class SnapshotImporter {
           kwargs: run.kwargs,
           multitask_strategy: run.multitask_strategy,
           created_at: run.created_at,
+          // Absent in snapshots written before runs kept it.
+          ...(typeof run.cancel_reason === "string" ? { cancel_reason: run.cancel_reason } : {}),
         },
         {
           ...(internal && Object.keys(internal).length > 0 ? { internal } : {}),

@@ -21,6 +21,7 @@ const Info = z
         .boolean()
         .openapi({ description: "Whether runs honour per-run LangSmith tracing replicas (they do not)" }),
       a2a: z.boolean(),
+      stream_namespaces: z.boolean().openapi({ description: "Run streams and joins take `namespace`: only those namespaces' events" }),
     }),
     host: z.object({
       kind: z.literal("self-hosted"),

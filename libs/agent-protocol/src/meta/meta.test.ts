@@ -20,7 +20,15 @@ describe("meta endpoints", () => {
       version: "test",
       langgraph_js_version: langgraphVersion,
       context: "js",
-      flags: { assistants: true, crons: true, langsmith: expect.any(Boolean), langsmith_tracing_replicas: false, a2a: true },
+      flags: {
+        assistants: true,
+        crons: true,
+        langsmith: expect.any(Boolean),
+        langsmith_tracing_replicas: false,
+        a2a: true,
+        stream_namespaces: true,
+        strict_resume: true,
+      },
       host: { kind: "self-hosted", project_id: null, host_revision_id: null, revision_id: null, tenant_id: null },
     });
     expect(langgraphVersion).toMatch(/^\d+\.\d+\.\d+/);

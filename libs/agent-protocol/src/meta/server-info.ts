@@ -36,6 +36,11 @@ export function serverInfo(version: string, env: NodeJS.ProcessEnv = process.env
       // Per-run tracing replicas (Studio's own project) are not applied to runs here.
       langsmith_tracing_replicas: false,
       a2a: true,
+      // `strict_resume` on runs and on the thread streaming protocol's input.respond: a resume naming an
+      // interrupt that is not pending fails the run with UnknownInterruptError, the thread left as it was.
+      strict_resume: true,
+      // Run streams and joins take `namespace` (the SDK's `streamNamespaces`): only those namespaces' events.
+      stream_namespaces: true,
     },
     host: { kind: "self-hosted" as const, project_id: null, host_revision_id: null, revision_id: null, tenant_id: null },
   };

@@ -55,6 +55,7 @@ export async function prepareRun(c: Context<AppEnv>, threadId: string | undefine
     webhook: body.webhook ?? undefined,
     checkpoint_id: body.checkpoint_id ?? undefined,
     checkpoint: body.checkpoint ? (withoutNulls(body.checkpoint) as RunCreateRequest["checkpoint"]) : undefined,
+    strict_resume: body.strict_resume ?? undefined,
   };
   const value = createRunAuthValue(threadId ?? null, request);
   const filter = await c.var.auth.authorize("threads", "create_run", value);

@@ -1,11 +1,11 @@
 import type { Context } from "hono";
 import { NotFoundError, type Run } from "@agent-server/core";
-import type { Engine } from "@agent-server/engine";
+import { CancelReasons, type Engine } from "@agent-server/engine";
 import type { AppEnv } from "../app-env.js";
 import { reply, type JsonReply } from "../http/route-helpers.js";
 import { admitting, prepareRun, runLocation } from "./create.js";
 import type { RunCreateBody } from "./schemas.js";
-import { sseResponse } from "./sse.js";
+import { sseResponse, streamOutput, type StreamOutputRequest } from "./sse.js";
 import { endValues, waitResponse } from "./wait.js";
 
 /**
@@ -26,19 +26,26 @@ export async function createInBackground(c: Context<AppEnv>, threadId: string | 
  * Run and stream its events. The subscription exists before the run can start, so the stream begins
  * with `metadata`. A resumable thread run also gets `Location` (its join path): the SDK then reconnects
  * there with `Last-Event-ID` if the connection drops. Events carry ids except on a stateless run's own
- * non-resumable stream, as on the official server.
+ * non-resumable stream, as on the official server. `query`: the namespaces to send, and the `end` event.
  */
-export async function createAndStream(c: Context<AppEnv>, threadId: string | undefined, body: RunCreateBody): Promise<Response> {
+export async function createAndStream(
+  c: Context<AppEnv>,
+  threadId: string | undefined,
+  body: RunCreateBody,
+  query: StreamOutputRequest = {},
+): Promise<Response> {
   const { request, options } = await prepareRun(c, threadId, body);
   const { engine } = c.var.deps;
   const abort = new AbortController();
-  const { run, events } = await admitting(() => engine.streamRun(request, options, { signal: abort.signal }));
+  const output = streamOutput(c, query);
+  const { run, events } = await admitting(() => engine.streamRun(request, options, { signal: abort.signal, end: output.end }));
   const headers: Record<string, string> = { "Content-Location": runLocation(run, threadId === undefined) };
   if (threadId !== undefined && request.stream_resumable) headers.Location = `/threads/${threadId}/runs/${run.run_id}/stream`;
   return sseResponse(c, events, {
     headers,
     abort,
     ids: threadId !== undefined || request.stream_resumable === true,
+    keep: output.keep,
     onDisconnect: request.on_disconnect === "cancel" ? () => cancelGone(engine, run) : undefined,
   });
 }
@@ -61,7 +68,7 @@ export async function createAndWait(c: Context<AppEnv>, threadId: string | undef
  */
 export async function cancelGone(engine: Engine, run: Pick<Run, "run_id" | "thread_id">): Promise<void> {
   try {
-    await engine.cancel([run.run_id], { action: "interrupt", threadId: run.thread_id });
+    await engine.cancel([run.run_id], { action: "interrupt", threadId: run.thread_id, reason: CancelReasons.disconnect });
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
   }

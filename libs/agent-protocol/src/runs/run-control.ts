@@ -2,13 +2,14 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { matchesAuthFilter, NotFoundError, readThreadHeader, type Run } from "@agent-server/core";
+import { CancelReasons } from "@agent-server/engine";
 import type { AppEnv } from "../app-env.js";
 import { createRouter } from "../http/router.js";
 import { ErrorDetail, jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
 import { authorizedRun, authorizedThread, runNotFound } from "./access.js";
 import { cancelGone } from "./respond.js";
 import { CancelAction, eventStreamResponse, JoinStreamQuery, QueryFlag, RunIdParam, RunsCancel, ThreadRunParams } from "./schemas.js";
-import { keepModes, sseResponse } from "./sse.js";
+import { keepAll, keepModes, sseResponse, streamOutput, type StreamOutputRequest } from "./sse.js";
 import { endValues } from "./wait.js";
 
 const tags = ["Thread Runs"];
@@ -81,23 +82,34 @@ export const runControl = createRouter()
         query: z.object({
           wait: QueryFlag,
           action: CancelAction.optional(),
-          reason: z.string().optional().openapi({ description: "Accepted and ignored." }),
+          reason: z
+            .enum(["taken"])
+            .optional()
+            .openapi({ description: "`taken`: the run's input was absorbed by the running run (steering); cancel_reason `taken:client`." }),
         }),
       },
       responses: {
         202: { description: "Cancellation requested" },
         204: { description: "Cancelled, and the run has ended (wait=1)" },
         404: notFound,
+        422: jsonResponse(ErrorDetail, "Invalid request (reason with action rollback)"),
       },
     }),
     async (c) => {
       const { thread_id, run_id } = c.req.valid("param");
-      const { wait, action = "interrupt" } = c.req.valid("query");
+      const { wait, action = "interrupt", reason } = c.req.valid("query");
+      // A rolled-back run is erased: there is no row left to say why (the SDK documents this too).
+      if (reason && action !== "interrupt")
+        throw new HTTPException(422, { message: `reason "${reason}" is only valid with action interrupt` });
       await authorizedThread(c, thread_id, "update", { run_id, run_ids: [run_id], action });
       const { engine } = c.var.deps;
       // Waiting starts before the cancel, so the end of a run that settles (or is erased) at once is seen.
       const ended = wait ? engine.waitRun(run_id, thread_id).catch(ignoreGone) : undefined;
-      await engine.cancel([run_id], { action, threadId: thread_id });
+      await engine.cancel([run_id], {
+        action,
+        threadId: thread_id,
+        reason: reason === "taken" ? CancelReasons.taken : CancelReasons.request,
+      });
       await ended;
       return c.body(null, wait ? 204 : 202);
     },
@@ -171,24 +183,33 @@ function errorStream(c: Context<AppEnv>, refused: HTTPException): Response {
 
 /**
  * Streams a run's events from now on, or, with `Last-Event-ID` on a resumable run, its stored events
- * after that id first, then live ones. A run that already ended yields only what was stored.
+ * after that id first, then live ones. A run that already ended yields only what was stored. With
+ * `checkpoint_id` and `Last-Event-ID: -1` (or none), the stored events after that checkpoint of the run.
  */
 function joinStream(
   c: Context<AppEnv>,
   run: Run,
-  query: { cancel_on_disconnect: boolean; stream_mode?: string | string[] },
+  query: StreamOutputRequest & { cancel_on_disconnect: boolean; stream_mode?: string | string[]; checkpoint_id?: string },
   location?: string,
 ): Response {
   const lastEventId = c.req.header("Last-Event-ID") || undefined;
   const { engine } = c.var.deps;
   const abort = new AbortController();
-  const events = engine.joinStream(run.run_id, { threadId: run.thread_id, lastEventId, signal: abort.signal });
+  const output = streamOutput(c, query);
+  const checkpointId = query.checkpoint_id || undefined;
+  const events = engine.joinStream(run.run_id, {
+    threadId: run.thread_id,
+    lastEventId,
+    checkpointId,
+    end: output.end,
+    signal: abort.signal,
+  });
   const resumable = (run.kwargs as { resumable?: boolean }).resumable === true;
   return sseResponse(c, events, {
     abort,
     // The SDK reconnects to `Location` with Last-Event-ID when the connection drops: useful only if replayable.
     headers: resumable && location ? { Location: location } : {},
-    keep: keepModes(query.stream_mode === undefined ? undefined : [query.stream_mode].flat()),
+    keep: keepAll(keepModes(query.stream_mode === undefined ? undefined : [query.stream_mode].flat()), output.keep),
     onDisconnect: query.cancel_on_disconnect ? () => cancelGone(engine, run) : undefined,
   });
 }

@@ -7,7 +7,7 @@ import { isRelativeWebhook } from "@agent-server/engine";
  * them. Optional fields are nullish: the Python SDK and other clients send null for "not given".
  *
  * Unknown body fields are accepted and dropped, as the official server's zod objects do (the SDK sends
- * `strict_resume`, `checkpoint_during`, `durability`, which this server does not act on). Dropping them
+ * `checkpoint_during`, `durability`, which this server does not act on). Dropping them
  * is also what keeps a body from smuggling server-private facts: nothing here maps to `RunInternal`.
  */
 
@@ -30,6 +30,7 @@ export const STREAM_MODES = [
   "tasks",
   "checkpoints",
   "tools",
+  "lifecycle",
 ] as const;
 
 const StreamModeEnum = z.enum(STREAM_MODES);
@@ -97,6 +98,10 @@ export const RunCreate = z
     webhook: WebhookUrl.nullish(),
     checkpoint: CheckpointRef.nullish(),
     checkpoint_id: z.string().nullish(),
+    strict_resume: z
+      .boolean()
+      .nullish()
+      .describe("Refuse a resume naming an interrupt that is not pending: the run fails with UnknownInterruptError."),
     // Accepted as the official server does; neither changes what the run does here.
     feedback_keys: z.union([z.string(), z.array(z.string())]).nullish(),
     langsmith_tracer: z.object({ project_name: z.string().nullish(), example_id: z.string().nullish() }).nullish(),
@@ -123,6 +128,7 @@ const CAMEL_FIELDS: Record<string, string> = {
   onDisconnect: "on_disconnect",
   checkpointId: "checkpoint_id",
   feedbackKeys: "feedback_keys",
+  strictResume: "strict_resume",
 };
 
 function snakeCaseItem(item: unknown): unknown {
@@ -154,8 +160,27 @@ export const Run = z
     metadata: Metadata,
     kwargs: z.record(z.string(), z.unknown()),
     multitask_strategy: z.enum(["reject", "rollback", "interrupt", "enqueue"]),
+    cancel_reason: z
+      .string()
+      .nullable()
+      .optional()
+      .describe("Why the run was cancelled (`<cause>:<detail>`, e.g. `taken:client`, `interrupt:<run id>`); null when it was not."),
   })
   .openapi("Run");
+
+/** The fields of a run a `select` may name (`RunSelectField` of the SDK). */
+export const RUN_FIELDS = [
+  "run_id",
+  "thread_id",
+  "assistant_id",
+  "created_at",
+  "updated_at",
+  "status",
+  "metadata",
+  "kwargs",
+  "multitask_strategy",
+  "cancel_reason",
+] as const;
 
 export const RunsCancel = z
   .object({
@@ -190,10 +215,35 @@ export const ThreadRunParams = z.object({
   run_id: pathId("run_id", "The run."),
 });
 
-/** Query of a stream join (GET .../stream). `stream_mode` narrows the events to some of the run's modes. */
+/**
+ * `namespace` (repeated; the SDK's `streamNamespaces`): only events of these namespaces, `""` the root
+ * graph (engine stream-namespaces.ts). `stream_end`: close the stream with an `end` event (default: the
+ * server's setting, off unless configured).
+ */
+const StreamOutputQuery = {
+  namespace: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .openapi({ description: 'Only events of these namespaces ("" is the root graph), without the subgraphs they start.' }),
+  stream_end: z
+    .enum(["1", "0", "true", "false", "yes", "no"])
+    .optional()
+    .transform((raw) => (raw === undefined ? undefined : raw === "1" || raw === "true" || raw === "yes"))
+    .openapi({ type: "string", description: "End the stream with an `end` event ({run_id, status})." }),
+};
+
+/** Query of a run created and streamed (POST .../runs/stream). */
+export const RunStreamQuery = z.object(StreamOutputQuery);
+
+/**
+ * Query of a stream join (GET .../stream). `stream_mode` narrows the events to some of the run's modes;
+ * `checkpoint_id` (with `Last-Event-ID: -1`) replays only the run's events after that checkpoint.
+ */
 export const JoinStreamQuery = z.object({
   cancel_on_disconnect: QueryFlag,
   stream_mode: z.union([StreamModeEnum, z.array(StreamModeEnum)]).optional(),
+  checkpoint_id: z.string().optional().openapi({ description: "The checkpoint the client shows: replay the run's events after it." }),
+  ...StreamOutputQuery,
 });
 
 /** A route's event-stream response (runs answer their events as SSE, see sse.ts). */

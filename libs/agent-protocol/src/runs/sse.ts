@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
-import type { StreamEvent } from "@agent-server/engine";
+import { streamNamespaceFilter, type StreamEvent } from "@agent-server/engine";
 import type { AppEnv } from "../app-env.js";
 import { clientErrorPayload } from "../http/errors.js";
 
@@ -56,13 +56,36 @@ export function sseResponse(c: Context<AppEnv>, events: AsyncIterable<StreamEven
   });
 }
 
+/** What a client asked of a run stream's output (`RunStreamQuery` / `JoinStreamQuery`). */
+export interface StreamOutputRequest {
+  namespace?: string | string[];
+  stream_end?: boolean;
+}
+
+/**
+ * The namespace filter and whether an `end` event closes the stream: as asked, else the server's
+ * setting (`AppDeps.streamEndEvent`, off by default: the official JS server sends no `end`).
+ */
+export function streamOutput(c: Context<AppEnv>, query: StreamOutputRequest): { keep?: (event: StreamEvent) => boolean; end: boolean } {
+  const namespaces = query.namespace === undefined ? undefined : [query.namespace].flat();
+  return { keep: streamNamespaceFilter(namespaces), end: query.stream_end ?? c.var.deps.streamEndEvent ?? false };
+}
+
+/** Events every given filter keeps (undefined filters keep everything). */
+export function keepAll(...filters: Array<((event: StreamEvent) => boolean) | undefined>): ((event: StreamEvent) => boolean) | undefined {
+  const active = filters.filter((f): f is (event: StreamEvent) => boolean => f !== undefined);
+  if (active.length === 0) return undefined;
+  // Every filter sees every event: a stateful one (namespaces) learns from those another drops.
+  return (event) => active.map((keep) => keep(event)).every(Boolean);
+}
+
 /** Event names a stream mode produces (`messages` is sent as `messages/*`, `messages-tuple` as `messages`). */
 export function keepModes(modes: readonly string[] | undefined): ((event: StreamEvent) => boolean) | undefined {
   if (!modes || modes.length === 0) return undefined;
   const wanted = new Set(modes);
   return (event) => {
     const base = event.event.split("|")[0]!;
-    if (base === "metadata" || base === "error") return true;
+    if (base === "metadata" || base === "error" || base === "end") return true;
     if (base.startsWith("messages/")) return wanted.has("messages");
     if (base === "messages") return wanted.has("messages-tuple");
     return wanted.has(base);

@@ -3,7 +3,7 @@ import { createRouter } from "../http/router.js";
 import { ErrorDetail, jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
 import { admitting, prepareRun } from "./create.js";
 import { createAndStream, createAndWait, createInBackground } from "./respond.js";
-import { eventStreamResponse, Run, RunBatchCreate, RunCreate } from "./schemas.js";
+import { eventStreamResponse, Run, RunBatchCreate, RunCreate, RunStreamQuery } from "./schemas.js";
 
 const tags = ["Stateless Runs"];
 const notFound = jsonResponse(ErrorDetail, "Unknown assistant");
@@ -31,10 +31,10 @@ export const statelessRuns = createRouter()
       path: "/runs/stream",
       tags,
       summary: "Create a stateless run and stream its events",
-      request: { body: jsonBody(RunCreate) },
+      request: { query: RunStreamQuery, body: jsonBody(RunCreate) },
       responses: { 200: eventStreamResponse, 404: notFound, 422: invalid },
     }),
-    (c) => createAndStream(c, undefined, c.req.valid("json")),
+    (c) => createAndStream(c, undefined, c.req.valid("json"), c.req.valid("query")),
   )
   .openapi(
     createRoute({

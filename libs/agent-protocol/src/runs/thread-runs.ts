@@ -5,11 +5,13 @@ import { createRouter } from "../http/router.js";
 import { ErrorDetail, jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
 import { authorizedRun, authorizedThread } from "./access.js";
 import { createAndStream, createAndWait, createInBackground } from "./respond.js";
-import { eventStreamResponse, Run, RunCreate, RunStatus, ThreadIdParam, ThreadRunParams } from "./schemas.js";
+import { eventStreamResponse, Run, RUN_FIELDS, RunCreate, RunStatus, RunStreamQuery, ThreadIdParam, ThreadRunParams } from "./schemas.js";
 
 const tags = ["Thread Runs"];
 const notFound = jsonResponse(ErrorDetail, "Unknown thread, run or assistant");
 const invalid = jsonResponse(ErrorDetail, "Invalid request, or the thread is busy and multitask_strategy is reject");
+
+const RunField = z.enum(RUN_FIELDS);
 
 const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).optional(),
@@ -31,9 +33,9 @@ const ListQuery = z.object({
     })
     .openapi({ type: "string", description: "JSON object the runs' metadata must contain." }),
   select: z
-    .union([z.string(), z.array(z.string())])
+    .union([RunField, z.array(RunField)])
     .optional()
-    .openapi({ description: "Fields of each run to return." }),
+    .openapi({ description: "Fields of each run to return (an unknown field name answers 422)." }),
 });
 
 /** Runs of one thread: list, create (background, streamed, waited), get, delete. */
@@ -45,7 +47,11 @@ export const threadRuns = createRouter()
       tags,
       summary: "List a thread's runs, newest first",
       request: { params: ThreadIdParam, query: ListQuery },
-      responses: { 200: jsonResponse(z.array(Run), "The runs"), 404: notFound, 422: invalid },
+      responses: {
+        200: jsonResponse(z.array(Run.partial()), "The runs, with only the selected fields when `select` is given"),
+        404: notFound,
+        422: invalid,
+      },
     }),
     async (c) => {
       const { thread_id } = c.req.valid("param");
@@ -78,10 +84,10 @@ export const threadRuns = createRouter()
       path: "/threads/{thread_id}/runs/stream",
       tags,
       summary: "Create a run and stream its events",
-      request: { params: ThreadIdParam, body: jsonBody(RunCreate) },
+      request: { params: ThreadIdParam, query: RunStreamQuery, body: jsonBody(RunCreate) },
       responses: { 200: eventStreamResponse, 404: notFound, 422: invalid },
     }),
-    (c) => createAndStream(c, c.req.valid("param").thread_id, c.req.valid("json")),
+    (c) => createAndStream(c, c.req.valid("param").thread_id, c.req.valid("json"), c.req.valid("query")),
   )
   .openapi(
     createRoute({
@@ -138,8 +144,14 @@ export const threadRuns = createRouter()
     },
   );
 
-function select(runs: RunRecord[], fields: string | string[] | undefined): unknown[] {
+/**
+ * `select`: each run with only the named fields, as the official server answers. A field the run has no
+ * value for reads null (`cancel_reason` of a run that was not cancelled), so every selected key is there.
+ */
+function select(runs: RunRecord[], fields: RunField | RunField[] | undefined): unknown[] {
   if (fields === undefined) return runs;
-  const wanted = [fields].flat();
-  return runs.map((run) => Object.fromEntries(wanted.filter((f) => f in run).map((f) => [f, run[f as keyof RunRecord]])));
+  const wanted = [...new Set([fields].flat())];
+  return runs.map((run) => Object.fromEntries(wanted.map((field) => [field, run[field] ?? null])));
 }
+
+type RunField = (typeof RUN_FIELDS)[number];

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drivers } from "@agent-server/testing";
 import type { TestServer } from "../testing/index.js";
 import { openServer } from "../http/test-support.js";
-import { command, ok, RawSocket, readSse, says, terminals } from "./test-support.js";
+import { command, ok, RawSocket, readSse, says, socketAnswer, terminals } from "./test-support.js";
 
 /**
  * Hostile input on the thread streaming routes: every malformed envelope, param, filter and frame is a
@@ -186,10 +186,19 @@ describe("hostile input on the thread streaming routes", () => {
     }
   });
 
-  it("answers a GET on the WebSocket path without an upgrade 426, and a bad thread id 422", async () => {
+  it("answers a GET on the WebSocket path without an upgrade 426, and a bad thread id 422 (4422 on an upgrade)", async () => {
     const plain = await fetch(`${server.url}/threads/${threadId}/stream/events`);
     expect(plain.status).toBe(426);
     const badId = await fetch(`${server.url}/threads/not-a-uuid/stream/events`, { method: "POST", body: "{}" });
     expect(badId.status).toBe(422);
+    const badGet = await fetch(`${server.url}/threads/not-a-uuid/stream/events`);
+    expect(badGet.status).toBe(422);
+    expect(await socketAnswer(server.url, "not-a-uuid")).toMatchObject({
+      status: 101,
+      code: 4422,
+      reason: expect.stringMatching(/^thread_id: /),
+    });
+    // A thread id the SDK percent-encodes (a UUID is left as it is) upgrades and stays open.
+    expect(await socketAnswer(server.url, encodeURIComponent(threadId))).toEqual({ status: 101, open: true });
   });
 });

@@ -8,6 +8,7 @@ import { ErrorDetail, jsonBody, jsonResponse, reply } from "../http/route-helper
 import { ThreadIdParam } from "../runs/schemas.js";
 import { handleCommand, httpSubscriptionHost } from "./commands.js";
 import { eventStreamResponse, threadVisibility } from "./event-stream.js";
+import { refusalCloseCode, refuseSocket } from "./socket-refusal.js";
 import { ProtocolSocketSession } from "./socket-session.js";
 import { parseFilter } from "./subscriptions.js";
 import type { CommandCaller } from "./thread-reads.js";
@@ -57,6 +58,13 @@ const EventStreamRequest = z
   .strict()
   .openapi("EventStreamRequest");
 const invalid = jsonResponse(ErrorDetail, "Invalid command envelope or stream request");
+/**
+ * The WebSocket route reads its thread id as text and checks it itself: a bad id must close an upgraded
+ * socket with 4422 (socket-refusal.ts), which the validation hook's plain 422 would not.
+ */
+const SocketThreadParam = z.object({
+  thread_id: z.string().openapi({ param: { name: "thread_id", in: "path" }, description: "The thread (a UUID)." }),
+});
 const notFound = jsonResponse(ErrorDetail, "The thread exists but the caller may not see it");
 
 function caller(c: Context<AppEnv>): CommandCaller {
@@ -118,24 +126,36 @@ export const threadStream = createRouter()
       summary: "Thread streaming protocol over a WebSocket",
       description:
         "Upgrade to a WebSocket: send commands as JSON frames; subscription.subscribe adds a subscription whose events " +
-        "(replayed, then live) arrive on the socket after its success frame.",
-      request: { params: ThreadIdParam },
+        "(replayed, then live) arrive on the socket after its success frame. A refused upgrade is accepted, then closed " +
+        "with 4000 + the HTTP status (4403, 4404, 4422) and the detail as the reason, as the SDK's transport reads it.",
+      request: { params: SocketThreadParam },
       responses: {
-        101: { description: "Switching to the WebSocket protocol" },
+        101: { description: "Switching to the WebSocket protocol (then closed with 4403, 4404 or 4422 when refused)" },
         404: notFound,
+        422: invalid,
         426: jsonResponse(ErrorDetail, "Not a WebSocket upgrade"),
       },
     }),
     async (c) => {
       const { thread_id } = c.req.valid("param");
-      const visible = await threadVisibility(c, thread_id);
       const upgradable = c.req.header("upgrade")?.toLowerCase() === "websocket" && (c.env as { incoming?: unknown } | undefined)?.incoming;
+      let visible: () => Promise<boolean>;
+      try {
+        const id = ThreadIdParam.shape.thread_id.safeParse(thread_id);
+        if (!id.success) throw new HTTPException(422, { message: `thread_id: ${id.error.issues[0]?.message ?? "invalid UUID"}` });
+        visible = await threadVisibility(c, thread_id);
+      } catch (error) {
+        if (upgradable) return refuseSocket(c, error) as never;
+        throw error;
+      }
       if (!upgradable) return c.json({ detail: "This path is a WebSocket: send an Upgrade request (or POST for SSE)" }, 426) as never;
       const who = caller(c);
       let session: ProtocolSocketSession | undefined;
       return upgradeWebSocket(c, {
         onOpen: (_event, ws) => {
-          session = new ProtocolSocketSession(who, thread_id, (text) => ws.send(text), visible);
+          // A thread created after the socket opened, that the caller may not see: closed as not found.
+          const hidden = () => ws.close(refusalCloseCode(404), `Thread "${thread_id}" not found`);
+          session = new ProtocolSocketSession(who, thread_id, (text) => ws.send(text), visible, hidden);
         },
         onMessage: (event) => {
           const data = event.data;

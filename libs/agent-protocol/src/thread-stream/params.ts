@@ -36,6 +36,8 @@ const respondExtras = {
     .nullable(),
   config: record.optional().nullable(),
   metadata: record.optional().nullable(),
+  /** The SDK's `respondInput(..., { strictResume })`: LangGraph checks the ids when the run executes. */
+  strict_resume: z.boolean().optional(),
 };
 const respondEntry = z.object({ namespace: namespace.optional(), interrupt_id: text().min(1), response: z.unknown() }).passthrough();
 

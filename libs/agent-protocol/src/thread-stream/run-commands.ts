@@ -38,14 +38,20 @@ export async function runStart(caller: CommandCaller, threadId: string, raw: unk
 /**
  * `input.respond`: resumes the thread's pending interrupts by id, in one run (`Command({ resume: { [id]:
  * response }, update, goto })`). Every id must be pending now: `no_such_interrupt` otherwise.
+ *
+ * With `strict_resume`, the ids are checked by LangGraph when the run executes (it queues behind the
+ * thread's current run, so "now" is then): a run naming an interrupt that is no longer pending fails with
+ * `UnknownInterruptError`, its root `failed` lifecycle carrying `reason`, `interrupt_ids` and `pending_ids`,
+ * and the thread is left as it was. The command itself is accepted, as on the Python server.
  */
 export async function inputRespond(caller: CommandCaller, threadId: string, raw: unknown): Promise<{ run_id: string }> {
   const params: z.output<typeof InputRespondParams> = parseParams("input.respond", inputRespondSchema(raw), raw);
   const entries: Array<{ interrupt_id: string; response?: unknown }> =
     "responses" in params && Array.isArray(params.responses) ? params.responses : [params as { interrupt_id: string; response?: unknown }];
   const thread = await requireThread(caller, threadId);
-  const pending = new Set(await pendingInterruptIds(caller, thread));
-  const unknown = entries.find((entry) => !pending.has(entry.interrupt_id));
+  const strict = params.strict_resume === true;
+  const pending = strict ? undefined : new Set(await pendingInterruptIds(caller, thread));
+  const unknown = pending && entries.find((entry) => !pending.has(entry.interrupt_id));
   if (unknown) {
     throw new ProtocolError("no_such_interrupt", `Interrupt "${unknown.interrupt_id}" is not pending on thread "${threadId}"`);
   }
@@ -61,6 +67,7 @@ export async function inputRespond(caller: CommandCaller, threadId: string, raw:
     config: withHeaders(params.config ?? undefined, caller.headers),
     metadata: params.metadata ?? {},
     multitask_strategy: "enqueue",
+    ...(strict ? { strict_resume: true } : {}),
   });
   return { run_id: runId };
 }

@@ -41,6 +41,8 @@ export class ProtocolSocketSession {
     private readonly threadId: string,
     private readonly send: (text: string) => void,
     private readonly visible: () => Promise<boolean>,
+    /** The thread turned out to be one the caller may not see: the socket is closed (4404). */
+    private readonly hidden: () => void = () => undefined,
   ) {
     this.events = this.engine.threadEvents.open(threadId);
     void this.follow();
@@ -107,7 +109,7 @@ export class ProtocolSocketSession {
       const takers = wanted.filter((s) => event.seq > s.sentThrough && filterMatches(event, s.filter));
       // An event both stored and in a backlog comes twice: its takers' sentThrough skips the second.
       if (takers.length === 0) continue;
-      if (!(await this.visible())) return;
+      if (!(await this.isVisible())) return;
       for (const s of takers) s.sentThrough = event.seq;
       this.sendJson(event);
     }
@@ -127,9 +129,19 @@ export class ProtocolSocketSession {
             subscription.sentThrough = event.seq;
           }
         }
-        if (wanted && (await this.visible())) this.sendJson(event);
+        if (wanted && (await this.isVisible())) this.sendJson(event);
       });
     }
+  }
+
+  /** Whether the caller may see the thread; the first no ends the session and closes the socket. */
+  private async isVisible(): Promise<boolean> {
+    if (await this.visible()) return true;
+    if (!this.closed) {
+      this.close();
+      this.hidden();
+    }
+    return false;
   }
 
   private write(task: () => void | Promise<void>): Promise<void> {

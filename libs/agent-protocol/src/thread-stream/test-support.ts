@@ -149,11 +149,16 @@ export function terminals(count: number): (events: WireEvent[]) => boolean {
 export class RawSocket {
   readonly frames: Array<Record<string, unknown>> = [];
   closed = false;
+  /** The close frame's code and reason, once the socket closed. */
+  closedWith: { code: number; reason: string } | undefined;
   private commandId = 1000;
 
   private constructor(readonly socket: WebSocket) {
     socket.on("message", (data) => this.frames.push(JSON.parse(String(data)) as Record<string, unknown>));
-    socket.on("close", () => (this.closed = true));
+    socket.on("close", (code, reason) => {
+      this.closed = true;
+      this.closedWith = { code, reason: reason.toString("utf8") };
+    });
   }
 
   static async open(url: string, threadId: string, headers: Record<string, string> = {}): Promise<RawSocket> {
@@ -213,18 +218,32 @@ export class RawSocket {
   }
 }
 
-/** The HTTP status a WebSocket upgrade was refused with; 101 when it was accepted (then closed). */
-export async function upgradeStatus(url: string, threadId: string, headers: Record<string, string> = {}): Promise<number> {
+/**
+ * How a WebSocket upgrade was answered: the HTTP status it was refused with, or 101 and the code and
+ * reason the server closed the accepted socket with (a refusal: 4000 + the HTTP status), or `open` when
+ * it stayed open (the helper then closes it).
+ */
+export async function socketAnswer(
+  url: string,
+  threadId: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; code?: number; reason?: string; open?: boolean }> {
   const socket = new WebSocket(`${url.replace(/^http/, "ws")}/threads/${threadId}/stream/events`, { headers });
-  return new Promise<number>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     socket.once("unexpected-response", (_request, response) => {
-      resolve(response.statusCode ?? 0);
+      resolve({ status: response.statusCode ?? 0 });
       response.resume();
       socket.terminate();
     });
     socket.once("open", () => {
-      socket.close();
-      resolve(101);
+      const stillOpen = setTimeout(() => {
+        socket.close();
+        resolve({ status: 101, open: true });
+      }, 500);
+      socket.once("close", (code, reason) => {
+        clearTimeout(stillOpen);
+        resolve({ status: 101, code, reason: reason.toString("utf8") });
+      });
     });
     socket.once("error", (error) => {
       if (!/Unexpected server response/.test(error.message)) reject(error);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { drivers } from "@agent-server/testing";
 import { startTestServer, type TestServer } from "../testing/index.js";
-import { command, ok, RawSocket, readSse, says, sleep, terminals, upgradeStatus } from "./test-support.js";
+import { command, ok, RawSocket, readSse, says, sleep, socketAnswer, terminals } from "./test-support.js";
 
 /**
  * The thread streaming routes under custom auth: the documented resource-owner setup (bearer tokens are
@@ -57,7 +57,8 @@ describe("thread streaming with owner-scoped custom auth", () => {
     expect((await command(server.url, aliceThread, "state.get", {})).status).toBe(401);
     expect((await command(server.url, aliceThread, "state.get", {}, { headers: as("mallory") })).status).toBe(401);
     expect((await readSse(server.url, aliceThread, { channels: ["values"] }, () => true)).status).toBe(401);
-    expect(await upgradeStatus(server.url, aliceThread)).toBe(401);
+    // Refused by authentication before any route: the handshake itself is answered 401.
+    expect(await socketAnswer(server.url, aliceThread)).toEqual({ status: 401 });
   });
 
   it("stamps the owner on the thread run.start creates, and serves its owner on every transport", async () => {
@@ -73,11 +74,15 @@ describe("thread streaming with owner-scoped custom auth", () => {
     }
   });
 
-  it("hides alice's thread from bob: stream/events 404, WebSocket upgrade refused 404", async () => {
+  it("hides alice's thread from bob: stream/events 404, the WebSocket closed with 4404", async () => {
     const stream = await readSse(server.url, aliceThread, { channels: ["values", "lifecycle"] }, () => true, { headers: as("bob") });
     expect(stream.status).toBe(404);
     expect(stream.events).toEqual([]);
-    expect(await upgradeStatus(server.url, aliceThread, as("bob"))).toBe(404);
+    expect(await socketAnswer(server.url, aliceThread, as("bob"))).toEqual({
+      status: 101,
+      code: 4404,
+      reason: `Thread "${aliceThread}" not found`,
+    });
   });
 
   it("answers bob's commands on alice's thread with errors, and starts nothing", async () => {
@@ -128,6 +133,8 @@ describe("thread streaming with owner-scoped custom auth", () => {
       expect((await bobStream).events).toEqual([]);
       await sleep(300);
       expect(bobSocket.events).toEqual([]);
+      // Once the thread exists and is not bob's, his socket is closed as it would have been refused.
+      expect(bobSocket.closedWith).toEqual({ code: 4404, reason: `Thread "${threadId}" not found` });
     } finally {
       await bobSocket.close();
     }
@@ -143,7 +150,7 @@ describe("thread streaming under an auth handler that refuses everything", () =>
     await dispose();
   });
 
-  it("answers 403 on commands, on stream/events and on the WebSocket upgrade; nothing is created", async () => {
+  it("answers 403 on commands and on stream/events, closes the WebSocket with 4403; nothing is created", async () => {
     const threadId = crypto.randomUUID();
     for (const [method, params] of [
       ["run.start", { assistant_id: "echo", input: says("x") }],
@@ -155,7 +162,7 @@ describe("thread streaming under an auth handler that refuses everything", () =>
       expect(reply.status, `${method}: ${JSON.stringify(reply.body)}`).toBe(403);
     }
     expect((await readSse(server.url, threadId, { channels: ["values"] }, () => true)).status).toBe(403);
-    expect(await upgradeStatus(server.url, threadId)).toBe(403);
+    expect(await socketAnswer(server.url, threadId)).toMatchObject({ status: 101, code: 4403 });
     expect(await server.storage.threads.get(threadId)).toBeFalsy();
   });
 });

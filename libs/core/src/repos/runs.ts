@@ -24,6 +24,8 @@ export interface NewRun {
   multitask_strategy?: MultitaskStrategy;
   /** Defaults to now; a future time defers the run (`after_seconds`). */
   created_at?: string;
+  /** A run created already cancelled (a snapshot import of one): why (`Run.cancel_reason`). */
+  cancel_reason?: string | null;
 }
 
 export interface RunSearch {
@@ -166,13 +168,15 @@ export interface RunRepo {
    * run was requeued and claimed by another owner changes nothing). Returns the updated run, or null if the
    * run is unknown or a guard failed. With `error`, the same write stores it as the run's error
    * (`getError`): it is stored exactly when the status is; a transition without `error` leaves a stored
-   * error as it is. The lease is left as it is: a run cancelled while it executes stays held by its
-   * executor until the executor releases it (`releaseLease`) or the lease lapses.
+   * error as it is. `cancelReason` likewise: written by the same write as the status (a cancel's
+   * `interrupted`), kept as it is by a transition without one. The lease is left as it is: a run cancelled
+   * while it executes stays held by its executor until the executor releases it (`releaseLease`) or the
+   * lease lapses.
    */
   transition(
     runId: string,
     to: RunStatus,
-    options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError },
+    options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError; cancelReason?: string },
   ): Promise<Run | null>;
   /**
    * Atomically takes the oldest eligible pending run (created_at <= now, and no other run of its thread

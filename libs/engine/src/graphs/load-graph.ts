@@ -2,18 +2,23 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { InvalidInputError } from "@agent-server/core";
+import type { ServerRuntime } from "./server-runtime.js";
 import type { CompiledGraph, RunnableConfig } from "./types.js";
 
 /** Imports a module (by URL) with the same module instances the graph module got. */
 export type ModuleScope = (url: string) => Promise<unknown>;
 
 /**
- * What a graph spec's export resolves to: a compiled graph, or a factory called per run with its config;
- * with the scope its module was loaded in (absent for graphs registered in process).
+ * What a graph spec's export resolves to: a compiled graph, or a factory called at each load (every run
+ * attempt, state read or write, description); with the scope its module was loaded in (absent for graphs
+ * registered in process).
  */
-export type ResolvedGraph = (
-  { kind: "compiled"; graph: CompiledGraph } | { kind: "factory"; make: (config: RunnableConfig) => Promise<CompiledGraph> }
-) & { scope?: ModuleScope };
+export type ResolvedGraph = ({ kind: "compiled"; graph: CompiledGraph } | { kind: "factory"; make: GraphFactory }) & {
+  scope?: ModuleScope;
+};
+
+/** A graph built per load: called with the run's (or assistant's) config and what the load is for. */
+export type GraphFactory = (config: RunnableConfig, runtime: ServerRuntime) => Promise<CompiledGraph>;
 
 export interface GraphSpec {
   graphId: string;
@@ -29,8 +34,9 @@ export function parseGraphSpec(graphId: string, spec: string, cwd: string): Grap
 
 /**
  * Imports a graph module at run time and resolves its export, as `langgraphjs dev` does: a compiled
- * graph, a StateGraph (compiled here), a promise of either, or a function of the run config returning
- * either. TypeScript modules load through tsx, so a project needs no build step.
+ * graph, a StateGraph (compiled here), a promise of either, or a function returning either, called with
+ * the config and the `ServerRuntime` of each load (server-runtime.ts). TypeScript modules load through
+ * tsx, so a project needs no build step.
  */
 export async function loadGraph(spec: GraphSpec, scopeFor: (file: string) => Promise<ModuleScope> = moduleScope): Promise<ResolvedGraph> {
   try {
@@ -45,8 +51,8 @@ export async function loadGraph(spec: GraphSpec, scopeFor: (file: string) => Pro
     throw new InvalidInputError(`graph "${spec.graphId}": ${spec.sourceFile} has no export "${spec.exportName}"`);
   }
   if (typeof exported === "function" && !isGraphLike(exported)) {
-    const factory = exported as (config: RunnableConfig) => unknown;
-    return { kind: "factory", make: async (config) => toCompiled(spec, await factory(config)), scope };
+    const factory = exported as (config: RunnableConfig, runtime: ServerRuntime) => unknown;
+    return { kind: "factory", make: async (config, runtime) => toCompiled(spec, await factory(config, runtime)), scope };
   }
   return { kind: "compiled", graph: toCompiled(spec, await exported), scope };
 }

@@ -1,7 +1,8 @@
 import { v5 as uuidv5 } from "uuid";
 import { NotFoundError, type Storage } from "@agent-server/core";
 import { readGraphEntry, type GraphEntry } from "../config/graph-entry.js";
-import { loadGraph, parseGraphSpec, projectScopes, type GraphSpec, type ResolvedGraph } from "./load-graph.js";
+import { loadGraph, parseGraphSpec, projectScopes, type GraphFactory, type GraphSpec, type ResolvedGraph } from "./load-graph.js";
+import { DESCRIBE_GRAPH, serverRuntime, type GraphAccess } from "./server-runtime.js";
 import type { SystemAssistantDefaults } from "../config/system-assistant-defaults.js";
 import { channelSchemas, runtimeGraphSchemas, type GraphOrigin } from "./schemas/runtime-schemas.js";
 import { DEFAULT_STATIC_SCHEMA_OPTIONS, StaticSchemaCache, type StaticSchemaOptions } from "./schemas/static-schema-cache.js";
@@ -67,8 +68,8 @@ export class GraphRegistry {
     }
   }
 
-  /** Registers an already-built graph (tests, embedding). */
-  register(graphId: string, graph: CompiledGraph | ((config: RunnableConfig) => Promise<CompiledGraph>)): void {
+  /** Registers an already-built graph, or a factory of one (tests, embedding). */
+  register(graphId: string, graph: CompiledGraph | GraphFactory): void {
     const spec = { graphId, sourceFile: "(in process)", exportName: graphId };
     const resolved: ResolvedGraph = typeof graph === "function" ? { kind: "factory", make: graph } : { kind: "compiled", graph };
     this.graphs.set(graphId, { spec, resolved });
@@ -92,13 +93,21 @@ export class GraphRegistry {
   }
 
   /**
-   * The graph to execute, wired to the driver's checkpointer and store. `checkpointer: false` runs
-   * without one (nothing persisted).
+   * The graph, wired to the driver's checkpointer and store. `checkpointer: false` runs without one
+   * (nothing persisted). `access`: what it is loaded for, which a graph factory is told (its
+   * `ServerRuntime`); describing the graph when omitted.
    */
-  async get(graphId: string, config: RunnableConfig, options: { checkpointer?: boolean } = {}): Promise<CompiledGraph> {
+  async get(
+    graphId: string,
+    config: RunnableConfig,
+    options: { checkpointer?: boolean; access?: GraphAccess } = {},
+  ): Promise<CompiledGraph> {
     const entry = this.graphs.get(graphId);
     if (!entry) throw new NotFoundError(`graph "${graphId}" not found`);
-    const graph = entry.resolved.kind === "factory" ? await entry.resolved.make(config) : entry.resolved.graph;
+    const graph =
+      entry.resolved.kind === "factory"
+        ? await entry.resolved.make(config, serverRuntime(options.access ?? DESCRIBE_GRAPH, this.storage.langgraphStore))
+        : entry.resolved.graph;
     graph.checkpointer = options.checkpointer === false ? undefined : this.storage.checkpointer;
     graph.store = this.storage.langgraphStore;
     return graph;

@@ -1,3 +1,4 @@
+import { isUnknownInterruptError } from "@langchain/langgraph";
 import type { Run } from "@agent-server/core";
 import type { CompiledGraph } from "../graphs/types.js";
 import { graphCall, type GraphCallOptions } from "../runs/execute-graph.js";
@@ -63,17 +64,27 @@ export class ProtocolRuns {
   /** Appends the run's terminal root lifecycle for the outcome settlement is about to write. */
   async end(run: Run, graphId: string, outcome: ExecutionOutcome, snapshot: ThreadSnapshot | undefined): Promise<void> {
     if (outcome.kind === "error" || outcome.kind === "timeout") {
-      await this.lifecycle(run, graphId, "failed", errorMessage(outcome.error));
+      await this.lifecycle(run, graphId, "failed", errorMessage(outcome.error), refusedResume(outcome.error));
       return;
     }
     const pending = outcome.kind === "interrupted" || Object.keys(snapshot?.interrupts ?? {}).length > 0;
     await this.lifecycle(run, graphId, pending ? "interrupted" : "completed");
   }
 
-  private async lifecycle(run: Run, graphId: string, status: RootStatus, error?: string): Promise<void> {
-    const data = { event: status, graph_name: graphId, ...(error !== undefined ? { error } : {}) };
+  private async lifecycle(run: Run, graphId: string, status: RootStatus, error?: string, extra?: object): Promise<void> {
+    const data = { event: status, graph_name: graphId, ...(error !== undefined ? { error } : {}), ...extra };
     await this.log.append(run.thread_id, run.run_id, "lifecycle", { namespace: [], timestamp: Date.now(), data });
   }
+}
+
+/**
+ * What a refused strict resume adds to the root `failed` lifecycle, in the Python server's field names:
+ * how it failed (`not_pending`, `empty_map`, `ambiguous`), the ids it named that are not pending, and the
+ * ids still pending (they can still be answered: LangGraph refused before writing anything).
+ */
+function refusedResume(error: unknown): object | undefined {
+  if (!isUnknownInterruptError(error)) return undefined;
+  return { reason: error.reason, interrupt_ids: [...error.interruptIds], pending_ids: [...error.pendingIds] };
 }
 
 function errorMessage(error: unknown): string {

@@ -19,6 +19,7 @@ import type { GraphRegistry } from "../graphs/registry.js";
 import { withTraceparent } from "../tracing/index.js";
 import type { EngineRunKwargs, RunAuthContext, RunCreateRequest } from "./run-request.js";
 import { admittedRunTimeout, RUN_TIMEOUT_KEY } from "./run-timeout.js";
+import { CancelReasons } from "./cancel-reason.js";
 import type { HeldThreadLock } from "./thread-lock.js";
 import { deleteThreadEventually } from "./storage-retry.js";
 
@@ -71,6 +72,13 @@ export interface AdmittedRun {
 /** The checkpoint a run request names does not exist on its thread (a 404, like any NotFoundError). */
 export class CheckpointNotFoundError extends NotFoundError {}
 
+/**
+ * LangGraph's strict resume switch in a call's `configurable` (CONFIG_KEY_STRICT_RESUME in its
+ * constants, not exported): with it, a `Command` resume naming an interrupt that is not pending, an empty
+ * resume map, or one value for several pending interrupts fails with `UnknownInterruptError`.
+ */
+const STRICT_RESUME_KEY = "__pregel_strict_resume";
+
 export const REJECT_MESSAGE = "Thread is already running a task. Wait for it to finish or choose a different multitask strategy.";
 
 /**
@@ -82,8 +90,13 @@ export class Admission {
   constructor(
     private readonly storage: Storage,
     private readonly registry: GraphRegistry,
-    /** Cancels runs of the thread admission holds the lock of (`held`). */
-    private readonly cancel: (runIds: string[], action: "interrupt" | "rollback", held: HeldThreadLock | undefined) => Promise<unknown>,
+    /** Cancels runs of the thread admission holds the lock of (`held`), for `reason` (cancel-reason.ts). */
+    private readonly cancel: (
+      runIds: string[],
+      action: "interrupt" | "rollback",
+      held: HeldThreadLock | undefined,
+      reason: string,
+    ) => Promise<unknown>,
     /** The server's run time limit (run-timeout.ts); an assistant's or request's `config.run_timeout` is fixed against it. */
     private readonly runTimeoutMs?: number,
     /** The TTL of a thread admission creates (langgraph.json `checkpointer.ttl.default_ttl`), if any. */
@@ -125,6 +138,8 @@ export class Admission {
           },
           multitask_strategy: strategy,
           created_at: request.after_seconds ? addMs(nowIso(), request.after_seconds * 1000) : undefined,
+          // Cancelled from the start (`Engine.createCancelledRun`): a client's cancel, like any other.
+          ...(options.cancelled ? { cancel_reason: CancelReasons.request } : {}),
         },
         { internal, rejectIfThreadActive: strategy === "reject", ...(options.claim ? { claim: { ...options.claim, newThread } } : {}) },
       );
@@ -136,7 +151,7 @@ export class Admission {
     if (!stateless && !options.cancelled && (strategy === "interrupt" || strategy === "rollback")) {
       const inflight = await this.storage.runs.search({ thread_id: thread.thread_id, status: [...ACTIVE_RUN_STATUSES], limit: 1000 });
       const others = inflight.filter((r) => r.run_id !== runId).map((r) => r.run_id);
-      if (others.length > 0) await this.cancel(others, strategy, options.heldLock);
+      if (others.length > 0) await this.cancel(others, strategy, options.heldLock, CancelReasons.multitask(strategy, runId));
     }
     return { run, internal, newThread };
   }
@@ -206,6 +221,9 @@ export class Admission {
     }
     if (request.checkpoint_id) configurable.checkpoint_id = request.checkpoint_id;
     if (request.checkpoint) Object.assign(configurable, request.checkpoint);
+    // Strict resume: LangGraph itself refuses a resume that does not match the pending interrupts, before
+    // it writes anything (`UnknownInterruptError`), when the call's config carries this key.
+    if (request.strict_resume) configurable[STRICT_RESUME_KEY] = true;
     if (auth) {
       configurable.langgraph_auth_user = auth.user;
       configurable.langgraph_auth_user_id = auth.user.identity;
@@ -238,6 +256,7 @@ export class Admission {
       subgraphs: request.stream_subgraphs ?? false,
       resumable: request.stream_resumable ?? false,
       on_disconnect: request.on_disconnect,
+      ...(request.strict_resume ? { strict_resume: true } : {}),
     };
   }
 }

@@ -1,8 +1,10 @@
 import { isBaseMessage, type BaseMessageChunk } from "@langchain/core/messages";
-import type { RunControl } from "@langchain/langgraph";
+import { isGraphDrained, type RunControl } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { Run } from "@agent-server/core";
 import type { CompiledGraph } from "../graphs/types.js";
+import { checkpointIdOf, checkpointMark } from "../streaming/checkpoint-marks.js";
+import { SubgraphLifecycle } from "../streaming/subgraph-lifecycle.js";
 import { graphTracing } from "../tracing/index.js";
 import { toCommand } from "./command.js";
 import { LENT_CHECKPOINTER_KEY } from "./new-thread-saver.js";
@@ -28,7 +30,9 @@ export interface EmittedEvent {
  * `metadata` first, then one event per requested mode (`mode|ns|...` for subgraph chunks), with
  * `messages/partial`, `messages/complete` and `messages/metadata` for the `messages` mode. `tools`
  * (tool-call lifecycle: `on_tool_start`, `on_tool_event`, `on_tool_end`, `on_tool_error`) is LangGraph's
- * own stream mode, passed through.
+ * own stream mode, passed through. `lifecycle` (`lifecycle|<ns>`: a subgraph started or ended) is the
+ * server's own, with or without subgraph streaming (subgraph-lifecycle.ts). A resumable run's stream also
+ * carries checkpoint marks, which are stored and never sent (checkpoint-marks.ts).
  *
  * `resume`: a later attempt of a run that had already written a checkpoint (its worker was lost). It
  * continues from the thread's latest checkpoint, as LangGraph resumes: no input (the run's input or
@@ -42,7 +46,7 @@ export interface EmittedEvent {
 export async function* executeGraph(run: Run, graph: CompiledGraph, options: GraphCallOptions): AsyncGenerator<EmittedEvent> {
   const kwargs = run.kwargs as EngineRunKwargs;
   const userModes = new Set<StreamMode>(kwargs.stream_mode);
-  const libModes = new Set<string>([...userModes].filter((m) => m !== "events" && m !== "messages-tuple"));
+  const libModes = new Set<string>([...userModes].filter((m) => m !== "events" && m !== "messages-tuple" && m !== "lifecycle"));
   if (userModes.has("messages-tuple")) libModes.add("messages");
   // The messages mode is assembled from values chunks and chat model events, as the official server does.
   if (userModes.has("messages")) {
@@ -50,6 +54,10 @@ export async function* executeGraph(run: Run, graph: CompiledGraph, options: Gra
     libModes.add("values");
   }
   if (libModes.size === 0) libModes.add("values");
+  // The lifecycle mode is read off every graph's `tasks` chunks, subgraphs' included (subgraph-lifecycle.ts).
+  const lifecycle = userModes.has("lifecycle") ? new SubgraphLifecycle() : undefined;
+  if (lifecycle) libModes.add("tasks");
+  const nested = kwargs.subgraphs || lifecycle !== undefined;
 
   yield { event: "metadata", data: { run_id: run.run_id, attempt: options.attempt } };
 
@@ -63,60 +71,92 @@ export async function* executeGraph(run: Run, graph: CompiledGraph, options: Gra
   if (tracing?.tasks) libModes.add("tasks");
   // The run's last checkpoint, as LangGraph emits it, spares settlement reading the whole state back
   // (`finalSnapshot`). Root chunks only: subgraph streams pair values with checkpoint envelopes instead.
-  const final = options.final && !viaStreamEvents && !kwargs.subgraphs ? options.final : undefined;
+  const final = options.final && !viaStreamEvents && !nested ? options.final : undefined;
   if (final) libModes.add("checkpoints");
+  // A resumable run's stored stream marks its root checkpoints (checkpoint-marks.ts), from LangGraph's
+  // checkpoint envelopes where the stream has them (asking for full checkpoints would end those), else
+  // from full checkpoints.
+  const envelopes = viaStreamEvents && nested && libModes.has("values") && !libModes.has("checkpoints");
+  if (kwargs.resumable && !envelopes) libModes.add("checkpoints");
   const { input, config } = graphCall(run, options, tracing?.callbacks);
-  const streamConfig = { ...config, subgraphs: kwargs.subgraphs, streamMode: [...libModes] };
+  const streamConfig = { ...config, subgraphs: nested, streamMode: [...libModes] };
   const events = viaStreamEvents
     ? (graph.streamEvents(input, { ...streamConfig, version: "v2" } as never) as unknown as AsyncIterable<StreamEventV2>)
     : graphChunks(run.run_id, await graph.stream(input, streamConfig as never));
+  const plan: StreamPlan = { kwargs, userModes, runId: run.run_id, taskSpans: tracing?.tasks, final, nested, lifecycle };
   let failure: unknown;
   try {
-    yield* runEvents(events, kwargs, userModes, run.run_id, tracing?.tasks, final);
+    yield* runEvents(events, plan);
   } catch (error) {
     failure = error;
+    // A drained run goes on in its next attempt: its subgraphs have not ended.
+    if (lifecycle && !isGraphDrained(error)) {
+      yield* lifecycle.finish(options.signal.aborted ? { kind: "cancelled" } : { kind: "failed", error });
+    }
     throw error;
   } finally {
     tracing?.tasks?.end(failure);
   }
+  if (lifecycle) yield* lifecycle.finish({ kind: "completed" });
+}
+
+/** What `runEvents` needs to know of the run and the stream asked for. */
+interface StreamPlan {
+  kwargs: EngineRunKwargs;
+  userModes: ReadonlySet<StreamMode>;
+  runId: string;
+  taskSpans: TaskSpans | undefined;
+  final: FinalCheckpoint | undefined;
+  /** LangGraph streams subgraph chunks: the client asked for them, or the lifecycle mode needs them. */
+  nested: boolean;
+  lifecycle: SubgraphLifecycle | undefined;
 }
 
 /** The events of one graph call as the client asked for them (see `executeGraph`). */
-async function* runEvents(
-  events: AsyncIterable<StreamEventV2>,
-  kwargs: EngineRunKwargs,
-  userModes: ReadonlySet<StreamMode>,
-  runId: string,
-  taskSpans: TaskSpans | undefined,
-  final: FinalCheckpoint | undefined,
-): AsyncGenerator<EmittedEvent> {
+async function* runEvents(events: AsyncIterable<StreamEventV2>, plan: StreamPlan): AsyncGenerator<EmittedEvent> {
+  const { kwargs, userModes, runId, taskSpans, final, lifecycle } = plan;
   const partial = new Map<string, BaseMessageChunk>();
   const completed = new Set<string>();
+  // The checkpoint of the last root envelope: marked once its values chunk is out.
+  let envelopeCheckpoint: string | undefined;
   for await (const event of events) {
     if (event.tags?.includes("langsmith:hidden")) continue;
     const isGraphChunk = event.event === "on_chain_stream" && (kwargs.subgraphs || event.run_id === runId);
     if (isGraphChunk) {
-      const tuple = (kwargs.subgraphs ? event.data.chunk : [null, ...(event.data.chunk as unknown[])]) as [
-        string[] | null,
-        string,
-        unknown,
-      ];
+      const tuple = (plan.nested ? event.data.chunk : [null, ...(event.data.chunk as unknown[])]) as [string[] | null, string, unknown];
       const [ns, mode, chunk] = tuple;
-      const name = kwargs.subgraphs && ns?.length ? `${mode}|${ns.join("|")}` : mode;
-      if (mode === "tasks" && !ns?.length) taskSpans?.observe(chunk);
-      if (final && mode === "checkpoints" && !ns?.length) final.last = chunk as LangGraphCheckpointPayload;
-      if (mode === "messages") {
-        if (userModes.has("messages-tuple")) yield { event: name, data: chunk };
-      } else if (mode === "checkpoints" && isCheckpointEnvelope(chunk)) {
-        // LangGraph pairs each values chunk with this envelope when subgraphs are streamed; the official
-        // server passes it on as a `checkpoints` event unless full checkpoints were asked for.
-        if (!userModes.has("checkpoints")) yield { event: name, data: chunk };
-      } else if (userModes.has(mode as StreamMode)) {
-        yield { event: name, data: streamPayload(mode, chunk) };
+      const namespace = ns ?? [];
+      const root = namespace.length === 0;
+      if (lifecycle) yield* lifecycle.before(namespace);
+      // Subgraph chunks streamed only for the lifecycle mode (stream_subgraphs off) go no further.
+      if (root || kwargs.subgraphs) {
+        const name = kwargs.subgraphs && !root ? `${mode}|${namespace.join("|")}` : mode;
+        if (mode === "tasks" && root) taskSpans?.observe(chunk);
+        if (final && mode === "checkpoints" && root) final.last = chunk as LangGraphCheckpointPayload;
+        if (mode === "messages") {
+          if (userModes.has("messages-tuple")) yield { event: name, data: chunk };
+        } else if (mode === "checkpoints" && isCheckpointEnvelope(chunk)) {
+          // LangGraph pairs each values chunk with this envelope when subgraphs are streamed; the official
+          // server passes it on as a `checkpoints` event unless full checkpoints were asked for.
+          if (!userModes.has("checkpoints") && kwargs.subgraphs) yield { event: name, data: chunk };
+        } else if (userModes.has(mode as StreamMode)) {
+          yield { event: name, data: streamPayload(mode, chunk) };
+        }
+        if (userModes.has("messages") && mode === "values") {
+          const fresh = newMessages(chunk, completed);
+          if (fresh.length > 0) yield { event: "messages/complete", data: fresh };
+        }
       }
-      if (userModes.has("messages") && mode === "values") {
-        const fresh = newMessages(chunk, completed);
-        if (fresh.length > 0) yield { event: "messages/complete", data: fresh };
+      if (lifecycle) yield* lifecycle.after(namespace, mode, chunk);
+      if (kwargs.resumable && root) {
+        if (mode === "checkpoints" && isCheckpointEnvelope(chunk)) envelopeCheckpoint = (chunk as { id: string }).id;
+        else if (mode === "checkpoints") {
+          const id = checkpointIdOf(chunk);
+          if (id !== undefined) yield checkpointMark(id);
+        } else if (mode === "values" && envelopeCheckpoint !== undefined) {
+          yield checkpointMark(envelopeCheckpoint);
+          envelopeCheckpoint = undefined;
+        }
       }
     } else if (userModes.has("events")) {
       yield { event: "events", data: event };

@@ -13,6 +13,11 @@ export interface ThreadSnapshot {
    */
   next: string[];
   checkpoint?: Checkpoint;
+  /**
+   * The values cannot be read back from the checkpoint's channel values (`rebuildsChannels`): settlement
+   * writes them to the thread instead of a pointer to the checkpoint (`valuesAt`).
+   */
+  valuesNotInCheckpoint?: boolean;
 }
 
 export async function readThreadSnapshot(graph: CompiledGraph, threadId: string): Promise<ThreadSnapshot> {
@@ -85,4 +90,16 @@ function messageText(content: unknown): string {
     return content.map((part) => (typeof part === "string" ? part : part?.type === "text" ? String(part.text ?? "") : "")).join("");
   }
   return "";
+}
+
+/**
+ * Whether the graph has a channel whose checkpoint holds no value to read back: LangGraph 1.7's
+ * `DeltaChannel` (`MessagesDeltaValue`) checkpoints each step's writes only, and LangGraph rebuilds the value
+ * from the ancestors' writes when it loads the state. A thread's values then cannot be pointed at in its
+ * checkpoint (`valuesAt`, read back by the driver without the graph). Told by name: a graph module may
+ * bring its own copy of LangGraph.
+ */
+export function rebuildsChannels(graph: CompiledGraph): boolean {
+  const channels = (graph as { channels?: Record<string, { lc_graph_name?: unknown } | undefined> }).channels ?? {};
+  return Object.values(channels).some((channel) => channel?.lc_graph_name === "DeltaChannel");
 }

@@ -3,18 +3,20 @@ import { isGraphDrained } from "@langchain/langgraph";
 import { isStorageOutage, NotFoundError, storageFault, type Delivery, type Run, type Storage, type StorageFault } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
 import { admittedGraphId, firstClaimWaitMs, type EngineObserver } from "../observe/index.js";
+import type { GraphAccess, GraphUser } from "../graphs/server-runtime.js";
 import type { CompiledGraph } from "../graphs/types.js";
 import type { ProtocolRuns } from "../protocol/protocol-run.js";
 import type { StreamHub } from "../streaming/stream-hub.js";
 import { traceExecution } from "../tracing/index.js";
-import { executeGraph, type FinalCheckpoint } from "./execute-graph.js";
-import { finalSnapshot, readThreadSnapshot, toRunResult, type ThreadSnapshot } from "./outcome.js";
+import { executeGraph, type EmittedEvent, type FinalCheckpoint } from "./execute-graph.js";
+import { finalSnapshot, readThreadSnapshot, rebuildsChannels, toRunResult, type ThreadSnapshot } from "./outcome.js";
 import type { EngineRunKwargs } from "./run-request.js";
 import { armRunTimeout, runTimeoutMs } from "./run-timeout.js";
 import type { ExecutionOutcome, Settlement, SettlementStep } from "./settlement.js";
 import type { ThreadExecution } from "./thread-execution.js";
 import type { ActiveExecution, PoolRun } from "./worker-pool.js";
 import { newThreadSaver } from "./new-thread-saver.js";
+import { StopAnnouncements } from "./stop-announcements.js";
 import { untilStorageReturns } from "./storage-retry.js";
 
 export interface RunLogger {
@@ -101,10 +103,12 @@ export class RunExecutor {
       let graphId: string | undefined;
       let snapshot: ThreadSnapshot | undefined;
       let outcome: ExecutionOutcome;
+      // Told to clients only once settlement has freed the thread; dropped if the run is handed back.
+      const stop = new StopAnnouncements();
       const limit = armRunTimeout(execution, runTimeoutMs(kwargs, this.runTimeoutMs));
       try {
         graphId = await this.graphIdOf(run);
-        graph = await this.registry.get(graphId, kwargs.config);
+        graph = await this.registry.get(graphId, kwargs.config, { access: runAccess(kwargs) });
         // Each earlier attempt ended with its process (it never settled): the run stops here rather than
         // crash the server again and again. Attempts a shutdown handed back do not count.
         if (attempt > this.maxAttempts + (internal?.handBacks ?? 0)) throw new AttemptsExhausted(run.run_id, this.maxAttempts);
@@ -120,12 +124,13 @@ export class RunExecutor {
           (async () => {
             if (kwargs.protocol === true) return this.protocol.execute(run, graph!, graphId!, call);
             for await (const event of executeGraph(run, graph!, call)) {
-              await this.hub.publish(run.run_id, event.event, event.data, { resumable: kwargs.resumable });
+              if (!stop.hold(event)) await this.publish(run, event);
             }
           })(),
         );
         if (signal.aborted) throw signal.reason;
         snapshot = finalSnapshot(final, run.thread_id) ?? (await readThreadSnapshot(graph, run.thread_id));
+        if (rebuildsChannels(graph)) snapshot.valuesNotInCheckpoint = true;
         outcome = { kind: "success", result: toRunResult(snapshot) };
       } catch (error) {
         const handBack = execution.timedOut ? undefined : (shutdownHandBack(error, execution) ?? storageHandBack(error, execution));
@@ -139,6 +144,7 @@ export class RunExecutor {
             ? { kind: "interrupted" }
             : { kind: "error", error };
         if (graph) snapshot = await readThreadSnapshot(graph, run.thread_id).catch(() => undefined);
+        if (snapshot && graph && rebuildsChannels(graph)) snapshot.valuesNotInCheckpoint = true;
       } finally {
         limit.disarm();
       }
@@ -151,6 +157,7 @@ export class RunExecutor {
           internal,
           owner: execution.owner,
           startedAt: started,
+          announceStop: () => stop.release((event) => this.publish(run, event)),
         });
       let final: Awaited<ReturnType<typeof settle>>;
       try {
@@ -171,6 +178,10 @@ export class RunExecutor {
       this.logger?.runEnded(run.run_id, run.thread_id, status, Date.now() - started);
       return status;
     });
+  }
+
+  private publish(run: Run, event: EmittedEvent): Promise<void> {
+    return this.hub.publish(run.run_id, event.event, event.data, { resumable: (run.kwargs as EngineRunKwargs).resumable });
   }
 
   /** The run's last event on its thread's protocol stream; a storage failure here does not stop settlement. */
@@ -242,6 +253,12 @@ function shutdownHandBack(error: unknown, execution: ActiveExecution): "drained"
   const { signal } = execution.controller;
   if (signal.aborted) return signal.reason === "shutdown" ? "shutdown" : undefined;
   return isGraphDrained(error) ? "drained" : undefined;
+}
+
+/** What a graph factory is told a run's graph is for: this run (every attempt), with its context and user. */
+function runAccess(kwargs: EngineRunKwargs): GraphAccess {
+  const user = kwargs.config?.configurable?.langgraph_auth_user as GraphUser | undefined;
+  return { accessContext: "threads.create_run", context: kwargs.context, ...(user ? { user } : {}) };
 }
 
 /**

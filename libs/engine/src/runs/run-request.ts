@@ -1,7 +1,7 @@
 import type { Metadata, MultitaskStrategy, RunnableConfig } from "@agent-server/core";
 
 export type StreamMode =
-  "values" | "updates" | "messages" | "messages-tuple" | "custom" | "events" | "debug" | "tasks" | "checkpoints" | "tools";
+  "values" | "updates" | "messages" | "messages-tuple" | "custom" | "events" | "debug" | "tasks" | "checkpoints" | "tools" | "lifecycle";
 
 /** `Command` as the Agent Protocol carries it (resume an interrupt, update state, jump to nodes). */
 export interface RunCommand {
@@ -32,6 +32,11 @@ export interface RunCreateRequest {
   webhook?: string;
   checkpoint_id?: string;
   checkpoint?: { checkpoint_id?: string; checkpoint_ns?: string; checkpoint_map?: Record<string, unknown> };
+  /**
+   * A `command.resume` that answers an interrupt not pending on the thread (or is ambiguous) fails the run
+   * with LangGraph's `UnknownInterruptError` instead of being ignored; the thread stays as it was.
+   */
+  strict_resume?: boolean;
 }
 
 /** The execution input stored in `Run.kwargs`. */
@@ -53,6 +58,8 @@ export interface EngineRunKwargs {
   protocol?: boolean;
   /** A protocol run that resumes interrupts: their ids. */
   answered?: string[];
+  /** Admitted with `strict_resume` (its config carries LangGraph's strict resume switch). */
+  strict_resume?: boolean;
   [key: string]: unknown;
 }
 

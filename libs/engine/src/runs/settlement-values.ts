@@ -8,6 +8,7 @@ import {
   type RunStatus,
   type ThreadStatus,
 } from "@agent-server/core";
+import { isUnknownInterruptError } from "@langchain/langgraph";
 import type { ThreadSnapshot } from "./outcome.js";
 import type { RunEnd } from "./waiters.js";
 
@@ -48,6 +49,10 @@ export interface TerminalWrite {
  * an error; `interrupted` when the graph stopped by itself with work left (`next` non-empty: a static
  * breakpoint or `interrupt()`), or when interrupts are pending; else `idle`. A cancelled execution leaves
  * `next` pointing at the step it was stopped in, which waits on nobody: that thread is `idle`.
+ *
+ * A strict resume LangGraph refused (`UnknownInterruptError`, raised before it writes anything) leaves the
+ * thread as it was: waiting at its pending interrupts (or at a breakpoint: `next` non-empty) it stays
+ * `interrupted`, else `idle`, and its error is not touched.
  */
 export function threadUpdate(
   runStatus: RunStatus,
@@ -58,6 +63,13 @@ export function threadUpdate(
   pointer: boolean,
 ): NonNullable<RunSettlement["thread"]> {
   const pending = snapshot !== undefined && Object.keys(snapshot.interrupts).length > 0;
+  if (runStatus === "error" && isUnknownInterruptError(error)) {
+    const waiting = pending || (snapshot !== undefined && snapshot.next.length > 0);
+    return {
+      status: waiting ? "interrupted" : "idle",
+      ...(snapshot ? { ...threadValues(snapshot, pointer), interrupts: snapshot.interrupts } : {}),
+    };
+  }
   const stoppedEarly = executionCompleted && snapshot !== undefined && snapshot.next.length > 0;
   const status: ThreadStatus =
     runStatus === "error" || runStatus === "timeout" ? "error" : pending || stoppedEarly ? "interrupted" : "idle";
@@ -71,11 +83,12 @@ export function threadUpdate(
 /**
  * The thread's values as settlement writes them: a pointer to the checkpoint the snapshot was taken at
  * when there is one (core's rules/thread-values.ts), so a turn does not copy the whole state into the
- * thread row; the values themselves otherwise.
+ * thread row; the values themselves otherwise, and when the checkpoint does not hold them (a graph with a
+ * `DeltaChannel`, rebuilt by LangGraph only).
  */
 function threadValues(snapshot: ThreadSnapshot, pointer: boolean): Pick<NonNullable<RunSettlement["thread"]>, "values" | "valuesAt"> {
   const checkpoint = snapshot.checkpoint;
-  if (!checkpoint || !pointer) return { values: snapshot.values };
+  if (!checkpoint || !pointer || snapshot.valuesNotInCheckpoint) return { values: snapshot.values };
   return {
     valuesAt: { checkpoint_ns: checkpoint.checkpoint_ns, checkpoint_id: checkpoint.checkpoint_id, keys: Object.keys(snapshot.values) },
   };

@@ -18,60 +18,10 @@ import type { EngineRunKwargs } from "./run-request.js";
 import type { RunEnd, RunWaiters } from "./waiters.js";
 import { errorPayload, storedRunError, threadUpdate, type TerminalWrite } from "./settlement-values.js";
 
+import type { ExecutionOutcome, RunSettledEvent, RunSettledListener, SettlementStep } from "./settlement-types.js";
+
 export { errorPayload, storedRunError } from "./settlement-values.js";
-
-/** A run that reached a terminal status, as settlement hands it to `Engine.onRunSettled` listeners. */
-export interface RunSettledEvent {
-  /** The stored run row after its terminal write (status, updated_at). */
-  run: Run;
-  /** The run's terminal status (the one that won: a cancel beats a completion). */
-  status: RunStatus;
-  /** Server-private facts of the run (A2A marker and lineage), null when it has none. */
-  internal: RunInternal | null;
-  /**
-   * False when the terminal write found no A2A push notification config for the run's task
-   * (`SettledRun.pushConfigs`): a listener need not look them up. Absent: not known.
-   */
-  pushConfigs?: boolean;
-}
-
-/**
- * Called once per run that reached a terminal status and still exists (a rolled-back run is erased:
- * no event). Awaited before waiters are woken; a listener that throws is logged and ignored, it never
- * makes settlement fail.
- */
-export type RunSettledListener = (event: RunSettledEvent) => void | Promise<void>;
-
-/**
- * The steps of settlement after a run's terminal write, as `RunLogger.settlementStepFailed` names them.
- * Each runs even when an earlier one failed. (`onRunSettled` listeners report through
- * `settledListenerFailed`.)
- */
-export type SettlementStep =
-  /** Publishing the run's `error` event to its stream. */
-  | "error-event"
-  /** Appending a thread-streaming-protocol run's terminal `lifecycle` event to its thread's stream. */
-  | "protocol-lifecycle"
-  /** Reading the run row after another path (a cancel) won the terminal write. */
-  | "read-final"
-  /** Updating (or freeing) the run's thread. */
-  | "thread"
-  /** Enqueueing the run's webhook. */
-  | "webhook"
-  /** Deleting a stateless run's temporary thread. */
-  | "temporary-thread"
-  /** Releasing the executor's lease on the run (else the run's thread waits for the lease to lapse). */
-  | "lease"
-  /** Closing the run's live streams (waiters are woken even so). */
-  | "streams";
-
-export type ExecutionOutcome =
-  | { kind: "success"; result: RunResult }
-  | { kind: "error"; error: unknown }
-  /** Stopped at its time limit (run-timeout.ts): the run ends `timeout`, the error kept as its error. */
-  | { kind: "timeout"; error: Error }
-  /** Stopped by a cancel, a multitask strategy or shutdown. */
-  | { kind: "interrupted" };
+export type { ExecutionOutcome, RunSettledEvent, RunSettledListener, SettlementStep } from "./settlement-types.js";
 
 /**
  * The one place a run ends. Order: (execution has stopped) → record the result for server-marked runs
@@ -155,6 +105,12 @@ export class Settlement {
       owner?: string;
       /** When the execution began (ms since the epoch), for the observer's run duration. */
       startedAt?: number;
+      /**
+       * Publishes the events that told of the run's stop, which the executor held back (`StopAnnouncements`);
+       * idempotent. Called once the run's thread is free, so a client acting on them is admitted; never
+       * for a run that was erased or lost.
+       */
+      announceStop?: () => Promise<void>;
     },
   ): Promise<Run | null | "lost"> {
     const runId = run.run_id;
@@ -223,7 +179,12 @@ export class Settlement {
     if (!won && owner !== undefined && (await this.leaseLost(runId, owner))) return "lost";
     options.rollbackClosed?.();
     // From here on every step runs even when an earlier one failed; failures are logged.
+    const announceStop = () => this.step(runId, "stop-events", () => options.announceStop?.() ?? Promise.resolve());
+    // A write that released the lease with the thread's update has freed the thread: the stop can be told.
+    if (write.released && write.thread !== undefined) await announceStop();
     if (error !== undefined && won) {
+      // The stop's events came before the failure in the graph's stream; they still precede it.
+      await announceStop();
       await this.step(runId, "error-event", () =>
         this.hub.publish(runId, "error", errorPayload(error), { resumable: kwargsOf(run).resumable }),
       );
@@ -254,6 +215,7 @@ export class Settlement {
     if (kwargsOf(run).temporary) await this.step(runId, "temporary-thread", () => this.storage.threads.delete(run.thread_id));
     // Only now may another process claim the thread's next run: this one's thread update is done.
     if (owner !== undefined && !write.released) await this.step(runId, "lease", () => this.storage.runs.releaseLease(runId, owner));
+    await announceStop();
     this.finish(
       runId,
       {

@@ -111,8 +111,12 @@ describe.each(drivers)("engine streaming on $name", (driver) => {
     const afterFirst = await collect(engine.joinStream(run.run_id, { threadId, lastEventId: live[0].id }));
     expect(afterFirst).toEqual(live.slice(1));
 
+    // Stored beside them: a mark per root checkpoint, which no client is sent (checkpoint-marks.ts).
+    const stored = await storage.events.list(run.run_id);
+    expect(stored.filter((e) => e.event !== "__checkpoint__").map((e) => e.id)).toEqual(live.map((e) => e.id));
+    expect(stored.filter((e) => e.event === "__checkpoint__")).toHaveLength(4);
     const expired = await storage.events.deleteExpired(new Date(Date.now() + 120_000).toISOString());
-    expect(expired).toBe(live.length);
+    expect(expired).toBe(stored.length);
     expect(await collect(engine.joinStream(run.run_id, { threadId, lastEventId: "-1" }))).toEqual([]);
   });
 

@@ -1,6 +1,7 @@
 import type { EventRepo, StoredEvent } from "@agent-server/core";
 import type { RunEnd } from "../runs/waiters.js";
 import type { EngineSignals } from "../signals/engine-signals.js";
+import { eventsAfterCheckpoint, isCheckpointMark } from "./checkpoint-marks.js";
 import { toStreamJson } from "./stream-json.js";
 
 export interface StreamEvent {
@@ -19,6 +20,14 @@ export interface RunEventStream extends AsyncIterable<StreamEvent> {
   close(): void;
 }
 
+/**
+ * How a run the stream followed ended, once it has: `end` when its settlement (here, or signalled from
+ * the process that executed it) said, absent when the end was only noticed (the run was seen ended).
+ */
+export interface StreamedRunEnd {
+  end?: Pick<RunEnd, "status" | "erased">;
+}
+
 /** Subscribers that fall this far behind are dropped rather than buffering without bound. */
 const MAX_QUEUED_EVENTS = 10_000;
 /**
@@ -29,6 +38,12 @@ const REMOTE_FOLLOW_MS = 5 * 60_000;
 const FOLLOW_REPEAT_MS = 60_000;
 /** Above this many remembered remote follows, the expired ones are dropped (bounded memory). */
 const REMOTE_FOLLOWS_SWEEP_AT = 1_000;
+/**
+ * A run streamed as it is created is followed before it exists: until it has been seen live, or this
+ * long, the watch does not take "not live" for its end (admission on a loaded database can outlast two
+ * checks, which closed the stream before its first event).
+ */
+const UNBORN_GRACE_MS = 30_000;
 
 /** How the hub notices, without any signal, that a run it follows has ended elsewhere. */
 export interface RunWatch {
@@ -101,6 +116,11 @@ export class StreamHub {
   }
 
   async publish(runId: string, event: string, data: unknown, options: { resumable: boolean }): Promise<void> {
+    // A checkpoint mark is for replays only: stored with a resumable run's events, sent to nobody.
+    if (isCheckpointMark({ event })) {
+      if (options.resumable) await this.events.append(runId, event, toStreamJson(data), { ttlMs: this.ttlMs });
+      return;
+    }
     // Other processes get a run's events when one of them streams it, or when it is resumable (a stream
     // that replayed stored events must not miss the next live ones while its follow signal travels).
     const elsewhere = this.signals.crossProcess && (options.resumable || this.isFollowedElsewhere(runId));
@@ -130,17 +150,17 @@ export class StreamHub {
    */
   end(runId: string, end: RunEnd, options: { withValues: boolean }): void {
     this.remoteFollows.delete(runId);
-    this.close(runId);
+    this.close(runId, { end });
     this.signals.end(runId, end, options);
   }
 
-  /** Closes every subscriber of the run in this process. */
-  private close(runId: string): void {
+  /** The run ended: closes every subscriber of it in this process. */
+  private close(runId: string, ended: StreamedRunEnd = {}): void {
     const set = this.subscribers.get(runId);
     this.subscribers.delete(runId);
     this.published.delete(runId);
     this.unfollow(runId);
-    for (const subscriber of set ?? []) subscriber.finish();
+    for (const subscriber of set ?? []) subscriber.runEnded(ended);
   }
 
   private deliver(runId: string, event: StreamEvent): void {
@@ -153,7 +173,7 @@ export class StreamHub {
     const listening = this.signals
       .onRun(runId, (signal) => {
         if (signal.kind === "event") this.deliver(runId, signal.event);
-        else if (signal.kind === "end") this.close(runId);
+        else if (signal.kind === "end") this.close(runId, { end: signal.end });
       })
       .then((stop) => {
         if (stopped) stop();
@@ -162,12 +182,18 @@ export class StreamHub {
     // Listening first, then the executor is told: from its first signalled event on, this process hears it.
     const ready = listening.then(() => this.signals.follow(runId));
     let seenEnded = false;
-    let announced = Date.now();
+    let seenLive = false;
+    const since = Date.now();
+    let announced = since;
     const timer = setInterval(() => {
       void this.watch.isLive(runId).then(
         (live) => {
-          if (live) seenEnded = false;
-          else if (seenEnded) this.close(runId);
+          if (live) {
+            seenLive = true;
+            seenEnded = false;
+          } else if (!seenLive && Date.now() - since < UNBORN_GRACE_MS) {
+            // Not admitted yet (or ended before it was ever seen: its end signal closes it, else the grace).
+          } else if (seenEnded) this.close(runId);
           else seenEnded = true;
           if (live && Date.now() - announced >= FOLLOW_REPEAT_MS) {
             announced = Date.now();
@@ -193,10 +219,14 @@ export class StreamHub {
     this.followed.delete(runId);
   }
 
-  /** Stored events of a resumable run after `lastEventId` ("-1" or undefined: from the start). */
-  async replay(runId: string, lastEventId: string | undefined): Promise<StoredEvent[]> {
-    const after = lastEventId === undefined || lastEventId === "-1" ? undefined : lastEventId;
-    return this.events.list(runId, { after });
+  /**
+   * Stored events of a resumable run after `lastEventId`; "-1" or undefined: from the start, or with
+   * `checkpointId`, from where that checkpoint of the run was taken (checkpoint-marks.ts).
+   */
+  async replay(runId: string, lastEventId: string | undefined, checkpointId?: string): Promise<StoredEvent[]> {
+    const fromStart = lastEventId === undefined || lastEventId === "-1";
+    const stored = await this.events.list(runId, { after: fromStart ? undefined : lastEventId });
+    return eventsAfterCheckpoint(stored, fromStart ? checkpointId : undefined);
   }
 
   private remove(runId: string, subscription: Subscription): void {
@@ -214,6 +244,8 @@ export class Subscription implements RunEventStream {
   private readonly queue: StreamEvent[] = [];
   private waiter: (() => void) | undefined;
   private done = false;
+  /** Set when the run's end closed this subscription (not the consumer, nor an overflow). */
+  ended: StreamedRunEnd | undefined;
 
   constructor(private readonly onClose: () => void) {}
 
@@ -226,6 +258,13 @@ export class Subscription implements RunEventStream {
     }
     this.queue.push(event);
     this.wake();
+  }
+
+  /** The run ended: what is queued is still read, then the iteration ends. */
+  runEnded(ended: StreamedRunEnd): void {
+    if (this.done) return;
+    this.ended = ended;
+    this.finish();
   }
 
   finish(): void {

@@ -10,6 +10,7 @@ import {
   type Thread,
 } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
+import type { GraphAccess } from "../graphs/server-runtime.js";
 import type { CompiledGraph } from "../graphs/types.js";
 import {
   emptyThreadState,
@@ -46,6 +47,9 @@ export interface StateUpdateRequest {
 
 export const THREAD_BUSY_MESSAGE = "Thread is busy";
 
+const READ: GraphAccess = { accessContext: "threads.read" };
+const UPDATE: GraphAccess = { accessContext: "threads.update" };
+
 /**
  * Thread state as LangGraph keeps it in the driver's checkpointer, read and written through the thread's
  * graph: the current state, a past checkpoint, history, updates (`updateState` / supersteps), and the
@@ -65,7 +69,7 @@ export class ThreadStateService {
     const thread = await this.thread(threadId);
     const target = this.config(threadId, options.checkpoint);
     if (target.configurable.checkpoint_id !== undefined) await this.requireCheckpoint(target);
-    const resolved = await this.graph(thread);
+    const resolved = await this.graph(thread, READ);
     if (!resolved) return emptyThreadState();
     const snapshot = await resolved.graph.getState(target, { subgraphs: options.subgraphs ?? false });
     return toThreadState(snapshot);
@@ -74,7 +78,7 @@ export class ThreadStateService {
   /** Past states, newest first, `limit` (default 10) at most. */
   async history(threadId: string, query: HistoryQuery = {}): Promise<ThreadState[]> {
     const thread = await this.thread(threadId);
-    const resolved = await this.graph(thread);
+    const resolved = await this.graph(thread, READ);
     if (!resolved) return [];
     const states: ThreadState[] = [];
     const snapshots = resolved.graph.getStateHistory(this.config(threadId, query.checkpoint), {
@@ -128,7 +132,7 @@ export class ThreadStateService {
   ): Promise<{ checkpoint: StateCheckpoint }> {
     const thread = await this.thread(threadId);
     if (await this.isBusy(threadId)) throw new ConflictError(THREAD_BUSY_MESSAGE);
-    const resolved = await this.graph(thread);
+    const resolved = await this.graph(thread, UPDATE);
     if (!resolved) {
       throw new InvalidInputError(`Thread ${threadId} has no graph: run it once or create it with metadata.graph_id`);
     }
@@ -138,7 +142,9 @@ export class ThreadStateService {
     // (see resolveThreadGraph) even with no run and no graph in its metadata.
     config.configurable.graph_id = resolved.resolved.graphId;
     const next = await applyingUpdate(() => apply(resolved.graph, config));
-    await this.syncThread(threadId, resolved.graph);
+    // The new state is read by a graph built for reading, as a graph factory is told (`threads.read`).
+    const reader = await this.registry.get(resolved.resolved.graphId, resolved.resolved.config, { access: READ });
+    await this.syncThread(threadId, reader);
     const written = toStateCheckpoint({ configurable: { thread_id: threadId, ...next.configurable } });
     if (!written) throw new Error("the checkpointer returned no checkpoint id for the update");
     return { checkpoint: written };
@@ -165,10 +171,11 @@ export class ThreadStateService {
     return thread;
   }
 
-  private async graph(thread: Thread): Promise<{ graph: CompiledGraph; resolved: ThreadGraph } | null> {
+  /** The thread's graph, built for `access` (a graph factory is told whether the state is read or written). */
+  private async graph(thread: Thread, access: GraphAccess): Promise<{ graph: CompiledGraph; resolved: ThreadGraph } | null> {
     const resolved = await resolveThreadGraph(this.storage, this.registry, thread);
     if (!resolved) return null;
-    return { graph: await this.registry.get(resolved.graphId, resolved.config), resolved };
+    return { graph: await this.registry.get(resolved.graphId, resolved.config, { access }), resolved };
   }
 
   private config(threadId: string, checkpoint: CheckpointSelector | undefined): { configurable: Record<string, unknown> } {

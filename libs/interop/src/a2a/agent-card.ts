@@ -20,9 +20,9 @@ export const A2A_LEGACY_PROTOCOL_VERSION = "0.3";
  * Name, description, version, provider, URLs, modes and skills: card/fields.ts (langgraph.json `a2a`
  * and the assistant). Security schemes: card/security.ts. `pushNotifications` is true when the storage
  * driver keeps push notification configs (`Storage.pushConfigs`); `extendedAgentCard` when
- * `a2a.extended_card` is loaded. `grpc` (per request, when the A2A gRPC server runs): its address as
- * clients reach it (`host:port`) and the tenant naming this assistant there (one gRPC port serves every
- * assistant), declared as a further `GRPC` interface.
+ * `a2a.extended_card` is loaded. `grpc` (per request, when the A2A gRPC server runs): its URL as
+ * clients reach it (`dns:///host:port`, transports/grpc.ts `grpcInterfaceUrl`) and the tenant naming this
+ * assistant there (one gRPC port serves every assistant), declared as a further `GRPC` interface.
  */
 export function agentCardFor(assistant: Assistant, endpoint: string, options: AgentCardOptions = {}): AgentCard {
   const fields = cardFields(assistant, options);

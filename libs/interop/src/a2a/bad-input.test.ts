@@ -109,7 +109,11 @@ describe("A2A bad input (SQLite, over HTTP)", () => {
       ["v1.0 SendMessage parts [null]", rpc("SendMessage", { message: message({ parts: [null] }) })],
       ["v1.0 SendStreamingMessage parts [null]", rpc("SendStreamingMessage", { message: message({ parts: [null] }) })],
       ["v1.0 SendMessage raw part not base64", rpc("SendMessage", { message: message({ parts: [{ raw: 5 }] }) })],
-      ["v1.0 CreateTaskPushNotificationConfig null", rpc("CreateTaskPushNotificationConfig", null)],
+      // (params: null itself is no JSON-RPC request on v1.0: -32600, transports/json-rpc-envelope.test.ts.)
+      [
+        "v1.0 CreateTaskPushNotificationConfig null fields",
+        rpc("CreateTaskPushNotificationConfig", { taskId: null, url: null, token: null }),
+      ],
       ["v0.3 message/send parts [null]", rpc("message/send", { message: legacyMessage({ parts: [null] }) }, "0.3")],
       ["v0.3 message/send file null", rpc("message/send", { message: legacyMessage({ parts: [{ kind: "file", file: null }] }) }, "0.3")],
       [

@@ -25,7 +25,6 @@ import { extendedCard, extendedCardCaller } from "./card/extended.js";
 import type { AgentCardOptions } from "./card/options.js";
 import { openScope, requestScopeOf, type A2ARequestScope } from "./request-scope.js";
 import { pushIdRules, TaskPushConfigs, type TaskLookup } from "./push/push-configs.js";
-import { TERMINAL_TASK_STATES } from "./task-projection.js";
 import { historyLength, listTasksQuery } from "./tasks/list-tasks-query.js";
 import { checkConfigId, checkPushConfigShape, checkSendMessage, checkTaskId } from "./tasks/request-checks.js";
 import { requireWaitingForInput } from "./tasks/resume-check.js";
@@ -34,7 +33,10 @@ import { declaredInputModes } from "./tasks/message-input.js";
 import { admitting, TaskAdmission } from "./tasks/task-admission.js";
 import { currentRun, taskRuns } from "./tasks/task-lineage.js";
 import { TaskRenderer, type RenderOptions } from "./tasks/task-renderer.js";
-import { followTask, joinTokenStream } from "./tasks/task-stream.js";
+import { followTask } from "./tasks/task-stream.js";
+import { announceTaskRun } from "./tasks/task-moves.js";
+import { subscribeToTask } from "./tasks/task-subscription.js";
+import { callSignalOf } from "./call-signal.js";
 
 export interface A2AHandlerDeps {
   engine: Engine;
@@ -157,6 +159,8 @@ export class TaskRequestHandler implements A2ARequestHandler {
         );
       }),
     );
+    // Its subscribers see the wait end (CANCELED) at once.
+    announceTaskRun(this.deps.engine, first.run_id);
     return this.render(first.run_id, openScope);
   }
 
@@ -193,23 +197,12 @@ export class TaskRequestHandler implements A2ARequestHandler {
   }
 
   /**
-   * The task now, then — while its current run is active — WORKING, the LLM's tokens from now on (a run
-   * a streaming message admitted), its artifact and the final status.
+   * The task now, then its updates until it is terminal, across its runs: a task waiting for input keeps
+   * the stream open for the run that resumes it (tasks/task-subscription.ts).
    */
   async *resubscribe(params: SubscribeToTaskRequest, context?: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    const { first, internal, current } = await this.access.requireTaskRuns(checkTaskId(params.id), this.scope(context), "read");
-    const task = await this.renderer.render(first, current, {}, internal);
-    if (TERMINAL_TASK_STATES.includes(task.status!.state)) {
-      throw new UnsupportedOperationError(`task "${first.run_id}" is ${TaskState[task.status!.state]}: nothing to subscribe to`);
-    }
-    if (current.status !== "pending" && current.status !== "running") {
-      // INPUT_REQUIRED: the stream shows where the task stands and ends (it waits for a message).
-      yield { payload: { $case: "task", value: task } };
-      return;
-    }
-    const end = this.deps.engine.waitRun(current.run_id, current.thread_id);
-    const events = joinTokenStream(this.deps.engine, current);
-    yield* followTask(this.deps.storage, this.renderer, first.run_id, current, end, events);
+    const found = await this.access.requireTaskRuns(checkTaskId(params.id), this.scope(context), "read");
+    yield* subscribeToTask(this.deps, this.renderer, this.assistant.assistant_id, found, callSignalOf(context));
   }
 
   /** The caller's scope the routes put into the call context (everything allowed outside the routes). */

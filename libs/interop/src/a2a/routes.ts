@@ -5,6 +5,7 @@ import type { Context } from "hono";
 import type { Assistant } from "@agent-server/core";
 import { agentCardFor, agentCardJson } from "./agent-card.js";
 import { agentCardOptions, type A2ACardSettings } from "./card/app-options.js";
+import { agentCardResponse, CardRevisions } from "./card/card-caching.js";
 import type { AgentCardOptions } from "./card/options.js";
 import { defaultAssistantOf, findAssistant } from "./assistants.js";
 import { observedHandler, type A2ABinding, type A2ACallObserver } from "./observe-calls.js";
@@ -14,7 +15,7 @@ import { consoleA2ALogger, type A2ALogger } from "./request-errors.js";
 import { TaskRequestHandler, type A2AHandlerDeps } from "./request-handler.js";
 import { requestScope, type A2ARequestScope, type StructuralRequestAuth } from "./request-scope.js";
 import { handleHttpJson, httpJsonStorageFault } from "./transports/http-json.js";
-import { grpcTarget, type A2AGrpcAddress } from "./transports/grpc.js";
+import { grpcInterfaceUrl, type A2AGrpcAddress } from "./transports/grpc.js";
 import { handleJsonRpc, jsonRpcStorageFault } from "./transports/json-rpc.js";
 
 export interface A2ARoutesOptions extends A2ACardSettings {
@@ -44,8 +45,13 @@ export interface A2ARoutesOptions extends A2ACardSettings {
  *   relative to the base URL, so they use `createFromUrl("http://host/a2a/<id>/")` (trailing slash).
  * - GET  /.well-known/agent-card.json?assistant_id=<id> — the same card (LangGraph's path); without
  *   `assistant_id` the default assistant's card, or 404 when there is none.
- * - POST /a2a/{assistant_id} — JSON-RPC: v1.0 (`A2A-Version: 1.0`) and legacy v0.3 (no header).
+ * - POST /a2a/{assistant_id} — JSON-RPC: v1.0 (`A2A-Version: 1.0`) and legacy v0.3 (no header); also
+ *   at `/a2a/{assistant_id}/` (a client joining a base URL that ends in "/", such as Python httpx with
+ *   `base_url`, posts there; HTTP+JSON has no route at "/").
  * - /a2a/{assistant_id}/message:send, /tasks/{id}, ... — HTTP+JSON v1.0.
+ *
+ * Both card routes answer with HTTP caching headers and 304 on a matching conditional GET
+ * (card/card-caching.ts).
  *
  * Every route runs behind agent-protocol's auth middleware; the caller (`c.var.auth`, read structurally:
  * interop must not import agent-protocol) becomes the request's `A2ARequestScope`, handed to the request
@@ -64,6 +70,13 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
   const logger = options.logger ?? consoleA2ALogger;
   registerPushDelivery(deps);
   const cardOptions = agentCardOptions(deps, options, logger);
+  const revisions = new CardRevisions();
+  /** The card of `assistant` (named `id` by the client) as served, with its caching headers. */
+  const cardAnswer = (c: Context, assistant: Assistant, id: string): Response => {
+    const card = cardFor(assistant, c, id, cardOptions, options);
+    const grpcListed = card.supportedInterfaces.some((i) => i.protocolBinding === "GRPC");
+    return agentCardResponse(c, agentCardJson(card), revisions.lastModified(assistant, grpcListed));
+  };
 
   app.get("/.well-known/agent-card.json", async (c) => {
     const requested = c.req.query("assistant_id") || defaultAssistantOf(deps, options.defaultAssistant);
@@ -78,24 +91,27 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
     }
     const assistant = await findAssistant(deps, requested);
     if (!assistant) return c.json({ detail: `Assistant "${requested}" not found` }, 404);
-    return c.json(agentCardJson(cardFor(assistant, c, requested, cardOptions, options)));
+    return cardAnswer(c, assistant, requested);
   });
 
   app.get("/a2a/:assistant_id/.well-known/agent-card.json", async (c) => {
     const id = c.req.param("assistant_id");
     const assistant = await findAssistant(deps, id);
     if (!assistant) return c.json({ detail: `Assistant "${id}" not found` }, 404);
-    return c.json(agentCardJson(cardFor(assistant, c, id, cardOptions, options)));
+    return cardAnswer(c, assistant, id);
   });
 
-  app.post("/a2a/:assistant_id", async (c) => {
+  const jsonRpc = async (c: Context): Promise<Response> => {
     // A storage fault reading the agent is answered in the binding's own error shape, as the handler's are.
     const resolved = await resolve(deps, c, cardOptions, options, "jsonrpc").catch(
       async (error: unknown) => (await jsonRpcStorageFault(c, error, logger)) ?? Promise.reject(error),
     );
     if (resolved instanceof Response) return resolved;
     return handleJsonRpc(c, resolved.handler, resolved.card, resolved.scope, logger);
-  });
+  };
+  app.post("/a2a/:assistant_id", jsonRpc);
+  // Before the HTTP+JSON routes below, which would otherwise take it (and answer "no route for POST /").
+  app.post("/a2a/:assistant_id/", jsonRpc);
 
   app.on(["GET", "POST", "DELETE"], "/a2a/:assistant_id/*", async (c) => {
     const id = c.req.param("assistant_id");
@@ -103,7 +119,8 @@ export function a2aRoutes(deps: A2AHandlerDeps, options: A2ARoutesOptions = {}):
     const path = c.req.path;
     const subpath = path.startsWith(prefix) ? path.slice(prefix.length) : path.slice(path.indexOf("/", "/a2a/".length));
     const resolved = await resolve(deps, c, cardOptions, options, "http+json").catch(
-      (error: unknown) => httpJsonStorageFault(error, logger, { binding: "HTTP+JSON", path }) ?? Promise.reject(error),
+      (error: unknown) =>
+        httpJsonStorageFault(error, logger, { binding: "HTTP+JSON", path }, c.req.header("accept") ?? null) ?? Promise.reject(error),
     );
     if (resolved instanceof Response) return resolved;
     return handleHttpJson(c, subpath, resolved.handler, resolved.card, resolved.scope, logger);
@@ -143,12 +160,12 @@ function endpoint(c: Context, id: string): string {
 }
 
 /**
- * The gRPC target clients should dial (`host:port`): the host the server was bound to, unless that is
- * every interface (0.0.0.0, ::), which no client can dial: then the host this card was fetched from,
- * which the client demonstrably reaches.
+ * The URL of the gRPC interface clients should dial (`dns:///host:port`, see `grpcInterfaceUrl`): the host
+ * the server was bound to, unless that is every interface (0.0.0.0, ::), which no client can dial: then
+ * the host this card was fetched from, which the client demonstrably reaches.
  */
 function grpcUrl(bound: A2AGrpcAddress, c: Context): string {
   const unspecified = bound.host === "" || bound.host === "0.0.0.0" || bound.host === "::" || bound.host === "[::]";
   // URL.hostname keeps IPv6 brackets ("[::1]"), as a gRPC target needs them.
-  return grpcTarget(unspecified ? new URL(c.req.url).hostname : bound.host, bound.port);
+  return grpcInterfaceUrl(unspecified ? new URL(c.req.url).hostname : bound.host, bound.port);
 }

@@ -44,7 +44,7 @@ export interface AgentCardOptions {
    */
   warn?: ((fields: Record<string, unknown>, message: string) => void) | undefined;
   /**
-   * Set per request when the A2A gRPC server runs: its address as this client reaches it (`host:port`) and
+   * Set per request when the A2A gRPC server runs: its URL as this client reaches it (`dns:///host:port`) and
    * the tenant naming this assistant there; the card then lists a `GRPC` interface.
    */
   grpc?: { url: string; tenant: string } | undefined;

@@ -17,6 +17,7 @@ import type { A2ARequestScope } from "../request-scope.js";
 import { messageContent, resumeValue, runInput, type MessageContent } from "./message-input.js";
 import { requireWaitingForInput } from "./resume-check.js";
 import type { TaskAccess } from "./task-access.js";
+import { announceTaskRun } from "./task-moves.js";
 
 /** A run just admitted for a task, the promise of its end and, for a streaming message, its live events. */
 export interface AdmittedTask {
@@ -172,7 +173,7 @@ export class TaskAdmission {
     // Checked once without the lock, so a message to a task at work fails at once instead of waiting
     // for its run (which holds the lock) to end; then again under the lock, where it counts.
     await requireWaitingForInput(this.deps.storage, this.threadState, first);
-    return this.deps.engine.withThreadExecution(first.thread_id, async (heldLock) => {
+    const admitted = await this.deps.engine.withThreadExecution(first.thread_id, async (heldLock) => {
       await requireWaitingForInput(this.deps.storage, this.threadState, first);
       const { run, end, events } = await this.deps.engine.createRunWatched(
         { assistant_id: this.assistant.assistant_id, command: { resume: resumeValue(content) }, ...(options.stream ? TOKEN_STREAM : {}) },
@@ -194,6 +195,9 @@ export class TaskAdmission {
       }
       return { taskId: first.run_id, run, end: quiet(end), ...(events ? { events } : {}) };
     });
+    // Subscribers of the task in this process follow the continuation at once (task-moves.ts).
+    announceTaskRun(this.deps.engine, first.run_id);
+    return admitted;
   }
 }
 

@@ -6,7 +6,8 @@ import { currentRun } from "./task-lineage.js";
 import type { TaskRenderer } from "./task-renderer.js";
 
 /**
- * Stream events of one run of a task (SendStreamingMessage, SubscribeToTask): the task, WORKING, then —
+ * Stream events of one run of a task (SendStreamingMessage; SubscribeToTask follows a task across its
+ * runs with the same parts, task-subscription.ts): the task, WORKING, then —
  * while the run executes — its LLM tokens as updates of the result artifact (when `events` carries them:
  * the run streams LangGraph's `messages` mode), then, once `end` settles, its artifacts and the final
  * status, read back from the records like GetTask. The recorded artifact is sent whole (`append: false,
@@ -24,12 +25,7 @@ export async function* followTask(
   end: Promise<unknown>,
   events?: RunEventStream,
 ): AsyncGenerator<StreamResponse, void, undefined> {
-  const iterator = events?.[Symbol.asyncIterator]();
-  // Pulled at once: a joined stream (SubscribeToTask) subscribes on its first pull, so the tokens from
-  // here on are kept for this client while the task is rendered.
-  const first = iterator?.next();
-  // A stream that ends below without reading it must not leave a rejection unhandled.
-  first?.catch(() => undefined);
+  const tokens = pullTokens(events);
   try {
     const firstRun = (await storage.runs.get(taskId)) ?? run;
     const initial = await renderer.render(firstRun, (await storage.runs.get(run.run_id)) ?? run);
@@ -38,27 +34,78 @@ export async function* followTask(
       yield statusUpdate(initial);
       return;
     }
-    yield statusUpdate({
-      ...initial,
-      status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() },
-    });
-    if (iterator && first) yield* tokenUpdates(iterator, first, { taskId, contextId: run.thread_id, artifactId: resultArtifactId(run) });
-    await end.catch(() => undefined);
-    // Read again: the first run object above predates the run's end.
-    const settled = (await storage.runs.get(taskId)) ?? firstRun;
-    const final = await renderer.render(settled, await currentRun(storage, settled));
-    for (const artifact of final.artifacts) {
-      yield {
-        payload: {
-          $case: "artifactUpdate",
-          value: { taskId, contextId: final.contextId, artifact, append: false, lastChunk: true, metadata: undefined },
-        },
-      };
-    }
-    yield statusUpdate(final);
+    yield* runUpdates(storage, renderer, firstRun, run, end, tokens);
   } finally {
     events?.close();
   }
+}
+
+/** A run's token stream with its first event already asked for (see `pullTokens`). */
+export interface PulledTokens {
+  iterator: AsyncIterator<StreamEvent>;
+  first: Promise<IteratorResult<StreamEvent>>;
+}
+
+/**
+ * Asks `events` for its first event at once: a joined stream (SubscribeToTask) subscribes on its first
+ * pull, so the tokens from here on are kept for this client while the task is rendered.
+ */
+export function pullTokens(events: RunEventStream | undefined): PulledTokens | undefined {
+  if (!events) return undefined;
+  const iterator = events[Symbol.asyncIterator]();
+  const first = iterator.next();
+  // A stream that ends without reading it must not leave a rejection unhandled.
+  first.catch(() => undefined);
+  return { iterator, first };
+}
+
+/**
+ * The events of one run of task `first` while it executes: WORKING, its LLM tokens (when `tokens`
+ * carries them), then — once `end` settles — the task's recorded artifacts and its status, rendered from
+ * its current run as GetTask renders it. Returns that task and the run it was rendered from (a newer
+ * continuation than `run` when one was admitted meanwhile). The caller closes the token stream.
+ */
+export async function* runUpdates(
+  storage: Storage,
+  renderer: TaskRenderer,
+  first: Run,
+  run: Run,
+  end: Promise<unknown>,
+  tokens?: PulledTokens,
+): AsyncGenerator<StreamResponse, { task: Task; current: Run }, undefined> {
+  const taskId = first.run_id;
+  yield {
+    payload: {
+      $case: "statusUpdate",
+      value: {
+        taskId,
+        contextId: run.thread_id,
+        status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() },
+        metadata: undefined,
+      },
+    },
+  };
+  if (tokens) yield* tokenUpdates(tokens.iterator, tokens.first, { taskId, contextId: run.thread_id, artifactId: resultArtifactId(run) });
+  await end.catch(() => undefined);
+  // Read again: the first run object predates the run's end.
+  const settled = (await storage.runs.get(taskId)) ?? first;
+  const current = await currentRun(storage, settled);
+  const final = await renderer.render(settled, current);
+  yield* outcomeUpdates(final);
+  return { task: final, current };
+}
+
+/** The task's recorded artifacts (each sent whole: `append: false, lastChunk: true`), then its status. */
+export function* outcomeUpdates(task: Task): Generator<StreamResponse, void, undefined> {
+  for (const artifact of task.artifacts) {
+    yield {
+      payload: {
+        $case: "artifactUpdate",
+        value: { taskId: task.id, contextId: task.contextId, artifact, append: false, lastChunk: true, metadata: undefined },
+      },
+    };
+  }
+  yield statusUpdate(task);
 }
 
 /**
@@ -141,7 +188,7 @@ export function chunkText(event: StreamEvent): string {
     .join("");
 }
 
-function statusUpdate(task: Task): StreamResponse {
+export function statusUpdate(task: Task): StreamResponse {
   return {
     payload: { $case: "statusUpdate", value: { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined } },
   };

@@ -11,7 +11,7 @@ import { observedHandler } from "../observe-calls.js";
 import { keepGrpcTraceparent } from "../../tracing.js";
 import { decodingTolerant } from "./grpc-decoding.js";
 import { GrpcDispatchHandler, grpcFailure } from "./grpc-dispatch.js";
-import { grpcTarget, type A2AGrpcServerOptions, type RunningA2AGrpcServer } from "./grpc.js";
+import { grpcInterfaceUrl, grpcTarget, type A2AGrpcServerOptions, type RunningA2AGrpcServer } from "./grpc.js";
 import { callContext } from "./json-rpc.js";
 
 /** See `startA2AGrpcServer` (grpc.ts), which loads this module on first use. */
@@ -22,6 +22,7 @@ export async function bindA2AGrpcServer(deps: A2AHandlerDeps, options: A2AGrpcSe
   const target = grpcTarget(options.host, options.port);
   // The bound `host:port`, known once bound (before any call arrives).
   let url = target;
+  let interfaceUrl = grpcInterfaceUrl(options.host, options.port);
   const cardOptions = agentCardOptions(deps, options, logger);
   const dispatcher = new GrpcDispatchHandler(deps, {
     defaultAssistant: options.defaultAssistant,
@@ -30,7 +31,7 @@ export async function bindA2AGrpcServer(deps: A2AHandlerDeps, options: A2AGrpcSe
     // The assistant's handler keeps a card for `getAgentCard`, which the gRPC service never asks it for
     // (it asks the dispatcher): the assistant as this binding serves it.
     card: (assistant, tenant) => {
-      const card = agentCardFor(assistant, "", { ...cardOptions, grpc: { url, tenant } });
+      const card = agentCardFor(assistant, "", { ...cardOptions, grpc: { url: interfaceUrl, tenant } });
       return { ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding === "GRPC") };
     },
   });
@@ -45,7 +46,7 @@ export async function bindA2AGrpcServer(deps: A2AHandlerDeps, options: A2AGrpcSe
       userBuilder: async (call) => {
         try {
           const scope = options.authenticate ? requestScope(await options.authenticate(fetchRequestOf(call, url))) : openScope;
-          return new GrpcCaller(scope, call.metadata.get("traceparent")[0]?.toString());
+          return new GrpcCaller(scope, call.metadata.get("traceparent")[0]?.toString(), cancellationOf(call));
         } catch (error) {
           throw grpcFailure(error, logger, { method: call.getPath().split("/").pop() });
         }
@@ -54,7 +55,7 @@ export async function bindA2AGrpcServer(deps: A2AHandlerDeps, options: A2AGrpcSe
       contextBuilder: ({ user, requestedVersion, tenant, extensions }) => {
         if (!(user instanceof GrpcCaller)) throw grpcFailure(new Error("gRPC call without an authenticated caller"), logger, {});
         return keepGrpcTraceparent(
-          callContext(requestedVersion, user.scope, { tenant, requestedExtensions: extensions }),
+          callContext(requestedVersion, user.scope, { tenant, requestedExtensions: extensions, signal: user.signal }),
           user.traceparent,
         );
       },
@@ -68,6 +69,7 @@ export async function bindA2AGrpcServer(deps: A2AHandlerDeps, options: A2AGrpcSe
     });
   });
   url = grpcTarget(options.host, port);
+  interfaceUrl = grpcInterfaceUrl(options.host, port);
   return {
     host: options.host,
     port,
@@ -85,6 +87,8 @@ class GrpcCaller implements User {
     readonly scope: A2ARequestScope,
     /** The call's W3C trace context, from its metadata. */
     readonly traceparent?: string,
+    /** Aborts when the call is cancelled (the client went away, its deadline passed, the server closes). */
+    readonly signal?: AbortSignal,
   ) {}
 
   get isAuthenticated(): boolean {
@@ -97,6 +101,18 @@ class GrpcCaller implements User {
 }
 
 type GrpcCall = Parameters<Parameters<typeof grpcService>[0]["userBuilder"]>[0];
+
+/**
+ * A signal that aborts when `call` is cancelled. The SDK's service goes on pulling a stream's generator
+ * after its client left (its writes are dropped); a stream that waits for something other than a run (a
+ * task waiting for input, see tasks/task-subscription.ts) stops on this instead.
+ */
+function cancellationOf(call: GrpcCall): AbortSignal {
+  const controller = new AbortController();
+  if (call.cancelled) controller.abort();
+  else call.once("cancelled", () => controller.abort());
+  return controller.signal;
+}
 
 /**
  * The call as the fetch `Request` the project's auth handler reads: POST to the call's method path (gRPC

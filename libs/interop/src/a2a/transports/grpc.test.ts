@@ -51,13 +51,21 @@ describe.each(drivers)("A2A gRPC binding ($name)", (driver) => {
     const card = await fetchCard(base, "echo");
     expect(card.supportedInterfaces.map((i) => i.protocolBinding)).toEqual(["JSONRPC", "HTTP+JSON", "JSONRPC", "GRPC"]);
     expect(card.supportedInterfaces.at(-1)).toEqual({
-      url: `127.0.0.1:${grpc.port}`,
+      url: `dns:///127.0.0.1:${grpc.port}`,
       protocolBinding: "GRPC",
       tenant: "echo",
       protocolVersion: "1.0",
     });
     const root = AgentCard.fromJSON(await (await fetch(`${base}/.well-known/agent-card.json?assistant_id=approval`)).json());
     expect(root.supportedInterfaces.at(-1)).toMatchObject({ protocolBinding: "GRPC", tenant: "approval" });
+  });
+
+  it("the GRPC interface URL is absolute (gRPC's dns:/// URI), and the official client dials it from the card", async () => {
+    const card = await fetchCard(base, "echo");
+    const url = new URL(card.supportedInterfaces.find((i) => i.protocolBinding === "GRPC")!.url);
+    expect([url.protocol, url.pathname]).toEqual(["dns:", `/127.0.0.1:${grpc.port}`]);
+    const client = await grpcClientFromCard(card);
+    expect((await sendTask(client, [{ text: "dialed" }])).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
   it("SendMessage completes with its artifact, and GetTask renders the same task", async () => {

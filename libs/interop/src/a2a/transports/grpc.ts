@@ -58,3 +58,14 @@ export async function startA2AGrpcServer(deps: A2AHandlerDeps, options: A2AGrpcS
 export function grpcTarget(host: string, port: number): string {
   return `${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`;
 }
+
+/**
+ * The URL of the gRPC interface on agent cards: `dns:///host:port`. A2A asks for an absolute URL, and
+ * clients hand it to their gRPC library as the channel target: this is gRPC's own URI for "resolve host,
+ * dial port" (gRPC naming, `dns:[//authority/]host[:port]`), which grpc-js (so @a2a-js/sdk's
+ * GrpcTransport) and gRPC core (Python, C++) dial as given. `grpc://host:port` or `http://host:port`
+ * would be absolute too, but grpc-js takes an unknown scheme for part of a DNS name and never connects.
+ */
+export function grpcInterfaceUrl(host: string, port: number): string {
+  return `dns:///${grpcTarget(host, port)}`;
+}

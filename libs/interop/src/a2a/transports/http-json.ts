@@ -27,10 +27,8 @@ import { INTERNAL_ERROR_MESSAGE, refuseDeepInput, requestDenial, requestStorageF
 import type { A2ARequestScope } from "../request-scope.js";
 import { taskStateFilter } from "../tasks/list-tasks-query.js";
 import { callContext } from "./json-rpc.js";
+import { A2A_CONTENT_TYPE, readableContentType, responseMediaType } from "./media-type.js";
 import { sseResponse } from "./sse.js";
-
-const A2A_CONTENT_TYPE = "application/a2a+json";
-const JSON_CONTENT_TYPE = "application/json";
 
 /**
  * The HTTP+JSON (REST) binding under `/a2a/{assistant_id}`, mapped onto the same `A2ARequestHandler` as
@@ -51,6 +49,10 @@ const JSON_CONTENT_TYPE = "application/json";
  * | DELETE      | `/tasks/{id}/pushNotificationConfigs/{configId}`    | delete push config → 204           |
  * | GET         | `/extendedAgentCard`                                | getAuthenticatedExtendedAgentCard  |
  *
+ * Media types (A2A v1.0.1): request bodies are read as `application/a2a+json` or `application/json`; any
+ * other Content-Type is ContentTypeNotSupported (HTTP 400). Answers are `application/a2a+json` unless the
+ * client's `Accept` prefers `application/json` (media-type.ts), with `Vary: Accept`; streams are SSE.
+ *
  * Errors answer the binding's own shape, `{ error: { code, status, message, details } }` with the SDK's
  * HTTP status (`toRestErrorBody`/`restStatusFor`: task not found 404, malformed 400, ...). Only v1.0: a
  * request without `A2A-Version: 1.0` is refused with `VersionNotSupportedError` (v0.3 is served on
@@ -60,6 +62,18 @@ const JSON_CONTENT_TYPE = "application/json";
  * `subpath` is the request path after `/a2a/{assistant_id}` (starting with "/").
  */
 export async function handleHttpJson(
+  c: Context,
+  subpath: string,
+  handler: A2ARequestHandler,
+  card: AgentCard,
+  scope: A2ARequestScope,
+  logger: A2ALogger,
+): Promise<Response> {
+  const answer = await answerHttpJson(c, subpath, handler, card, scope, logger);
+  return inMediaType(answer, responseMediaType(c.req.header("accept") ?? null));
+}
+
+async function answerHttpJson(
   c: Context,
   subpath: string,
   handler: A2ARequestHandler,
@@ -77,16 +91,13 @@ export async function handleHttpJson(
     const route = matchRoute(request.method, subpath);
     if (!route) return notFound(request.method, subpath);
     const contentType = request.headers.get("content-type");
-    if (contentType) {
-      const mediaType = contentType.split(";", 1)[0]!.trim().toLowerCase();
-      if (mediaType !== JSON_CONTENT_TYPE && mediaType !== A2A_CONTENT_TYPE) {
-        throw new ContentTypeNotSupportedError(
-          `Unsupported Content-Type "${contentType}"; expected application/json or application/a2a+json.`,
-        );
-      }
+    if (contentType && !readableContentType(contentType)) {
+      throw new ContentTypeNotSupportedError(
+        `Unsupported Content-Type "${contentType}"; expected application/json or application/a2a+json.`,
+      );
     }
     const body = await readBody(request);
-    const context = callContext(request.headers.get(A2A_VERSION_HEADER) || undefined, scope);
+    const context = callContext(request.headers.get(A2A_VERSION_HEADER) || undefined, scope, { signal: request.signal });
     validateVersion(context.requestedVersion, card, "HTTP+JSON");
     const query = new URL(request.url).searchParams;
     const answer = await route(body, query, handler, context);
@@ -302,6 +313,19 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/**
+ * `response` in the media type the client asked for: the binding's JSON answers are written as
+ * `application/a2a+json` and relabelled here (SSE streams are left as they are). `Vary: Accept` on every
+ * answer, so a cache keeps the two apart.
+ */
+function inMediaType(response: Response, mediaType: string): Response {
+  if (mediaType !== A2A_CONTENT_TYPE && response.headers.get("content-type") === A2A_CONTENT_TYPE) {
+    response.headers.set("content-type", mediaType);
+  }
+  response.headers.append("vary", "Accept");
+  return response;
+}
+
 function json(status: number, body: unknown, retryAfterSeconds?: number): Response {
   const headers: Record<string, string> = { "Content-Type": A2A_CONTENT_TYPE };
   if (retryAfterSeconds !== undefined) headers["Retry-After"] = String(retryAfterSeconds);
@@ -309,20 +333,25 @@ function json(status: number, body: unknown, retryAfterSeconds?: number): Respon
 }
 
 /**
+ * A storage fault met before the request reached its handler (the agent's assistant could not be read):
+ * answered in the binding's own error shape, like one the handler met; undefined for any other error.
+ */
+export function httpJsonStorageFault(
+  error: unknown,
+  logger: A2ALogger,
+  context: Record<string, unknown>,
+  accept: string | null = null,
+): Response | undefined {
+  if (!storageFault(error)) return undefined;
+  const { status, body, retryAfterSeconds } = restErrorBody(error, logger, context);
+  return inMediaType(json(status, body, retryAfterSeconds), responseMediaType(accept));
+}
+
+/**
  * An error in the binding's shape: `{ error: { code, status, message, details } }` with the SDK's status
  * for A2A errors; an auth handler's denial with its own status; anything else a logged 500 whose message
  * says nothing of the error.
  */
-/**
- * A storage fault met before the request reached its handler (the agent's assistant could not be read):
- * answered in the binding's own error shape, like one the handler met; undefined for any other error.
- */
-export function httpJsonStorageFault(error: unknown, logger: A2ALogger, context: Record<string, unknown>): Response | undefined {
-  if (!storageFault(error)) return undefined;
-  const { status, body, retryAfterSeconds } = restErrorBody(error, logger, context);
-  return json(status, body, retryAfterSeconds);
-}
-
 function restErrorBody(
   error: unknown,
   logger: A2ALogger,
