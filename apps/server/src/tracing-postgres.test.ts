@@ -69,7 +69,8 @@ describe("traces across serve processes on PostgreSQL", () => {
     const a = await startServe("A");
     // A's only worker is busy, so the run admitted through A can only be executed by B.
     const busyThread = await a.client.threads.create();
-    const busy = await a.client.runs.create(busyThread.thread_id, "slow", { input: { ms: 8000 } });
+    // Long enough for B's start on a loaded machine; cancelled (the sleep is abortable) once B took the run.
+    const busy = await a.client.runs.create(busyThread.thread_id, "slow", { input: { ms: 60_000 } });
     await executing(busy.run_id, 1);
     const b = await startServe("B");
 
@@ -81,6 +82,7 @@ describe("traces across serve processes on PostgreSQL", () => {
       webhook: webhooks.url,
     });
     expect(await executing(run.run_id, 1)).toBe(b);
+    await a.client.runs.cancel(busyThread.thread_id, busy.run_id);
     await b.client.runs.join(thread.thread_id, run.run_id);
 
     const spans = await traceWith(receiver, caller.traceId, [

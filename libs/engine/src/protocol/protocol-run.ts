@@ -1,4 +1,4 @@
-import { isUnknownInterruptError } from "@langchain/langgraph";
+import { isUnknownInterruptError } from "../runs/unknown-interrupt.js";
 import type { Run } from "@agent-server/core";
 import type { CompiledGraph } from "../graphs/types.js";
 import { graphCall, type GraphCallOptions } from "../runs/execute-graph.js";

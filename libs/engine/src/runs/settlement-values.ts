@@ -8,7 +8,7 @@ import {
   type RunStatus,
   type ThreadStatus,
 } from "@agent-server/core";
-import { isUnknownInterruptError } from "@langchain/langgraph";
+import { isUnknownInterruptError } from "./unknown-interrupt.js";
 import type { ThreadSnapshot } from "./outcome.js";
 import type { RunEnd } from "./waiters.js";
 
