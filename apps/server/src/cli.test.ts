@@ -52,7 +52,7 @@ describe("agent-server command line", () => {
     ]);
     await run.waitFor(/listening on http:\/\/127\.0\.0\.1:\d+/);
     const listening = jsonLines(run.stdout()).find((line) => String(line.msg).includes("listening on"));
-    expect(listening).toMatchObject({ workers: 3, graphs: ["echo", "approval"] });
+    expect(listening).toMatchObject({ workers: 3, graphs: ["echo", "approval", "relay"] });
   });
 
   it("--version prints the package version", async () => {

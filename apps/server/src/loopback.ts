@@ -10,13 +10,18 @@ const SDK_FETCH = Symbol.for("langgraph_api:fetch");
 
 type SdkFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
+/** `app` as a fetch: requests go to this server's own app, in process (a relative URL is its path). */
+export function appFetch(app: LoopbackFetch): SdkFetch {
+  return async (input, init) =>
+    app(input instanceof Request ? new Request(input, init) : new Request(new URL(String(input), "http://localhost"), init));
+}
+
 /**
  * Binds the SDK's in-process fetch to `app` (the last server started in this process wins, as there is
  * one global); the returned function unbinds it if it is still this one.
  */
 export function bindSdkLoopback(app: LoopbackFetch): () => void {
-  const sdkFetch: SdkFetch = async (input, init) =>
-    app(input instanceof Request ? new Request(input, init) : new Request(new URL(String(input), "http://localhost"), init));
+  const sdkFetch = appFetch(app);
   const global = globalThis as { [SDK_FETCH]?: SdkFetch };
   global[SDK_FETCH] = sdkFetch;
   return () => {

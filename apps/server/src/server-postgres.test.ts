@@ -39,7 +39,7 @@ describe("agent-server serve on PostgreSQL", () => {
     expect(storageLine?.msg).toContain(`schema ${schema.schema}`);
     expect(storageLine?.msg).not.toContain(":postgres@");
     expect((storageLine?.migrations as string[]).length).toBeGreaterThan(0);
-    expect(startup.find((l) => l.url)).toMatchObject({ mode: "serve", workers: 2, graphs: ["echo", "approval"] });
+    expect(startup.find((l) => l.url)).toMatchObject({ mode: "serve", workers: 2, graphs: ["echo", "approval", "relay"] });
 
     const { client, threadId } = await exerciseExample(server.url);
     const approvalThread = await exerciseApproval(client);

@@ -23,7 +23,7 @@ describe("agent-server dev on SQLite (the default storage)", () => {
 
     const startup = jsonLines(server.stdout());
     expect(startup.find((l) => l.msg === `Storage: sqlite (${file})`)).toMatchObject({ storage: "sqlite", level: 30 });
-    expect(startup.find((l) => Array.isArray(l.graphs) && !l.url)).toMatchObject({ graphs: ["echo", "approval"] });
+    expect(startup.find((l) => Array.isArray(l.graphs) && !l.url)).toMatchObject({ graphs: ["echo", "approval", "relay"] });
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
     const { threadId } = await exerciseExample(server.url);

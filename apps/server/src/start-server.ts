@@ -11,6 +11,7 @@ import {
   type UserHttpApp,
 } from "@agent-server/agent-protocol";
 import { InvalidInputError, type Storage } from "@agent-server/core";
+import { installRemoteAgentHooks } from "@agent-server/remote-agent/hooks";
 import {
   applyEnv,
   Engine,
@@ -28,7 +29,7 @@ import { a2aRouteOptions } from "./a2a-card.js";
 import { announceMcp, mcpMount } from "./mcp-config.js";
 import { parseCli, UsageError, type CliOptions } from "./args.js";
 import { loadHttpApp } from "./http-app.js";
-import { bindSdkLoopback } from "./loopback.js";
+import { appFetch, bindSdkLoopback } from "./loopback.js";
 import { runLogger, type Logger } from "./logger.js";
 import { serverMetrics } from "./metrics/index.js";
 import { registerSdkLogger } from "./sdk-logger.js";
@@ -97,6 +98,10 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
     return api.fetch(request, env);
   };
   const unbindSdkLoopback = bindSdkLoopback(loopback);
+  // remoteAgent in this server's graphs: an agent named by a path is called through this app; metrics count calls.
+  const selfFetch = appFetch(loopback) as typeof fetch;
+  const remoteAgentHooks = [installRemoteAgentHooks({ selfFetch: () => selfFetch })];
+  const unhookRemoteAgents = () => remoteAgentHooks.forEach((uninstall) => uninstall());
   try {
     logger.info({ storage: storage.kind, location: opened.description, migrations: opened.applied }, `Storage: ${opened.description}`);
     if (!storage.runs.recordResult || !storage.runs.getResult) {
@@ -110,6 +115,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
     registerSdkLogger(logger);
     const runTimeoutSeconds = options.runTimeoutSeconds ?? config.run_timeout ?? DEFAULT_RUN_TIMEOUT_SECONDS;
     const metrics = serverMetrics(config, { version: VERSION, storage: storage.kind, workers: options.workers }, logger);
+    if (metrics) remoteAgentHooks.push(installRemoteAgentHooks(metrics.remoteAgentHooks));
     // langgraph.json store.index: the embedder, the recorded identity's check, and which search is used (logged).
     const storeIndex = await openStoreIndex(config.store?.index, cwd, storage, logger);
     engine = new Engine({
@@ -215,6 +221,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
     await engine?.stop(0).catch(() => undefined);
     await storage.close().catch(() => undefined);
     unbindSdkLoopback();
+    unhookRemoteAgents();
     throw error;
   }
 
@@ -240,6 +247,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
         if (options.snapshotSave && options.snapshot !== undefined) await saveSnapshot(storage, options.snapshot, logger);
       } finally {
         unbindSdkLoopback();
+        unhookRemoteAgents();
         await storage.close();
       }
     },

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, stream } from "./api.js";
 import { Conversation, applyMessageChunk } from "./chat.js";
+import { RemoteCalls, remoteCalls } from "./remote-calls.js";
 import { ErrorNote, html, Json, parseJson, short } from "./ui.js";
 
 const MAX_EVENTS = 1000;
@@ -25,7 +26,7 @@ export function pendingInterrupts(state) {
 /**
  * Runs an assistant on a thread and shows what happens: chat mode for message graphs (a Message box and
  * the conversation), else a form from the input schema plus raw JSON; stream modes, breakpoints, the raw
- * event log, cancel, interrupts with their payload and a Resume. `onActivity({ active, visited })`
+ * event log, cancel, interrupts with their payload and a Resume, and the remote A2A calls the run made. `onActivity({ active, visited })`
  * tells the drawing which node runs now.
  */
 export function RunConsole({ assistant, schemas, graph, onActivity, threadId, onThread }) {
@@ -243,6 +244,7 @@ export function RunConsole({ assistant, schemas, graph, onActivity, threadId, on
       </div>
     </form>
     <${ErrorNote} error=${error} />
+    <${RemoteCalls} calls=${remoteCalls(events, messages, interrupts)} />
     ${
       interrupts.length > 0 &&
       html`<section aria-label="Interrupt">

@@ -108,6 +108,19 @@ describe("/inspector in a browser (agent-server dev)", () => {
     await expect.poll(() => page.getByRole("region", { name: "Breakpoint" }).count()).toBe(0);
   });
 
+  it("shows the remote A2A call a relay made: the agent, its task and the task's state", async () => {
+    await page.getByRole("navigation", { name: "Assistants" }).getByRole("link", { name: "relay", exact: true }).click();
+    await page.getByRole("img", { name: "Graph of relay" }).waitFor();
+    await page.getByRole("textbox", { name: "Message" }).fill("hello relay");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.getByRole("log", { name: "Conversation" }).getByText("echo: hello relay").waitFor();
+    const calls = page.getByRole("region", { name: "Remote agent calls" });
+    await calls.getByRole("cell", { name: "completed" }).waitFor();
+    const row = (await calls.getByRole("row").allInnerTexts()).at(-1)!;
+    expect(row).toMatch(/^echo\s+[0-9a-f]{8}\s+completed\s+[0-9a-f]{8}$/);
+    await page.getByRole("button", { name: "Send" }).and(page.locator(":enabled")).waitFor();
+  });
+
   it("runs the approval graph to its interrupt and resumes it with a value", async () => {
     await page.getByRole("navigation", { name: "Assistants" }).getByRole("link", { name: "approval", exact: true }).click();
     await page.getByRole("img", { name: "Graph of approval" }).waitFor();

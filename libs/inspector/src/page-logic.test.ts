@@ -30,6 +30,28 @@ describe("the page's helpers", () => {
     expect(foldGraph(undefined, true)).toEqual({ nodes: [], edges: [] });
   });
 
+  it("lists a run's remote A2A calls from its updates, its interrupts and its answers", async () => {
+    const { remoteCalls } = await load("remote-calls.js");
+    const sent = { agent: "billing", url: "http://b/a2a/billing", taskId: "t1", contextId: "c1", messageId: "m1", state: "working" };
+    const events = [
+      { event: "metadata", data: { run_id: "r" } },
+      { event: "updates", data: { "a2a.send": sent } },
+      { event: "updates", data: { "a2a.wait": { taskId: "t1", state: "input-required", text: "Which card?", parts: [] } } },
+    ];
+    expect(remoteCalls(events)).toEqual([
+      { agent: "billing", url: "http://b/a2a/billing", taskId: "t1", contextId: "c1", state: "input-required" },
+    ]);
+    const question = {
+      value: { type: "a2a.auth_required", agent: "search", url: "http://s", taskId: "t2", contextId: "c2", question: "" },
+    };
+    expect(remoteCalls([], [], [question])).toEqual([
+      { agent: "search", url: "http://s", taskId: "t2", contextId: "c2", state: "auth-required" },
+    ]);
+    const answered = [{ type: "ai", content: "paid", response_metadata: { a2a: { taskId: "t1", state: "completed" } } }];
+    expect(remoteCalls(events, answered)[0].state).toBe("completed");
+    expect(remoteCalls([{ event: "updates", data: { relay: { messages: [] } } }])).toEqual([]);
+  });
+
   it("checks an agent card against A2A v1.0's required fields", async () => {
     const { checkCard } = await load("a2a.js");
     const good = {

@@ -4,6 +4,7 @@ import { builtinModules } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
+import ts from "typescript";
 import { SUPPORTED_PEERS as PEERS } from "../../../apps/server/src/peers.js";
 import { inspectorAssetsDir, inspectorVendorFiles } from "../../../libs/inspector/src/index.js";
 
@@ -22,7 +23,12 @@ const ENTRIES = [
   { in: "apps/server/src/api.ts", out: "index" },
   { in: "apps/server/src/peers.ts", out: "peers" },
   { in: "libs/engine/src/graphs/schemas/static-schema-worker.mjs", out: "static-schema-worker" },
+  // `agent-server/a2a`: remoteAgent for the project's graphs.
+  { in: "libs/remote-agent/src/index.ts", out: "a2a" },
 ];
+
+/** The `agent-server/a2a` entry's sources, whose declarations the package carries as they are written. */
+const A2A_TYPES_ENTRY = "libs/remote-agent/src/index.ts";
 
 /** The types of apps/server/src/api.ts, the package's import entry (the tarball test type-checks a use of it). */
 const API_TYPES = `/** The HTTP server started by startAgentServer, in this process. */
@@ -72,6 +78,33 @@ function copyInspector(): void {
     licensed.add(pkg);
     const license = readdirSync(packageDir).find((f) => /^licen[cs]e/i.test(f));
     if (license) copyFileSync(join(packageDir, license), join(dir, "vendor", `${pkg.replace("/", "__")}.LICENSE.txt`));
+  }
+}
+
+/**
+ * The declarations of `entry` and the files it imports, written by TypeScript into `outDir` (no
+ * hand-kept copy to drift). They import only packages the package depends on or its peers.
+ */
+function emitDeclarations(entry: string, outDir: string): void {
+  const file = join(REPO_ROOT, entry);
+  const program = ts.createProgram([file], {
+    declaration: true,
+    emitDeclarationOnly: true,
+    outDir,
+    rootDir: dirname(file),
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    strict: true,
+    skipLibCheck: true,
+    types: ["node"],
+  });
+  const { diagnostics, emitSkipped } = program.emit();
+  const errors = [...ts.getPreEmitDiagnostics(program), ...diagnostics].filter((d) => d.category === ts.DiagnosticCategory.Error);
+  if (emitSkipped || errors.length > 0) {
+    throw new Error(
+      `declarations of ${entry}: ${ts.formatDiagnostics(errors, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => REPO_ROOT, getNewLine: () => "\n" })}`,
+    );
   }
 }
 
@@ -159,7 +192,11 @@ export async function buildPackage(): Promise<string> {
     license: root.license,
     type: "module",
     bin: { "agent-server": "bin/agent-server.mjs" },
-    exports: { ".": { types: "./dist/index.d.mts", default: "./dist/index.mjs" }, "./package.json": "./package.json" },
+    exports: {
+      ".": { types: "./dist/index.d.mts", default: "./dist/index.mjs" },
+      "./a2a": { types: "./dist/a2a/index.d.ts", default: "./dist/a2a.mjs" },
+      "./package.json": "./package.json",
+    },
     files: ["bin", "dist", "README.md", "LICENSE"],
     engines: root.engines,
     dependencies,
@@ -168,6 +205,7 @@ export async function buildPackage(): Promise<string> {
   };
   writeFileSync(join(OUT, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   writeFileSync(join(OUT, "dist/index.d.mts"), API_TYPES);
+  emitDeclarations(A2A_TYPES_ENTRY, join(OUT, "dist/a2a"));
   writeFileSync(
     join(OUT, "bin/agent-server.mjs"),
     [

@@ -9,7 +9,8 @@ import { REPO_ROOT } from "./build.js";
 /**
  * A LangGraph project of a user's own, outside the repository: its package.json pins
  * `@langchain/langgraph` 1.5.0 (the oldest the package supports) and installs the packed server from its
- * tarball; the repository's example graphs (echo, and approval with an interrupt) are its graphs.
+ * tarball; the repository's example graphs (echo, approval with an interrupt, and relay, which imports
+ * `agent-server/a2a` to call echo over A2A) are its graphs.
  */
 export interface UserProject {
   dir: string;
@@ -32,11 +33,9 @@ const groups = new Set<number>();
 export async function createUserProject(tarball: string): Promise<UserProject> {
   const dir = mkdtempSync(join(tmpdir(), "agent-server-project-"));
   mkdirSync(join(dir, "src"));
-  for (const graph of ["echo.ts", "approval.ts"]) copyFileSync(join(REPO_ROOT, "examples/src", graph), join(dir, "src", graph));
-  writeFileSync(
-    join(dir, "langgraph.json"),
-    JSON.stringify({ node_version: "20", graphs: { echo: "./src/echo.ts:graph", approval: "./src/approval.ts:graph" } }, null, 2),
-  );
+  for (const graph of ["echo.ts", "approval.ts", "relay.ts"]) copyFileSync(join(REPO_ROOT, "examples/src", graph), join(dir, "src", graph));
+  const graphs = { echo: "./src/echo.ts:graph", approval: "./src/approval.ts:graph", relay: "./src/relay.ts:graph" };
+  writeFileSync(join(dir, "langgraph.json"), JSON.stringify({ node_version: "20", graphs }, null, 2));
   writeFileSync(
     join(dir, "package.json"),
     JSON.stringify(

@@ -117,11 +117,17 @@ describe("the agent-server package installed into a user's project", () => {
     expect(artifactTexts(await a2a.getTask({ tenant: "", id: first.id }))).toEqual(artifactTexts(first));
     expect(artifactTexts(first).join(" ")).toContain("first");
 
+    // agent-server/a2a from the installed package: relay calls echo over A2A, durably.
+    const relayed = (await client.runs.wait(null, "relay", { input: { messages: [{ role: "user", content: "via relay" }] } })) as {
+      messages: Array<{ content: string; response_metadata?: { a2a?: { state: string } } }>;
+    };
+    expect(relayed.messages.at(-1)).toMatchObject({ content: "echo: via relay", response_metadata: { a2a: { state: "completed" } } });
+
     // MCP: every assistant a tool.
     const mcp = new McpClient({ name: "tarball-test", version: "1.0.0" });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
     const { tools } = await mcp.listTools();
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["echo", "approval"]));
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["echo", "approval", "relay"]));
     await mcp.close();
 
     // /inspector (on in dev): the page and every module its import map names, from the package itself.

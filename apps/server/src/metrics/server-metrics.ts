@@ -3,6 +3,7 @@ import type { HttpMetrics } from "@agent-server/agent-protocol";
 import type { Storage } from "@agent-server/core";
 import type { Engine, EngineObserver } from "@agent-server/engine";
 import type { A2ACallObserver, McpToolCallObserver } from "@agent-server/interop";
+import type { RemoteAgentHooks } from "@agent-server/remote-agent/hooks";
 
 /** Every metric of ours starts with this (docs/operations.md, "Metrics"). */
 export const METRIC_PREFIX = "agent_server_";
@@ -65,6 +66,18 @@ export class ServerMetrics {
     "binding",
     "outcome",
   ]);
+  private readonly remoteCalls = this.counter(
+    "a2a_remote_calls_total",
+    "Calls graphs of this process made to other A2A agents (remoteAgent), by agent and outcome (completed, failed, canceled, rejected, input-required, auth-required, error, aborted); a call re-attached after a restart counts again",
+    ["agent", "outcome"],
+  );
+  private readonly remoteCallDuration = new Histogram({
+    name: `${METRIC_PREFIX}a2a_remote_call_duration_seconds`,
+    help: "Remote A2A calls of graphs in this process, from the node's send (or re-attachment) to the task's end or question",
+    labelNames: ["agent", "outcome"] as const,
+    buckets: RUN_BUCKETS,
+    registers: [this.registry],
+  });
   private readonly mcpToolCalls = this.counter("mcp_tool_calls_total", "MCP tools/call requests by tool and outcome", ["tool", "outcome"]);
   private readonly deliveries = this.counter(
     "deliveries_total",
@@ -163,6 +176,14 @@ export class ServerMetrics {
   };
 
   readonly a2aCall: A2ACallObserver = (method, binding, outcome) => this.a2aCalls.inc({ method, binding, outcome });
+
+  /** Fed by remoteAgent calls in this process's graphs (installed with `installRemoteAgentHooks`). */
+  readonly remoteAgentHooks: RemoteAgentHooks = {
+    callEnded: (info, outcome, seconds) => {
+      this.remoteCalls.inc({ agent: info.agent, outcome });
+      this.remoteCallDuration.observe({ agent: info.agent, outcome }, seconds);
+    },
+  };
 
   readonly mcpToolCall: McpToolCallObserver = (tool, outcome) => this.mcpToolCalls.inc({ tool, outcome });
 

@@ -16,6 +16,7 @@ export async function exerciseExample(url: string): Promise<{ client: Client; th
   expect(assistants.map((a) => ({ id: a.assistant_id, graph: a.graph_id })).sort((a, b) => a.graph.localeCompare(b.graph))).toEqual([
     { id: systemAssistantId("approval"), graph: "approval" },
     { id: systemAssistantId("echo"), graph: "echo" },
+    { id: systemAssistantId("relay"), graph: "relay" },
   ]);
 
   const thread = await client.threads.create();

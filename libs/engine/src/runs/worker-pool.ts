@@ -268,7 +268,8 @@ export class WorkerPool {
    * Renews the leases of the runs executing here. A run whose lease this owner no longer holds as a
    * running run is aborted: cancelled or erased elsewhere, or requeued and re-claimed by another owner
    * after this process stalled past its lease (its settlement's owner-guarded terminal write then
-   * changes nothing). Renewed one by one when some failed, to tell which.
+   * changes nothing). Renewed one by one when some failed, to tell which. The abort says `lease-lost`,
+   * not `interrupt`: work the run started elsewhere (a remote agent's task) is left for its next owner.
    */
   private async renew(): Promise<void> {
     const ids = [...this.active.keys()];
@@ -277,7 +278,7 @@ export class WorkerPool {
     const renewed = await this.storage.runs.renewLeases(ids, owner, leaseMs);
     if (renewed === ids.length) return;
     for (const id of ids) {
-      if ((await this.storage.runs.renewLeases([id], owner, leaseMs)) === 0) this.active.get(id)?.controller.abort("interrupt");
+      if ((await this.storage.runs.renewLeases([id], owner, leaseMs)) === 0) this.active.get(id)?.controller.abort("lease-lost");
     }
   }
 

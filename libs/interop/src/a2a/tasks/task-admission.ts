@@ -15,6 +15,7 @@ import { pushIdRules, type TaskPushConfigs, type RequestedPushConfig } from "../
 import type { A2AHandlerDeps } from "../request-handler.js";
 import type { A2ARequestScope } from "../request-scope.js";
 import { messageContent, resumeValue, runInput, type MessageContent } from "./message-input.js";
+import { mayBeRepeat, messageRunId, repeatedMessage, type SentMessage } from "./repeated-message.js";
 import { requireWaitingForInput } from "./resume-check.js";
 import type { TaskAccess } from "./task-access.js";
 import { announceTaskRun } from "./task-moves.js";
@@ -24,7 +25,7 @@ export interface AdmittedTask {
   taskId: string;
   run: Run;
   end: Promise<RunEnd>;
-  /** A new task's internal marker, as admitted: rendering its end needs no read of it. */
+  /** A new task's internal marker (as admitted, or as read for a repeated message): rendering its end needs no read of it. */
   internal?: RunInternal;
   /** Subscribed before the run could start (SendStreamingMessage only); the consumer closes it. */
   events?: RunEventStream;
@@ -67,7 +68,10 @@ export class TaskAdmission {
   /**
    * Admits the run a message asks for, or throws before anything exists: the message is validated first,
    * a thread made for a message without contextId is removed again when admission fails, and a
-   * continuation is validated and admitted in one step under the thread's execution lock.
+   * continuation is validated and admitted in one step under the thread's execution lock. The run's id
+   * comes from the message (`messageRunId`): a message sent again (same messageId, same caller) is
+   * answered with the task its first send made (repeated-message.ts), and of two sent at once, the one
+   * whose run is inserted second answers the first's.
    */
   async admit(params: SendMessageRequest, scope: A2ARequestScope, options: AdmitOptions = {}): Promise<AdmittedTask> {
     const message = params.message;
@@ -80,11 +84,11 @@ export class TaskAdmission {
     const content = messageContent(message, this.inputModes);
     // A push config is checked before anything is created too (-32003 without support, -32602 invalid).
     const push = this.push.requested(params, pushIdRules(options.context));
-    if (message.taskId)
-      return admitting(() =>
-        this.continueTask(message.taskId, message.contextId, content, A2AMessage.toJSON(message), scope, options, push),
-      );
     const auth = scope.auth ?? this.auth;
+    const runId = messageRunId(this.assistant.assistant_id, auth, message.messageId);
+    const sent: SentMessage = { messageId: message.messageId, contextId: message.contextId ?? "", taskId: message.taskId ?? "" };
+    if (message.taskId)
+      return admitting(() => this.continueTask(message.taskId, sent, runId, content, A2AMessage.toJSON(message), scope, options, push));
 
     let threadId: string;
     let thread: ThreadHeader | undefined;
@@ -115,6 +119,7 @@ export class TaskAdmission {
       }
     }
     let events: RunEventStream | undefined;
+    let inserted = false;
     try {
       // A new task in a context where another task is at work waits its turn (enqueue), as a chat does.
       const internal: RunInternal = { captureResult: true, message: A2AMessage.toJSON(message) };
@@ -127,6 +132,7 @@ export class TaskAdmission {
         },
         {
           threadId,
+          runId,
           // Read (or created) by this call: admission takes them instead of reading them again. A thread
           // created here has an id nobody else has seen yet: admission needs no lock on it.
           loaded: { assistant: this.assistant, thread, newThread: created },
@@ -136,6 +142,7 @@ export class TaskAdmission {
         { stream: options.stream === true },
       );
       const { run, end } = admitted;
+      inserted = true;
       events = admitted.events;
       // Registered once the task (its first run) exists; see TaskPushConfigs.register for a fast run.
       if (push) await this.push.register(run.run_id, push, run);
@@ -143,6 +150,12 @@ export class TaskAdmission {
     } catch (error) {
       events?.close();
       if (created) await deleteThreadEventually(this.deps.storage, threadId);
+      // With "enqueue" nothing but a taken run id is a conflict: the message was sent before. Its first
+      // send registered its push config; a repeat registers none (v1.0 would give it a second id).
+      if (!inserted && error instanceof ConflictError) {
+        const repeated = await this.repeatOf(runId, sent, scope, options);
+        if (repeated) return repeated;
+      }
       throw error;
     }
   }
@@ -154,10 +167,15 @@ export class TaskAdmission {
    * checkpoint recorded in its RunResult is exactly the thread's current checkpoint (read from the
    * checkpointer). A later turn, a state update or a prune that moved the thread on makes the resume
    * stale: -32602. Recorded result values are never used to rebuild a checkpoint.
+   *
+   * A continuation sent again finds its task no longer waiting (or, waiting again, its run id taken):
+   * only on that refusal is the message's run looked up, and answered if it continues this task. The
+   * path that admits pays no read for it.
    */
   private async continueTask(
     taskId: string,
-    contextId: string,
+    sent: SentMessage,
+    runId: string,
     content: MessageContent,
     asked: unknown,
     scope: A2ARequestScope,
@@ -167,25 +185,45 @@ export class TaskAdmission {
     const first = await this.access.requireTask(taskId, scope, "create_run");
     if (push) await this.access.requireTask(taskId, scope, "update");
     const auth = scope.auth ?? this.auth;
+    const contextId = sent.contextId;
     if (contextId && contextId !== first.thread_id) {
       throw new RequestMalformedError(`task "${taskId}" belongs to context "${first.thread_id}", not "${contextId}"`);
     }
+    const repeated = async (refusal: unknown): Promise<AdmittedTask> => {
+      if (!mayBeRepeat(refusal)) throw refusal;
+      const found = await this.repeatOf(runId, sent, scope, options);
+      if (!found) throw refusal;
+      return found;
+    };
     // Checked once without the lock, so a message to a task at work fails at once instead of waiting
     // for its run (which holds the lock) to end; then again under the lock, where it counts.
-    await requireWaitingForInput(this.deps.storage, this.threadState, first);
-    const admitted = await this.deps.engine.withThreadExecution(first.thread_id, async (heldLock) => {
+    try {
       await requireWaitingForInput(this.deps.storage, this.threadState, first);
-      const { run, end, events } = await this.deps.engine.createRunWatched(
-        { assistant_id: this.assistant.assistant_id, command: { resume: resumeValue(content) }, ...(options.stream ? TOKEN_STREAM : {}) },
-        {
-          threadId: first.thread_id,
-          heldLock,
-          loaded: { assistant: this.assistant },
-          internal: { captureResult: true, taskId: first.run_id, message: asked },
-          ...(auth ? { auth } : {}),
-        },
-        { stream: options.stream === true },
-      );
+    } catch (error) {
+      return repeated(error);
+    }
+    const admitted = await this.deps.engine.withThreadExecution(first.thread_id, async (heldLock) => {
+      let watched: { run: Run; end: Promise<RunEnd>; events?: RunEventStream };
+      try {
+        await requireWaitingForInput(this.deps.storage, this.threadState, first);
+        watched = await this.deps.engine.createRunWatched(
+          { assistant_id: this.assistant.assistant_id, command: { resume: resumeValue(content) }, ...(options.stream ? TOKEN_STREAM : {}) },
+          {
+            threadId: first.thread_id,
+            runId,
+            heldLock,
+            loaded: { assistant: this.assistant },
+            internal: { captureResult: true, taskId: first.run_id, message: asked },
+            ...(auth ? { auth } : {}),
+          },
+          { stream: options.stream === true },
+        );
+      } catch (error) {
+        // Looked up once the lock is released: the lookup needs none, and the thread's runs wait for it.
+        if (mayBeRepeat(error)) return { refusal: error };
+        throw error;
+      }
+      const { run, end, events } = watched;
       try {
         // Stored under the lock, so the continuation cannot execute here before its task has the config.
         if (push) await this.push.register(first.run_id, push, run);
@@ -195,9 +233,15 @@ export class TaskAdmission {
       }
       return { taskId: first.run_id, run, end: quiet(end), ...(events ? { events } : {}) };
     });
+    if ("refusal" in admitted) return repeated(admitted.refusal);
     // Subscribers of the task in this process follow the continuation at once (task-moves.ts).
     announceTaskRun(this.deps.engine, first.run_id);
     return admitted;
+  }
+
+  /** The task the message made when it was sent before (repeated-message.ts); undefined if it made none. */
+  private repeatOf(runId: string, sent: SentMessage, scope: A2ARequestScope, options: AdmitOptions): Promise<AdmittedTask | undefined> {
+    return repeatedMessage(this.deps, this.access, this.assistant.assistant_id, runId, sent, scope, options.stream === true);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Run, RunInternal, Storage } from "@agent-server/core";
+import type { Run, RunInternal, Storage, TaskRuns } from "@agent-server/core";
 
 /**
  * Task lineage over existing run records. A task is the first run of an A2A exchange (internal
@@ -24,17 +24,22 @@ export interface FoundTask {
  */
 export async function findTask(storage: Storage, taskId: string, assistantId: string): Promise<FoundTask | null> {
   if (!taskId) return null;
-  const read = storage.runs.getTask
-    ? await storage.runs.getTask(taskId)
-    : await (async () => {
-        const run = await storage.runs.get(taskId);
-        if (!run) return null;
-        return { run, internal: (await storage.runs.getInternal(taskId)) ?? {}, latest: await storage.runs.latestContinuation(taskId) };
-      })();
+  const read = await readRunLineage(storage, taskId);
   // A run of another assistant, a plain (non-A2A) run, or a continuation is not a task of this agent.
   if (!read || read.run.assistant_id !== assistantId) return null;
   if (!read.internal.captureResult || read.internal.taskId) return null;
   return { first: read.run, internal: read.internal, current: read.latest ?? read.run };
+}
+
+/**
+ * Any run with its internal marker and (were it a task) its latest continuation, null for an unknown
+ * run; whether it is a task, and whose, is the caller's to decide. One read with `RunRepo.getTask`.
+ */
+export async function readRunLineage(storage: Storage, runId: string): Promise<TaskRuns | null> {
+  if (storage.runs.getTask) return storage.runs.getTask(runId);
+  const run = await storage.runs.get(runId);
+  if (!run) return null;
+  return { run, internal: (await storage.runs.getInternal(runId)) ?? {}, latest: await storage.runs.latestContinuation(runId) };
 }
 
 /** The task's CURRENT run: its newest continuation, or the first run itself. One indexed read. */
