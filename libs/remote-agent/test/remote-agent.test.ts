@@ -80,6 +80,18 @@ describe("remoteAgent against the @a2a-js/sdk reference server", () => {
     expect(remote.messageIds).toHaveLength(2);
   });
 
+  it("turns auth-required into an interrupt naming the card's security schemes", async () => {
+    const remote = await reference();
+    const graph = relayGraph({ url: remote.url });
+    const config = thread();
+    const asked = await graph.invoke({ messages: [new HumanMessage("auth please")] }, config);
+    const [question] = (asked as { __interrupt__?: Array<{ value: RemoteQuestion }> }).__interrupt__ ?? [];
+    expect(question?.value).toMatchObject({ type: "a2a.auth_required", question: "Sign in first", securitySchemes: ["bearer"] });
+    const resumed = await graph.invoke(new Command({ resume: { text: "token ready" } }), config);
+    expect(last(resumed.messages).content).toBe("signed in: token ready");
+    expect(remote.tasks).toHaveLength(1);
+  });
+
   it("re-attaches to the recorded task after the run was stopped for a hand-back, instead of sending again", async () => {
     const remote = await reference();
     const graph = relayGraph({ url: remote.url });

@@ -17,6 +17,7 @@ import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a
  * The `@a2a-js/sdk` reference server (its DefaultRequestHandler over an InMemoryTaskStore behind
  * express, JSON-RPC and HTTP+JSON) with an agent whose behaviour the message's text chooses:
  * - `ask ...`: input-required ("What is your name?"), then "hello <answer>" on the task's next message;
+ * - `auth ...`: auth-required ("Sign in first"), then "signed in: <answer>" on the task's next message;
  * - `hang ...`: works until cancelled;
  * - `wait <ms>`: works for <ms>, then answers "waited";
  * - anything else: "echo: <text> (message N of this context)".
@@ -58,8 +59,13 @@ export async function startReferenceAgent(
       bus.publish(
         AgentEvent.task(task(taskId, contextId, context.task ? TaskState.TASK_STATE_WORKING : TaskState.TASK_STATE_SUBMITTED, history)),
       );
-      const asking = context.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED;
-      if (asking) return complete(bus, taskId, contextId, `hello ${text}`);
+      const waiting = context.task?.status?.state;
+      if (waiting === TaskState.TASK_STATE_INPUT_REQUIRED) return complete(bus, taskId, contextId, `hello ${text}`);
+      if (waiting === TaskState.TASK_STATE_AUTH_REQUIRED) return complete(bus, taskId, contextId, `signed in: ${text}`);
+      if (text.startsWith("auth")) {
+        bus.publish(statusEvent(taskId, contextId, TaskState.TASK_STATE_AUTH_REQUIRED, "Sign in first"));
+        return bus.finished();
+      }
       if (text.startsWith("ask")) {
         bus.publish(statusEvent(taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, "What is your name?"));
         return bus.finished();
@@ -108,6 +114,7 @@ export async function startReferenceAgent(
     capabilities: { streaming: options.streaming ?? true, pushNotifications: false },
     defaultInputModes: ["text"],
     defaultOutputModes: ["text"],
+    securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: "Bearer", description: "" } } },
     skills: [{ id: "echo", name: "Echo", description: "Repeats what it is sent", tags: ["echo"] }],
   });
   const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
