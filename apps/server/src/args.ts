@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
-export type Command = "dev" | "serve" | "migrate" | "snapshot" | "import-dev" | "store";
+export type Command = "dev" | "serve" | "migrate" | "snapshot" | "import-dev" | "store" | "keys";
 /** Commands that only write files into the user's project (scaffold/): no server, storage or environment. */
 export type ScaffoldCommand = "new" | "dockerfile" | "compose";
 export type SnapshotAction = "export" | "import";
@@ -60,6 +60,8 @@ export interface CliOptions {
   snapshotAction?: SnapshotAction;
   /** `snapshot export --out <file>` / `snapshot import --in <file>`, as given. */
   snapshotFile?: string;
+  /** `snapshot export --decrypt`: write plaintext entries although a key is set. */
+  snapshotDecrypt?: boolean;
   /** `import-dev [dir]`: the official dev server's folder (default ./.langgraph_api). */
   devDir?: string;
   /** dev/serve with --storage memory: snapshot file imported at start-up (--snapshot). */
@@ -132,6 +134,7 @@ const OPTIONS = {
   force: { type: "boolean" },
   out: { type: "string", short: "o" },
   in: { type: "string" },
+  decrypt: { type: "boolean" },
   // `langgraphjs dev` flags: --no-browser is accepted (we never open one), --tunnel is refused.
   "no-browser": { type: "boolean" },
   tunnel: { type: "boolean" },
@@ -148,7 +151,7 @@ const MAX_RUN_TIMEOUT_SECONDS = 2_147_483;
 /** How long start-up waits for an unreachable PostgreSQL: a database started beside the server is up by then. */
 const DEFAULT_DATABASE_WAIT_SECONDS = 60;
 
-const COMMANDS: readonly Command[] = ["dev", "serve", "migrate", "snapshot", "import-dev", "store"];
+const COMMANDS: readonly Command[] = ["dev", "serve", "migrate", "snapshot", "import-dev", "store", "keys"];
 const SCAFFOLD_COMMANDS: readonly ScaffoldCommand[] = ["new", "dockerfile", "compose"];
 
 /** Parses argv (without node and the script); throws UsageError on anything it does not understand. */
@@ -171,7 +174,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   }
   const command = positionals[0] as Command;
   if (!COMMANDS.includes(command)) throw new UsageError(`unknown command '${positionals[0]}'`);
-  const maxPositionals = command === "snapshot" || command === "import-dev" || command === "store" ? 2 : 1;
+  const maxPositionals = command === "snapshot" || command === "import-dev" || command === "store" || command === "keys" ? 2 : 1;
+  if (command === "keys" && positionals[1] !== "rotate") throw new UsageError("keys needs an action: keys rotate");
+  if (command === "keys" && values.storage === "memory") throw new UsageError("keys rotate with --storage memory has nothing to re-seal");
   if (command === "store" && positionals[1] !== "reindex") throw new UsageError("store needs an action: store reindex");
   if (command === "store" && values.storage === "memory")
     throw new UsageError("store reindex with --storage memory would keep nothing: the memory storage starts empty");
@@ -264,9 +269,13 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
 function snapshotOptions(
   options: CliOptions,
   positionals: string[],
-  values: { snapshot?: string; "snapshot-save"?: boolean; out?: string; in?: string },
+  values: { snapshot?: string; "snapshot-save"?: boolean; out?: string; in?: string; decrypt?: boolean },
 ): void {
   const { command } = options;
+  if (values.decrypt && !(command === "snapshot" && positionals[1] === "export")) {
+    throw new UsageError("--decrypt is for snapshot export (a plaintext snapshot although LANGGRAPH_AES_KEY is set)");
+  }
+  if (values.decrypt) options.snapshotDecrypt = true;
   if (command === "snapshot") {
     const action = positionals[1];
     if (action !== "export" && action !== "import")

@@ -112,7 +112,7 @@ describe("openCustomStorage", () => {
 describe("openStorage with a custom driver", () => {
   it("langgraph.json storage.path resolves against the project folder; the driver gets --data-dir or <project>/.agent-server", async () => {
     const project = await loadLangGraphConfig(PROJECT);
-    const opened = await openStorage(run(["dev"]), project.cwd, project.config.storage);
+    const opened = await openStorage(run(["dev"]), project.cwd, project.config);
     try {
       expect(opened).toMatchObject({
         kind: "custom",
@@ -121,23 +121,23 @@ describe("openStorage with a custom driver", () => {
     } finally {
       await opened.storage.close();
     }
-    const probeOpened = await openStorage(run(["dev", "--data-dir", dir]), project.cwd, { path: `${probe}:openSync` });
+    const probeOpened = await openStorage(run(["dev", "--data-dir", dir]), project.cwd, { storage: { path: `${probe}:openSync` } });
     expect((probeOpened.storage as unknown as { options: unknown }).options).toEqual({
       projectDir: FIXTURE_DIR.replace(/\/$/, ""),
       dataDir: dir,
     });
-    const byDefault = await openStorage(run(["dev"]), project.cwd, { path: `${probe}:openSync` });
+    const byDefault = await openStorage(run(["dev"]), project.cwd, { storage: { path: `${probe}:openSync` } });
     expect((byDefault.storage as unknown as { options: { dataDir: string } }).options.dataDir).toBe(join(project.cwd, ".agent-server"));
   });
 
   it("--storage wins over langgraph.json: a built-in kind, or a module path relative to the process cwd", async () => {
     const memory = await openStorage(run(["dev", "--storage", "memory"]), FIXTURE_DIR, {
-      path: "./driver-without-results.ts:createStorage",
+      storage: { path: "./driver-without-results.ts:createStorage" },
     });
     expect(memory).toMatchObject({ kind: "memory" });
     await memory.storage.close();
     const fromFlag = await openStorage(run(["dev", "--storage", `./${relative(process.cwd(), probe)}:openAsync`]), FIXTURE_DIR, {
-      path: "./nothere.ts",
+      storage: { path: "./nothere.ts" },
     });
     expect(fromFlag.storage.kind).toBe("async");
   });

@@ -51,6 +51,10 @@ async function main(argv: string[]): Promise<number> {
     const cli = options;
     return oneShot("store reindex", async (print) => (await import("./store-reindex.js")).storeReindex(cli, print));
   }
+  if (options.command === "keys") {
+    const cli = options;
+    return oneShot("keys rotate", async (print) => (await import("./keys-rotate.js")).rotateKeys(cli, print));
+  }
   if (options.command === "snapshot" || options.command === "import-dev") {
     const cli = options;
     return oneShot(cli.command, async (print) => (await import("./snapshot/cli.js")).runSnapshotCommand(cli, print));

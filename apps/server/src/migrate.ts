@@ -9,7 +9,7 @@ import { openStorage } from "./storage.js";
  */
 export async function migrate(options: CliOptions, out: (line: string) => void): Promise<void> {
   const project = await readProject(options);
-  const opened = await openStorage(options, project?.cwd ?? projectDirOf(options.config), project?.config.storage);
+  const opened = await openStorage(options, project?.cwd ?? projectDirOf(options.config), project?.config);
   try {
     out(`Storage: ${opened.description}`);
     if (opened.kind === "memory") out("The memory storage has no schema: nothing to migrate.");

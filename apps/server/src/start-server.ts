@@ -10,7 +10,7 @@ import {
   type UiBundles,
   type UserHttpApp,
 } from "@agent-server/agent-protocol";
-import { InvalidInputError, type Storage } from "@agent-server/core";
+import { InvalidInputError, type FieldCipher, type Storage } from "@agent-server/core";
 import { installRemoteAgentHooks } from "@agent-server/remote-agent/hooks";
 import {
   applyEnv,
@@ -21,6 +21,8 @@ import {
   ttlOptions,
   systemAssistantDefaultsFromEnv,
   unsupportedConfigKeys,
+  WEBHOOK_SECRET_ENV,
+  webhookSigningKey,
   type LoadedConfig,
 } from "@agent-server/engine";
 import { createInspector, INSPECTOR_PATH, inspectorEnabled, withInspector } from "@agent-server/inspector";
@@ -84,7 +86,9 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
   const dev = options.command === "dev";
   // Read before anything is opened: a malformed LANGGRAPH_CONFIG stops the start with its own message.
   const assistantDefaults = systemAssistantDefaultsFromEnv(process.env.LANGGRAPH_CONFIG);
-  const opened = await openStorage(options, cwd, config.storage, (line) => logger.warn(line));
+  // A bad signing secret stops the start the same way (exit 2, one line naming the setting).
+  const webhookKey = webhookSigningKey(config.webhooks, process.env);
+  const opened = await openStorage(options, cwd, config, (line) => logger.warn(line));
   const { storage } = opened;
   let engine: Engine | undefined;
   let server: RunningServer | undefined;
@@ -110,9 +114,13 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
         `Storage driver "${storage.kind}" has no RunRepo.recordResult/getResult: A2A refuses new messages (the LangGraph API works as usual)`,
       );
     }
-    if (options.snapshot !== undefined) await hydrate(storage, options, logger);
+    if (options.snapshot !== undefined) await hydrate(storage, opened.encryption.cipher, options, logger);
 
     registerSdkLogger(logger);
+    if (webhookKey) {
+      const from = process.env[WEBHOOK_SECRET_ENV] ? WEBHOOK_SECRET_ENV : "langgraph.json webhooks.signing_secret";
+      logger.info({ webhook_signing: from }, `Webhooks and A2A push notifications are signed (Standard Webhooks), secret from ${from}`);
+    }
     const runTimeoutSeconds = options.runTimeoutSeconds ?? config.run_timeout ?? DEFAULT_RUN_TIMEOUT_SECONDS;
     const metrics = serverMetrics(config, { version: VERSION, storage: storage.kind, workers: options.workers }, logger);
     if (metrics) remoteAgentHooks.push(installRemoteAgentHooks(metrics.remoteAgentHooks));
@@ -128,6 +136,7 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       loopback,
       // Webhooks and A2A push notifications: `dev` may post to localhost and private networks, `serve` may not.
       urlPolicy: outboundUrlPolicy(config.webhooks, dev ? "dev" : "serve"),
+      ...(webhookKey ? { webhookSigningKey: webhookKey } : {}),
       ttl: ttlOptions(config), // langgraph.json checkpointer.ttl and store.ttl
       ...(storeIndex ? { storeIndex } : {}),
       schemas: {
@@ -244,7 +253,8 @@ export async function startServer(options: CliOptions, project: LoadedConfig, lo
       await mcpRoutes?.closeSessions();
       try {
         // After the engine stopped: no run is left running here (handed-back runs are pending in the file).
-        if (options.snapshotSave && options.snapshot !== undefined) await saveSnapshot(storage, options.snapshot, logger);
+        if (options.snapshotSave && options.snapshot !== undefined)
+          await saveSnapshot(storage, opened.encryption.cipher, options.snapshot, logger);
       } finally {
         unbindSdkLoopback();
         unhookRemoteAgents();
@@ -308,14 +318,14 @@ async function startGrpcOrExplain(
  * server listens. With `--snapshot-save` a missing file is a first start (the file is written on
  * shutdown); without it, a missing file is an error.
  */
-async function hydrate(storage: Storage, options: CliOptions, logger: Logger): Promise<void> {
+async function hydrate(storage: Storage, cipher: FieldCipher, options: CliOptions, logger: Logger): Promise<void> {
   const file = resolve(options.snapshot!);
   const { formatReport, importSnapshotFile } = await import("./snapshot/index.js");
   if (!existsSync(file) && options.snapshotSave) {
     logger.info({ snapshot: file }, `Snapshot ${file} does not exist yet: starting empty, it is written on shutdown`);
     return;
   }
-  const report = await importSnapshotFile(storage, file);
+  const report = await importSnapshotFile(storage, file, cipher);
   const imported = Object.fromEntries(Object.entries(report.counts).map(([type, count]) => [type, count.imported]));
   logger.info(
     { snapshot: file, imported, skipped_unknown: report.unknown },
@@ -323,10 +333,10 @@ async function hydrate(storage: Storage, options: CliOptions, logger: Logger): P
   );
 }
 
-async function saveSnapshot(storage: Storage, file: string, logger: Logger): Promise<void> {
+async function saveSnapshot(storage: Storage, cipher: FieldCipher, file: string, logger: Logger): Promise<void> {
   const { exportSnapshotFile } = await import("./snapshot/index.js");
   const path = resolve(file);
-  const counts = await exportSnapshotFile(storage, path, { serverVersion: VERSION });
+  const counts = await exportSnapshotFile(storage, path, { serverVersion: VERSION, cipher });
   logger.info({ snapshot: path, exported: counts }, `Snapshot saved to ${path}`);
 }
 

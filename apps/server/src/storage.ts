@@ -1,7 +1,8 @@
 import { resolve } from "node:path";
-import type { Storage } from "@agent-server/core";
+import type { FieldCipher, Storage } from "@agent-server/core";
 import { UsageError, type CliOptions } from "./args.js";
 import { openCustomStorage } from "./custom-storage.js";
+import { checkStorageKeys, loadEncryption, type Encryption, type ProjectEncryption } from "./encryption.js";
 
 export interface OpenedStorage {
   storage: Storage;
@@ -11,6 +12,8 @@ export interface OpenedStorage {
   description: string;
   /** Migrations applied by this open (versions, as the driver names them). */
   applied: string[];
+  /** What seals user content in it (docs/security.md); snapshots seal with it too. */
+  encryption: Encryption;
 }
 
 export const SQLITE_FILE = "agent-server.sqlite";
@@ -30,6 +33,12 @@ export interface ProjectStorage {
   path?: string;
 }
 
+/** What of langgraph.json opening the storage reads: a custom driver, a custom encryptor. */
+export interface ProjectStorageSettings {
+  storage?: ProjectStorage;
+  encryption?: ProjectEncryption;
+}
+
 /**
  * Opens the storage the flags select, or else langgraph.json's `storage.path`. Opening migrates (every
  * built-in driver applies pending migrations when it opens), and the versions applied are reported so
@@ -39,16 +48,40 @@ export interface ProjectStorage {
 export async function openStorage(
   options: CliOptions,
   projectDir: string,
-  projectStorage?: ProjectStorage,
+  project?: ProjectStorageSettings,
   warn: (line: string) => void = (line) => process.stderr.write(`agent-server: ${line}\n`),
 ): Promise<OpenedStorage> {
+  // Encryption at rest (docs/security.md): read before the driver opens, checked once it has.
+  const encryption = await loadEncryption(project?.encryption, projectDir);
+  const opened = { ...(await openDriver(options, projectDir, project?.storage, warn, encryption.cipher)), encryption };
+  try {
+    await checkStorageKeys(opened.storage, encryption);
+  } catch (error) {
+    await opened.storage.close().catch(() => undefined);
+    throw error;
+  }
+  return opened;
+}
+
+async function openDriver(
+  options: CliOptions,
+  projectDir: string,
+  projectStorage: ProjectStorage | undefined,
+  warn: (line: string) => void,
+  cipher: FieldCipher,
+): Promise<Omit<OpenedStorage, "encryption">> {
   const fromProject = !options.storageGiven && projectStorage?.path ? projectStorage.path : undefined;
   if (options.storage === "custom" || fromProject !== undefined) {
     const [spec, base, origin] =
       fromProject !== undefined
         ? [fromProject, projectDir, "langgraph.json storage.path" as const]
         : [options.storageModule!, process.cwd(), "--storage" as const];
-    const storage = await openCustomStorage(spec, base, { projectDir: resolve(projectDir), dataDir: dataDir(options, projectDir) }, origin);
+    const storage = await openCustomStorage(
+      spec,
+      base,
+      { projectDir: resolve(projectDir), dataDir: dataDir(options, projectDir), ...(cipher.sealing ? { cipher } : {}) },
+      origin,
+    );
     return { storage, kind: "custom", description: `custom driver "${storage.kind}" (${spec})`, applied: [] };
   }
   switch (options.storage) {
@@ -68,7 +101,7 @@ export async function openStorage(
       const { openSqliteStorage } = await import("@agent-server/storage-sqlite");
       const path = sqlitePath(options, projectDir);
       const startedAt = new Date().toISOString();
-      const storage = await openSqliteStorage({ path });
+      const storage = await openSqliteStorage({ path, cipher });
       // The SQLite driver migrates inside its open and does not return the versions: the rows it wrote
       // during this open are the ones applied now.
       const rows = storage.db
@@ -105,6 +138,7 @@ export async function openStorage(
         connectionString: url,
         schema: options.databaseSchema,
         poolSize: postgresPoolSize(options.workers),
+        cipher,
       });
       return { storage, kind: "postgres", description: `postgres (${redact(url)}, schema ${options.databaseSchema})`, applied };
     }

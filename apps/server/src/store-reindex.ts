@@ -18,7 +18,7 @@ export async function storeReindex(options: CliOptions, out: (line: string) => v
   if (!project) throw new InvalidInputError("store reindex needs the project's langgraph.json (--config)");
   const config = project.config.store?.index;
   if (!config) throw new InvalidInputError(`${project.path} has no store.index: there is nothing to index with`);
-  const opened = await openStorage(options, project.cwd, project.config.storage);
+  const opened = await openStorage(options, project.cwd, project.config);
   try {
     const { store } = opened.storage;
     if (!hasVectorSupport(store)) throw new InvalidInputError(`storage driver "${opened.storage.kind}" has no vector methods`);

@@ -5,14 +5,19 @@ Commands:
   dev       Run the server for development (SQLite by default, pretty logs, dev-only routes)
   serve     Run the server for production (JSON logs, binds 0.0.0.0:8123 like \`langgraph up\`)
   migrate   Open the selected storage, apply pending schema migrations, and exit
-  snapshot export --out <file>
-            Write the whole selected storage to a snapshot file (JSON Lines)
+  snapshot export --out <file> [--decrypt]
+            Write the whole selected storage to a snapshot file (JSON Lines); with
+            LANGGRAPH_AES_KEY set every entry is sealed, unless --decrypt
   snapshot import --in <file>
             Import a snapshot file into the selected storage (never overwrites; re-running skips all)
   store reindex
             Embed every store item again with langgraph.json store.index (after changing its
             embed, dims or fields), in batches, and record the new index; semantic searches
             answer 409 until it has run
+  keys rotate
+            Re-seal everything stored with LANGGRAPH_AES_KEY (the old key in
+            LANGGRAPH_AES_FALLBACK_KEYS), in batches, beside running servers; resumable; then
+            forget the old keys (docs/security.md)
   import-dev [dir]
             Import what the official JS dev server kept in its .langgraph_api folder
             (default: ./.langgraph_api) into the selected storage

@@ -8,6 +8,7 @@ import type { RunRepo } from "./repos/runs.js";
 import type { SignalBus } from "./signals.js";
 import type { StoreRepo } from "./repos/store.js";
 import type { ThreadRepo } from "./repos/threads.js";
+import type { FieldCipher } from "./encryption/field-cipher.js";
 
 /**
  * Which lease owners (worker processes) are alive, told by the backend's own sessions: an owner announced
@@ -72,8 +73,37 @@ export interface Storage {
    * unreachable). For health checks (`/ok?check_db=1`, `/ready`); one statement, no table read.
    */
   ping?(): Promise<void>;
+  /**
+   * Optional: the keys that sealed data here, and re-sealing for rotation (docs/security.md). A driver
+   * opened with a sealing cipher seals what users send (threads' values, runs' input and config, results,
+   * stored events, store values, checkpoints and writes, cron payloads, webhook payloads, push tokens);
+   * without this repo it cannot be started with a key.
+   */
+  readonly encryption?: EncryptionRepo;
   /** Releases connections and file handles. The driver is unusable afterwards. */
   close(): Promise<void>;
+}
+
+/** A key that sealed data in a storage: its id, and a value sealed with it that proves a key is that one. */
+export interface RecordedKey {
+  keyId: string;
+  /** `cipher.sealJson(KEY_CHECK_VALUE, KEY_CHECK_AAD)` as stored. */
+  check: unknown;
+}
+
+export interface EncryptionRepo {
+  /** Every key recorded here, oldest first. */
+  keys(): Promise<RecordedKey[]>;
+  /** Records a key (no-op when its id is recorded already). */
+  recordKey(key: RecordedKey): Promise<void>;
+  /** Forgets a key once nothing sealed with it is left (after a rotation). */
+  forgetKey(keyId: string): Promise<void>;
+  /**
+   * Re-seals, with the driver's cipher's primary key, at most `limit` stored values that are not sealed
+   * with it (plaintext written before a key was set included), and answers how many it changed: 0 when
+   * none is left. Resumable: each call starts from what is still to do. Runs beside a serving server.
+   */
+  resealBatch(limit: number): Promise<number>;
 }
 
 /** What the server gives a custom driver module's function export (`--storage ./driver.ts:export`). */
@@ -82,6 +112,8 @@ export interface StorageOpenOptions {
   projectDir: string;
   /** Absolute `--data-dir` (default `<projectDir>/.agent-server`); it may not exist yet. */
   dataDir: string;
+  /** Seals what users send when a key is set (LANGGRAPH_AES_KEY); a driver without `encryption` ignores it. */
+  cipher?: FieldCipher;
 }
 
 /** A custom driver module may export a `Storage`, or this: a function (sync or async) returning one. */

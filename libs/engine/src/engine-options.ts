@@ -41,6 +41,12 @@ export interface EngineOptions {
    * default: `serve` without a `webhooks.url` section (no loopback or private-network hosts).
    */
   urlPolicy?: OutboundUrlPolicy;
+  /**
+   * Signs every webhook and A2A push notification POST with Standard Webhooks headers (`webhook-id`,
+   * `webhook-timestamp`, `webhook-signature`): the HMAC-SHA256 key (`webhookSigningKey(config.webhooks)`).
+   * Absent: deliveries carry no signature.
+   */
+  webhookSigningKey?: Uint8Array;
   logger?: RunLogger;
   /**
    * The run time limit in ms (0 or absent: none): a run still executing after it ends `timeout` (its

@@ -95,6 +95,7 @@ export class Engine {
       {
         loopback: options.loopback,
         urlPolicy: options.urlPolicy,
+        signingKey: options.webhookSigningKey,
         onRefused: options.logger?.deliveryRefused?.bind(options.logger),
         onFinished: options.observer?.deliveryFinished?.bind(options.observer),
         onError: (error) => this.backgroundFailed("deliveries", error),

@@ -14,6 +14,7 @@ import {
 import type pg from "pg";
 import { Params, query, toDbJson, transaction, whereClause, limitOffset, type Tables } from "./db.js";
 import { authFilterSql, containsSql } from "./filters-sql.js";
+import type { Sealer } from "./sealing.js";
 
 /** Where each of an assistant's dependents (core's assistant cascade) lives; `$1` is its id. */
 const dependentSql = (t: Tables): Record<AssistantDependent, string[]> => ({
@@ -27,19 +28,18 @@ const SORTABLE = new Set(["assistant_id", "graph_id", "name", "created_at", "upd
 
 type Row = Assistant;
 
-function toAssistant(row: Row): Assistant {
-  return { ...row, context: row.context ?? null };
-}
-
-function toVersion(row: AssistantVersion): AssistantVersion {
-  return { ...row, context: row.context ?? null };
-}
-
 export class PostgresAssistantRepo implements AssistantRepo {
   constructor(
     private readonly pool: pg.Pool,
     private readonly t: Tables,
+    private readonly seal: Sealer,
   ) {}
+
+  private readonly toAssistant = (row: Row): Assistant => ({ ...this.seal.row("assistants", row), context: row.context ?? null });
+  private readonly toVersion = (row: AssistantVersion): AssistantVersion => ({
+    ...this.seal.row("assistant_versions", row),
+    context: row.context ?? null,
+  });
 
   async create(input: NewAssistant, options?: { ifExists?: "raise" | "do_nothing" }): Promise<Assistant> {
     // Serialize before any query: a bad value throws and writes nothing.
@@ -51,7 +51,7 @@ export class PostgresAssistantRepo implements AssistantRepo {
       input.description ?? null,
       toDbJson(input.config ?? {}),
       toDbJson(input.context ?? null),
-      toDbJson(input.metadata ?? {}),
+      this.seal.json("assistants", "metadata", input.metadata ?? {}),
       now,
     ];
     return transaction(this.pool, async (client) => {
@@ -68,7 +68,7 @@ export class PostgresAssistantRepo implements AssistantRepo {
           input.assistant_id,
         ]);
         if (!existing) throw new ConflictError(`assistant ${input.assistant_id} was deleted concurrently`);
-        return toAssistant(existing);
+        return this.toAssistant(existing);
       }
       await query(
         client,
@@ -76,19 +76,19 @@ export class PostgresAssistantRepo implements AssistantRepo {
          VALUES ($1, 1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8)`,
         values,
       );
-      return toAssistant(row);
+      return this.toAssistant(row);
     });
   }
 
   async get(assistantId: string): Promise<Assistant | null> {
     const [row] = await query<Row>(this.pool, `SELECT ${COLUMNS} FROM ${this.t.assistants} WHERE assistant_id = $1`, [assistantId]);
-    return row ? toAssistant(row) : null;
+    return row ? this.toAssistant(row) : null;
   }
 
   async update(assistantId: string, patch: AssistantPatch): Promise<Assistant | null> {
     const config = patch.config !== undefined ? toDbJson(patch.config) : null;
     const context = patch.context !== undefined ? toDbJson(patch.context) : null;
-    const metadata = toDbJson(patch.metadata ?? {});
+    const metadata = this.seal.json("assistant_versions", "metadata", patch.metadata ?? {});
     const now = nowIso();
     return transaction(this.pool, async (client) => {
       const [current] = await query<Row>(client, `SELECT ${COLUMNS} FROM ${this.t.assistants} WHERE assistant_id = $1 FOR UPDATE`, [
@@ -151,7 +151,7 @@ export class PostgresAssistantRepo implements AssistantRepo {
        ORDER BY ${field}${collate} ${dir}, seq ${seqDir} ${limitOffset(params, q.limit, q.offset, 10)}`,
       params.values,
     );
-    return rows.map(toAssistant);
+    return rows.map(this.toAssistant);
   }
 
   async count(q: Omit<AssistantSearch, "limit" | "offset" | "sort_by" | "sort_order">): Promise<number> {
@@ -175,7 +175,7 @@ export class PostgresAssistantRepo implements AssistantRepo {
        ORDER BY version DESC ${limitOffset(params, q?.limit, q?.offset, 10)}`,
       params.values,
     );
-    return rows.map(toVersion);
+    return rows.map(this.toVersion);
   }
 
   async setLatest(assistantId: string, version: number): Promise<Assistant | null> {
@@ -201,7 +201,7 @@ export class PostgresAssistantRepo implements AssistantRepo {
        RETURNING a.assistant_id, a.graph_id, a.name, a.description, a.config, a.context, a.metadata, a.version, a.created_at, a.updated_at`,
       [version.assistant_id, version.version, now],
     );
-    return row ? toAssistant(row) : null;
+    return row ? this.toAssistant(row) : null;
   }
 
   private where(params: Params, q: Omit<AssistantSearch, "limit" | "offset" | "sort_by" | "sort_order">): string[] {

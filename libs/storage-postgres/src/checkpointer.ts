@@ -1,14 +1,17 @@
-import { WRITES_IDX_MAP } from "@langchain/langgraph-checkpoint";
+import { WRITES_IDX_MAP, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
-import { checkpointMetadata } from "@agent-server/core";
+import { checkpointMetadata, sealedSerde } from "@agent-server/core";
 import type pg from "pg";
 import { decodeJsonText, encodeJsonText } from "./db.js";
+import { Sealer } from "./sealing.js";
 
 type SaverConfig = Parameters<PostgresSaver["put"]>[0];
 type SaverCheckpoint = Parameters<PostgresSaver["put"]>[1];
 type SaverMetadata = Parameters<PostgresSaver["put"]>[2];
 type SaverVersions = Parameters<PostgresSaver["put"]>[3];
 type SaverWrites = Parameters<PostgresSaver["putWrites"]>[1];
+type BlobRows = [Uint8Array, Uint8Array, Uint8Array][];
+type WriteRows = [Uint8Array, Uint8Array, Uint8Array, Uint8Array][];
 
 /**
  * `PostgresSaver` that records which run wrote each checkpoint.
@@ -16,16 +19,26 @@ type SaverWrites = Parameters<PostgresSaver["putWrites"]>[1];
  * Every `put` saves core's `checkpointMetadata(config, metadata)`: the run's context and its `run_id`,
  * so rollback (`RunRepo.delete(id, { checkpoints: true })`) finds a run's checkpoints by
  * `metadata->>'run_id'`, in every namespace.
+ *
+ * With a key, channel values (checkpoint_blobs) and pending writes (checkpoint_writes) are sealed by
+ * `sealedSerde` (type `<type>+aes`); the checkpoint row itself holds ids and channel versions, which the
+ * saver's own SQL joins on, and stays plaintext, as does its metadata (history filters read it) but for
+ * LANGGRAPH_AES_JSON_KEYS, sealed like every metadata column's.
  */
 export class RunAwarePostgresSaver extends PostgresSaver {
   private readonly writes: WriteStatements;
+  private readonly blobSerde: SerializerProtocol;
+  private readonly writeSerde: SerializerProtocol;
 
   constructor(
     private readonly writePool: pg.Pool,
     schema: string,
+    private readonly seal: Sealer = new Sealer(),
   ) {
     super(writePool, undefined, { schema });
     this.writes = writeStatements(schema);
+    this.blobSerde = sealedSerde(this.serde, seal.cipher, "checkpoint_blobs.blob");
+    this.writeSerde = sealedSerde(this.serde, seal.cipher, "checkpoint_writes.blob");
   }
 
   /**
@@ -80,11 +93,75 @@ export class RunAwarePostgresSaver extends PostgresSaver {
   // failed at its first checkpoint on PostgreSQL alone. It is stored NUL-encoded as every jsonb value of
   // ours is (db.ts), and filters are encoded the same way, so `@>` still compares like with like.
   protected override async _dumpMetadata(metadata: SaverMetadata): Promise<unknown> {
-    return jsonbSafe(await super._dumpMetadata(metadata), encodeJsonText);
+    return jsonbSafe(this.seal.value("checkpoints", "metadata", await super._dumpMetadata(metadata)), encodeJsonText);
   }
 
   protected override async _loadMetadata(metadata: Record<string, unknown>): Promise<unknown> {
-    return super._loadMetadata(jsonbSafe(metadata, decodeJsonText) as Record<string, unknown>);
+    return this.seal.open(
+      "checkpoints",
+      "metadata",
+      await super._loadMetadata(jsonbSafe(metadata, decodeJsonText) as Record<string, unknown>),
+    );
+  }
+
+  // PostgresSaver's four (de)serializing steps as it has them, through the sealing serializers: its own
+  // `serde` also loads metadata, which stays plaintext.
+  protected override async _dumpBlobs(threadId: string, checkpointNs: string, values: Record<string, unknown>, versions: SaverVersions) {
+    return Promise.all(
+      Object.entries(versions).map(async ([channel, version]) => {
+        const [type, value] = channel in values ? await this.blobSerde.dumpsTyped(values[channel]) : ["empty", null];
+        const row: [string, string, string, string, string, Uint8Array | undefined] = [
+          threadId,
+          checkpointNs,
+          channel,
+          version.toString(),
+          type,
+          value ? new Uint8Array(value) : undefined,
+        ];
+        return row;
+      }),
+    );
+  }
+
+  protected override async _loadBlobs(blobValues: BlobRows): Promise<Record<string, unknown>> {
+    if (!blobValues || blobValues.length === 0) return {};
+    const text = new TextDecoder();
+    const entries = await Promise.all(
+      blobValues
+        .filter(([, type]) => text.decode(type) !== "empty")
+        .map(async ([channel, type, value]) => [text.decode(channel), await this.blobSerde.loadsTyped(text.decode(type), value)] as const),
+    );
+    return Object.fromEntries(entries);
+  }
+
+  protected override async _dumpWrites(threadId: string, checkpointNs: string, checkpointId: string, taskId: string, writes: SaverWrites) {
+    return Promise.all(
+      writes.map(async ([channel, value], idx) => {
+        const [type, serialized] = await this.writeSerde.dumpsTyped(value);
+        const row: [string, string, string, string, number, string, string, Uint8Array] = [
+          threadId,
+          checkpointNs,
+          checkpointId,
+          taskId,
+          WRITES_IDX_MAP[channel] ?? idx,
+          channel,
+          type,
+          new Uint8Array(serialized),
+        ];
+        return row;
+      }),
+    );
+  }
+
+  protected override async _loadWrites(writes: WriteRows): Promise<[string, string, unknown][]> {
+    if (!writes) return [];
+    const text = new TextDecoder();
+    const load = async ([taskId, channel, type, value]: WriteRows[number]): Promise<[string, string, unknown]> => [
+      text.decode(taskId),
+      text.decode(channel),
+      await this.writeSerde.loadsTyped(text.decode(type), value),
+    ];
+    return Promise.all(writes.map(load));
   }
 
   protected override _searchWhere(config?: SaverConfig, filter?: Record<string, unknown>, before?: SaverConfig): [string, unknown[]] {

@@ -1,7 +1,8 @@
 import { ConflictError, nowIso, type Cron, type CronPatch, type CronRepo, type CronSearch, type NewCron } from "@agent-server/core";
 import type pg from "pg";
-import { limitOffset, Params, pgCode, query, queryCount, toDbJson, UNIQUE_VIOLATION, whereClause, type Tables } from "./db.js";
+import { limitOffset, Params, pgCode, query, queryCount, UNIQUE_VIOLATION, whereClause, type Tables } from "./db.js";
 import { authFilterSql } from "./filters-sql.js";
+import type { Sealer } from "./sealing.js";
 
 const COLUMNS = `cron_id, assistant_id, thread_id, schedule, payload, metadata, user_id, end_time, next_run_date,
   on_run_completed, enabled, created_at, updated_at`;
@@ -14,6 +15,7 @@ export class PostgresCronRepo implements CronRepo {
   constructor(
     private readonly pool: pg.Pool,
     private readonly t: Tables,
+    private readonly seal: Sealer,
   ) {}
 
   async create(input: NewCron): Promise<Cron> {
@@ -28,8 +30,8 @@ export class PostgresCronRepo implements CronRepo {
           input.assistant_id,
           input.thread_id ?? null,
           input.schedule,
-          toDbJson(input.payload ?? {}),
-          toDbJson(input.metadata ?? {}),
+          this.seal.json("crons", "payload", input.payload ?? {}),
+          this.seal.json("crons", "metadata", input.metadata ?? {}),
           input.user_id ?? null,
           input.end_time ?? null,
           input.next_run_date,
@@ -38,7 +40,7 @@ export class PostgresCronRepo implements CronRepo {
           now,
         ],
       );
-      return row!;
+      return this.seal.row("crons", row!);
     } catch (error) {
       if (pgCode(error) === UNIQUE_VIOLATION) throw new ConflictError(`cron ${input.cron_id} already exists`);
       throw error;
@@ -47,7 +49,7 @@ export class PostgresCronRepo implements CronRepo {
 
   async get(cronId: string): Promise<Cron | null> {
     const [row] = await query<Cron>(this.pool, `SELECT ${COLUMNS} FROM ${this.t.crons} WHERE cron_id = $1`, [cronId]);
-    return row ?? null;
+    return row ? this.seal.row("crons", row) : null;
   }
 
   /** Fields in the patch replace the stored ones (metadata and payload too). */
@@ -55,8 +57,8 @@ export class PostgresCronRepo implements CronRepo {
     const params = new Params([cronId, nowIso()]);
     const sets = [`updated_at = $2`];
     if (patch.schedule !== undefined) sets.push(`schedule = ${params.add(patch.schedule)}`);
-    if (patch.payload !== undefined) sets.push(`payload = ${params.add(toDbJson(patch.payload))}::jsonb`);
-    if (patch.metadata !== undefined) sets.push(`metadata = ${params.add(toDbJson(patch.metadata))}::jsonb`);
+    if (patch.payload !== undefined) sets.push(`payload = ${params.add(this.seal.json("crons", "payload", patch.payload))}::jsonb`);
+    if (patch.metadata !== undefined) sets.push(`metadata = ${params.add(this.seal.json("crons", "metadata", patch.metadata))}::jsonb`);
     if (patch.user_id !== undefined) sets.push(`user_id = ${params.add(patch.user_id)}`);
     if (patch.end_time !== undefined) sets.push(`end_time = ${params.add(patch.end_time)}::timestamptz`);
     if (patch.next_run_date !== undefined) sets.push(`next_run_date = ${params.add(patch.next_run_date)}::timestamptz`);
@@ -67,7 +69,7 @@ export class PostgresCronRepo implements CronRepo {
       `UPDATE ${this.t.crons} SET ${sets.join(", ")} WHERE cron_id = $1 RETURNING ${COLUMNS}`,
       params.values,
     );
-    return row ?? null;
+    return row ? this.seal.row("crons", row) : null;
   }
 
   async delete(cronId: string): Promise<boolean> {
@@ -82,12 +84,13 @@ export class PostgresCronRepo implements CronRepo {
     const dir = q.sort_order === "asc" ? "ASC" : "DESC";
     // Nulls sort first ascending (last descending), as the memory driver does.
     const nulls = q.sort_order === "asc" ? "NULLS FIRST" : "NULLS LAST";
-    return query<Cron>(
+    const rows = await query<Cron>(
       this.pool,
       `SELECT ${COLUMNS} FROM ${this.t.crons} ${whereClause(where)}
        ORDER BY ${field}${collate} ${dir} ${nulls}, seq ${dir} ${limitOffset(params, q.limit, q.offset, 10)}`,
       params.values,
     );
+    return this.seal.rows("crons", rows);
   }
 
   async count(q: SearchFilter): Promise<number> {
@@ -98,13 +101,14 @@ export class PostgresCronRepo implements CronRepo {
   }
 
   async listDue(now: string, limit: number): Promise<Cron[]> {
-    return query<Cron>(
+    const rows = await query<Cron>(
       this.pool,
       `SELECT ${COLUMNS} FROM ${this.t.crons}
         WHERE enabled AND next_run_date IS NOT NULL AND next_run_date <= $1
         ORDER BY next_run_date, seq LIMIT $2`,
       [now, Math.max(0, Math.floor(limit))],
     );
+    return this.seal.rows("crons", rows);
   }
 
   /** Conditional UPDATE: of several processes racing for one tick, exactly one matches `expected`. */

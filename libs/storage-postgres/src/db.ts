@@ -162,6 +162,7 @@ export class Tables {
   readonly checkpoints: string;
   readonly checkpointBlobs: string;
   readonly checkpointWrites: string;
+  readonly encryptionKeys: string;
 
   constructor(readonly schema: string) {
     const s = quoteSchema(schema);
@@ -181,6 +182,7 @@ export class Tables {
     this.checkpoints = `${s}.checkpoints`;
     this.checkpointBlobs = `${s}.checkpoint_blobs`;
     this.checkpointWrites = `${s}.checkpoint_writes`;
+    this.encryptionKeys = `${s}.encryption_keys`;
   }
 }
 

@@ -1,6 +1,7 @@
 import { addMs, ConflictError, nowIso, type Delivery, type DeliveryRepo, type NewDelivery } from "@agent-server/core";
 import type pg from "pg";
-import { pgCode, query, queryCount, toDbJson, UNIQUE_VIOLATION, type Tables } from "./db.js";
+import { pgCode, query, queryCount, UNIQUE_VIOLATION, type Tables } from "./db.js";
+import type { Sealer } from "./sealing.js";
 
 const COLUMNS = `delivery_id, kind, url, headers, payload, run_id, status, attempts, next_attempt_at, last_error, created_at, updated_at`;
 const prefixed = (alias: string) =>
@@ -8,14 +9,11 @@ const prefixed = (alias: string) =>
     .map((c) => `${alias}.${c}`)
     .join(", ");
 
-function toDelivery(row: Delivery): Delivery {
-  return { ...row, payload: row.payload ?? null };
-}
-
 export class PostgresDeliveryRepo implements DeliveryRepo {
   constructor(
     private readonly pool: pg.Pool,
     private readonly t: Tables,
+    private readonly seal: Sealer,
   ) {}
 
   async enqueue(input: NewDelivery): Promise<Delivery> {
@@ -24,8 +22,8 @@ export class PostgresDeliveryRepo implements DeliveryRepo {
       input.delivery_id,
       input.kind,
       input.url,
-      toDbJson(input.headers ?? {}),
-      toDbJson(input.payload),
+      this.seal.json("deliveries", "headers", input.headers ?? {}),
+      this.seal.json("deliveries", "payload", input.payload),
       input.run_id ?? null,
       input.next_attempt_at ?? now,
       now,
@@ -37,7 +35,7 @@ export class PostgresDeliveryRepo implements DeliveryRepo {
          VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, 'pending', 0, $7, NULL, $8, $8) RETURNING ${COLUMNS}`,
         values,
       );
-      return toDelivery(row!);
+      return this.toDelivery(row!);
     } catch (error) {
       if (pgCode(error) === UNIQUE_VIOLATION) throw new ConflictError(`delivery ${input.delivery_id} already exists`);
       throw error;
@@ -46,7 +44,7 @@ export class PostgresDeliveryRepo implements DeliveryRepo {
 
   async get(deliveryId: string): Promise<Delivery | null> {
     const [row] = await query<Delivery>(this.pool, `SELECT ${COLUMNS} FROM ${this.t.deliveries} WHERE delivery_id = $1`, [deliveryId]);
-    return row ? toDelivery(row) : null;
+    return row ? this.toDelivery(row) : null;
   }
 
   /** One statement: pick due rows `FOR UPDATE SKIP LOCKED`, push them out by the lease, count the attempt. */
@@ -64,7 +62,12 @@ export class PostgresDeliveryRepo implements DeliveryRepo {
       [options.now, Math.max(0, Math.floor(options.limit)), addMs(options.now, options.leaseMs), nowIso()],
     );
     rows.sort((a, b) => (a.due < b.due ? -1 : a.due > b.due ? 1 : Number(a.seq) - Number(b.seq)));
-    return rows.map(({ due: _due, seq: _seq, ...delivery }) => toDelivery(delivery));
+    return rows.map(({ due: _due, seq: _seq, ...delivery }) => this.toDelivery(delivery));
+  }
+
+  private toDelivery(row: Delivery): Delivery {
+    const delivery = this.seal.row("deliveries", row);
+    return { ...delivery, payload: delivery.payload ?? null };
   }
 
   async markDelivered(deliveryId: string): Promise<void> {

@@ -1,11 +1,13 @@
 import { addMs, nowIso, type EventRepo, type StoredEvent } from "@agent-server/core";
 import type pg from "pg";
-import { query, queryCount, toDbJson, type Tables } from "./db.js";
+import { query, queryCount, type Tables } from "./db.js";
+import type { Sealer } from "./sealing.js";
 
 export class PostgresEventRepo implements EventRepo {
   constructor(
     private readonly pool: pg.Pool,
     private readonly t: Tables,
+    private readonly seal: Sealer,
   ) {}
 
   /**
@@ -13,7 +15,7 @@ export class PostgresEventRepo implements EventRepo {
    * outlives expiry and `deleteForRun`, so an id is never reused for a different event of the run.
    */
   async append(runId: string, event: string, data: unknown, options: { ttlMs: number }): Promise<StoredEvent> {
-    const json = toDbJson(data);
+    const json = this.seal.json("run_events", "data", data);
     const now = nowIso();
     const [row] = await query<{ id: string; event: string; data: unknown }>(
       this.pool,
@@ -26,7 +28,7 @@ export class PostgresEventRepo implements EventRepo {
        RETURNING id::text AS id, event, data`,
       [runId, event, json, now, addMs(now, options.ttlMs)],
     );
-    return { id: row!.id, event: row!.event, data: row!.data ?? null };
+    return { id: row!.id, event: row!.event, data: this.seal.open("run_events", "data", row!.data) ?? null };
   }
 
   /** One statement: the counter moves by the batch's size, the rows take the ids below its new value. */
@@ -43,9 +45,16 @@ export class PostgresEventRepo implements EventRepo {
        SELECT $1, counter.last_id - $2 + e.ord, e.event, e.data, $5, $6
        FROM counter, unnest($3::text[], $4::jsonb[]) WITH ORDINALITY AS e(event, data, ord)
        RETURNING id::text AS id, event, data`,
-      [runId, events.length, events.map((e) => e.event), events.map((e) => toDbJson(e.data)), now, addMs(now, options.ttlMs)],
+      [
+        runId,
+        events.length,
+        events.map((e) => e.event),
+        events.map((e) => this.seal.json("run_events", "data", e.data)),
+        now,
+        addMs(now, options.ttlMs),
+      ],
     );
-    return rows.map((r) => ({ id: r.id, event: r.event, data: r.data ?? null })).sort((a, b) => Number(a.id) - Number(b.id));
+    return this.stored(rows).sort((a, b) => Number(a.id) - Number(b.id));
   }
 
   async list(runId: string, options?: { after?: string; limit?: number }): Promise<StoredEvent[]> {
@@ -64,8 +73,11 @@ export class PostgresEventRepo implements EventRepo {
       values.push(Math.max(0, Math.floor(options.limit)));
       sql += ` LIMIT $${values.length}`;
     }
-    const rows = await query<StoredEvent>(this.pool, sql, values);
-    return rows.map((r) => ({ id: r.id, event: r.event, data: r.data ?? null }));
+    return this.stored(await query<StoredEvent>(this.pool, sql, values));
+  }
+
+  private stored(rows: StoredEvent[]): StoredEvent[] {
+    return rows.map((r) => ({ id: r.id, event: r.event, data: this.seal.open("run_events", "data", r.data) ?? null }));
   }
 
   /** From the run's counter row, which outlives expiry and deletion (ids are never reused). */

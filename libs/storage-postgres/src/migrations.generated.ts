@@ -63,4 +63,10 @@ export const MIGRATIONS: readonly Migration[] = [
     checksum: "c0148d9e0580ff47875fc33c548b89ad179cdfd9e6de318525969b29ee9e9afb",
     sql: "-- 0010_run_cancel_reason: why a run was cancelled (Run.cancel_reason: \"taken:client\", \"interrupt:<run id>\",\n-- ...), written by the cancel's own terminal UPDATE with the `interrupted` status, never by a statement of\n-- its own. NULL for runs that were not cancelled and for every run written before this migration. A\n-- process of the previous version neither reads nor writes it during a rolling update.\n\nALTER TABLE runs ADD COLUMN IF NOT EXISTS cancel_reason text;\n",
   },
+  {
+    version: "0011",
+    name: "0011_encryption_keys",
+    checksum: "f77e121983bf3f66cd309ed30517e516a3657ce73934a728400e3e648a56aa24",
+    sql: "-- 0011_encryption_keys: the keys that sealed data in this schema (encryption at rest, EncryptionRepo).\n-- A key is recorded the first time a server starts with it; its check_value is a fixed text sealed with\n-- it, so a start can tell a wrong key from a right one before reading anything, and refuse data sealed\n-- with a key it was not given. Only ids and check values: never a key. A rotation forgets the old ones.\n\nCREATE TABLE IF NOT EXISTS encryption_keys (\n  key_id      text PRIMARY KEY,\n  check_value jsonb NOT NULL,\n  created_at  timestamptz NOT NULL DEFAULT now()\n);\n",
+  },
 ];

@@ -1,6 +1,7 @@
 import { nowIso, type NewPushConfig, type PushConfig, type PushConfigRepo } from "@agent-server/core";
 import type pg from "pg";
-import { FOREIGN_KEY_VIOLATION, pgCode, query, toDbJson, type Tables } from "./db.js";
+import { FOREIGN_KEY_VIOLATION, pgCode, query, type Tables } from "./db.js";
+import type { Sealer } from "./sealing.js";
 
 const COLUMNS = "run_id, config_id, url, token, authentication, created_at";
 
@@ -13,6 +14,7 @@ export class PostgresPushConfigRepo implements PushConfigRepo {
   constructor(
     private readonly pool: pg.Pool,
     private readonly t: Tables,
+    private readonly seal: Sealer,
   ) {}
 
   /**
@@ -20,7 +22,9 @@ export class PostgresPushConfigRepo implements PushConfigRepo {
    * `options.run`, that run's `push_registered` is set by the same statement (migration 0005 says why).
    */
   async put(input: NewPushConfig, options?: { run?: string }): Promise<PushConfig | null> {
-    const authentication = input.authentication == null ? null : toDbJson(input.authentication); // before any query
+    // Both before any query: a value that cannot be serialized writes nothing.
+    const authentication = input.authentication == null ? null : this.seal.json("push_configs", "authentication", input.authentication);
+    const token = this.seal.text("push_configs", "token", input.token);
     const mark =
       options?.run !== undefined
         ? `WITH marked AS (UPDATE ${this.t.runs} SET push_registered = true WHERE run_id = $7 AND EXISTS (SELECT 1 FROM ${this.t.runs} WHERE run_id = $1))\n`
@@ -32,17 +36,9 @@ export class PostgresPushConfigRepo implements PushConfigRepo {
          SELECT $1, $2, $3, $4, $5::jsonb, $6 WHERE EXISTS (SELECT 1 FROM ${this.t.runs} WHERE run_id = $1)
          ON CONFLICT (run_id, config_id) DO UPDATE SET url = EXCLUDED.url, token = EXCLUDED.token, authentication = EXCLUDED.authentication
          RETURNING ${COLUMNS}`,
-        [
-          input.run_id,
-          input.config_id,
-          input.url,
-          input.token ?? null,
-          authentication,
-          nowIso(),
-          ...(options?.run !== undefined ? [options.run] : []),
-        ],
+        [input.run_id, input.config_id, input.url, token, authentication, nowIso(), ...(options?.run !== undefined ? [options.run] : [])],
       );
-      return row ?? null;
+      return row ? this.seal.row("push_configs", row) : null;
     } catch (error) {
       // The run was deleted between the EXISTS check and the foreign-key check: as for an unknown run.
       if (pgCode(error) === FOREIGN_KEY_VIOLATION) return null;
@@ -55,15 +51,16 @@ export class PostgresPushConfigRepo implements PushConfigRepo {
       runId,
       configId,
     ]);
-    return row ?? null;
+    return row ? this.seal.row("push_configs", row) : null;
   }
 
   async list(runId: string): Promise<PushConfig[]> {
-    return query<PushConfig>(
+    const rows = await query<PushConfig>(
       this.pool,
       `SELECT ${COLUMNS} FROM ${this.t.pushConfigs} WHERE run_id = $1 ORDER BY created_at, config_id COLLATE "C"`,
       [runId],
     );
+    return this.seal.rows("push_configs", rows);
   }
 
   async delete(runId: string, configId: string): Promise<boolean> {

@@ -10,6 +10,7 @@ import {
 } from "@agent-server/core";
 import type pg from "pg";
 import { FOREIGN_KEY_VIOLATION, Params, pgCode, query, RESULT_COLUMNS, resultValues, toDbJson, type Tables } from "./db.js";
+import type { Sealer } from "./sealing.js";
 
 /**
  * `RunRepo.settle` on PostgreSQL: one statement. The result's INSERT (guarded by the lease), the
@@ -20,14 +21,15 @@ import { FOREIGN_KEY_VIOLATION, Params, pgCode, query, RESULT_COLUMNS, resultVal
 export async function settleRun(
   pool: pg.Pool,
   t: Tables,
+  seal: Sealer,
   runColumns: string,
   runId: string,
   to: RunStatus,
   options: RunSettlement,
 ): Promise<SettledRun | null> {
   // Everything is serialized before the query: a value that is not JSON throws and writes nothing.
-  const params = new Params([runId, to, nowIso(), errorJson(options.error)]);
-  const result = options.result ? params.add(toDbJson(options.result)) : undefined;
+  const params = new Params([runId, to, nowIso(), errorJson(seal, options.error)]);
+  const result = options.result ? params.add(seal.json("run_results", "result", options.result)) : undefined;
   const where = [`run_id = $1`];
   if (options.from) where.push(`status = ANY(${params.add([...options.from])}::text[])`);
   const owner = options.owner !== undefined ? params.add(options.owner) : undefined;
@@ -51,12 +53,14 @@ export async function settleRun(
     const sets = [`updated_at = $3`, `status = ${params.add(thread.status)}`];
     // Values written clear a pointer; a pointer (core's rules/thread-values.ts) replaces written values.
     if (thread.values !== undefined) {
-      sets.push(`"values" = ${params.add(thread.values === null ? null : toDbJson(thread.values))}::jsonb`, `values_ref = NULL`);
+      const values = thread.values === null ? null : seal.json("threads", "values", thread.values);
+      sets.push(`"values" = ${params.add(values)}::jsonb`, `values_ref = NULL`);
     } else if (thread.valuesAt !== undefined) {
       sets.push(`"values" = NULL`, `values_ref = ${params.add(toDbJson(thread.valuesAt))}::jsonb`);
     }
-    if (thread.interrupts !== undefined) sets.push(`interrupts = ${params.add(toDbJson(thread.interrupts))}::jsonb`);
-    if ("error" in thread) sets.push(`error = ${params.add(toDbJson(thread.error))}::jsonb`);
+    if (thread.interrupts !== undefined)
+      sets.push(`interrupts = ${params.add(seal.json("threads", "interrupts", thread.interrupts))}::jsonb`);
+    if ("error" in thread) sets.push(`error = ${params.add(seal.json("threads", "error", thread.error))}::jsonb`);
     ctes.push(`thread AS (
       UPDATE ${t.threads} SET ${sets.join(", ")} WHERE thread_id = (SELECT thread_id FROM settled)
       RETURNING status AS thread_status, interrupts AS thread_interrupts)`);
@@ -72,12 +76,13 @@ export async function settleRun(
     throw error;
   }
   if (!row) return null;
-  const { thread_status, thread_interrupts, push_configs: pushConfigs, ...run } = row;
+  const { thread_status, thread_interrupts, push_configs: pushConfigs, ...run } = seal.row("runs", row);
   if (!thread) return { run, pushConfigs };
-  return { run, thread: thread_status ? { status: thread_status, interrupts: thread_interrupts ?? {} } : null, pushConfigs };
+  const interrupts = (seal.open("threads", "interrupts", thread_interrupts) as Thread["interrupts"] | null | undefined) ?? {};
+  return { run, thread: thread_status ? { status: thread_status, interrupts } : null, pushConfigs };
 }
 
 /** A run's error as the `error` column stores it: only its two strings (null: none). */
-export function errorJson(error: RunError | undefined): string | null {
-  return error ? toDbJson({ error: String(error.error), message: String(error.message) }) : null;
+export function errorJson(seal: Sealer, error: RunError | undefined): string | null {
+  return error ? seal.json("runs", "error", { error: String(error.error), message: String(error.message) }) : null;
 }

@@ -2,15 +2,12 @@ import {
   addMs,
   claimOnCreate,
   ConflictError,
-  ERASED_DELIVERY_STATUSES,
   NotFoundError,
   nowIso,
-  RUN_DEPENDENTS,
   type ClaimedRun,
   type NewRun,
   type Run,
   type RunClaim,
-  type RunDependent,
   type RunError,
   type RunInternal,
   type RunRepo,
@@ -36,68 +33,20 @@ import {
   RESULT_COLUMNS,
   resultValues,
   storedResult,
-  toDbJson,
   transaction,
   UNIQUE_VIOLATION,
   whereClause,
-  type Queryable,
   type Tables,
 } from "./db.js";
 import { containsSql } from "./filters-sql.js";
 import { errorJson, settleRun } from "./run-settle.js";
+import { deleteRunsWhere, prefixed, RUN_COLUMNS, taskSql } from "./run-sql.js";
+import type { Sealer } from "./sealing.js";
 
-/** The columns of `Run`: internal, lease and attempt columns are never selected into a Run. */
-export const RUN_COLUMNS = `run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, cancel_reason`;
-const prefixed = (alias: string) =>
-  RUN_COLUMNS.split(", ")
-    .map((c) => `${alias}.${c}`)
-    .join(", ");
+export { deleteRunsWhere, RUN_COLUMNS, taskSql };
 
 /** How many eligible pending runs one claim looks at before giving up (each may be locked or taken). */
 const CLAIM_CANDIDATES = 32;
-
-/**
- * A2A task lineage queries over the columns generated from `internal` (migration 0002) and their partial
- * indexes runs_task_roots_idx (assistant_id, created_at DESC, seq DESC), runs_task_roots_thread_idx
- * (assistant_id, thread_id, created_at DESC, seq DESC) and runs_task_continuations_idx (task_id, created_at
- * DESC, seq DESC): an index range read in order (backwards for listContinuations, oldest first), stopped
- * at offset + limit. `runs` is the runs table.
- * Exported for the query-plan test.
- */
-export const taskSql = (runs: string) => ({
-  roots: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_root AND assistant_id = $1
-          ORDER BY created_at DESC, seq DESC LIMIT $2 OFFSET $3`,
-  rootsOfThread: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_root AND assistant_id = $1 AND thread_id = $4
-          ORDER BY created_at DESC, seq DESC LIMIT $2 OFFSET $3`,
-  latestContinuation: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 1`,
-  // The run, its internal and its latest continuation (columns prefixed `latest_`), one row; $2 is $1 as task_id stores it.
-  task: `SELECT ${prefixed("r")}, r.internal, ${RUN_COLUMNS.split(", ")
-    .map((c) => `c.${c} AS latest_${c}`)
-    .join(", ")}
-    FROM ${runs} r LEFT JOIN LATERAL (
-      SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_id = $2 ORDER BY created_at DESC, seq DESC LIMIT 1) c ON true
-    WHERE r.run_id = $1`,
-  listContinuations: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_id = $1 ORDER BY created_at, seq LIMIT $2`,
-});
-
-/** Where each of a run's dependents (core's run cascade) lives; $1 is the erased run ids. */
-const dependentSql = (t: Tables): Record<RunDependent, string[]> => ({
-  result: [], // ON DELETE CASCADE from runs
-  pushConfigs: [], // ON DELETE CASCADE from runs
-  events: [`DELETE FROM ${t.runEvents} WHERE run_id = ANY($1::text[])`, `DELETE FROM ${t.runEventCounters} WHERE run_id = ANY($1::text[])`],
-  deliveries: [`DELETE FROM ${t.deliveries} WHERE run_id = ANY($1::text[]) AND status = ANY('{${ERASED_DELIVERY_STATUSES.join(",")}}')`],
-});
-
-/** Erases the runs matching `condition` (parameters `values`) with their dependents, in the caller's transaction; returns their ids. */
-export async function deleteRunsWhere(db: Queryable, t: Tables, condition: string, values: unknown[]): Promise<string[]> {
-  const rows = await query<{ run_id: string }>(db, `DELETE FROM ${t.runs} WHERE ${condition} RETURNING run_id`, values);
-  const ids = rows.map((r) => r.run_id);
-  if (ids.length) {
-    const sql = dependentSql(t);
-    for (const dependent of RUN_DEPENDENTS) for (const statement of sql[dependent]) await query(db, statement, [ids]);
-  }
-  return ids;
-}
 
 export class PostgresRunRepo implements RunRepo {
   private readonly checkpoints: ReturnType<typeof checkpointSql>;
@@ -118,6 +67,7 @@ export class PostgresRunRepo implements RunRepo {
   constructor(
     private readonly pool: pg.Pool,
     private readonly t: Tables,
+    private readonly seal: Sealer,
   ) {
     this.checkpoints = checkpointSql(t.schema);
     this.tasks = taskSql(t.runs);
@@ -159,12 +109,12 @@ export class PostgresRunRepo implements RunRepo {
       input.created_at ?? now,
       now,
       input.status ?? "pending",
-      toDbJson(input.metadata ?? {}),
-      toDbJson(input.kwargs ?? {}),
+      this.seal.json("runs", "metadata", input.metadata ?? {}),
+      this.seal.json("runs", "kwargs", input.kwargs ?? {}),
       input.multitask_strategy ?? "reject",
       input.cancel_reason ?? null,
-      toDbJson(options?.internal ?? {}),
-      errorJson(options?.error),
+      this.seal.json("runs", "internal", options?.internal ?? {}),
+      errorJson(this.seal, options?.error),
     ];
     const insert = `INSERT INTO ${this.t.runs} (${RUN_COLUMNS}, internal, error)
       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11::jsonb, $12::jsonb) RETURNING ${RUN_COLUMNS}`;
@@ -172,11 +122,13 @@ export class PostgresRunRepo implements RunRepo {
     try {
       if (claim?.newThread) {
         values[5] = "running";
-        const [run] = await query<Run>(this.pool, this.newThreadClaimedInsert, [...values, claim.owner, addMs(now, claim.leaseMs)]);
+        const [run] = await this.runs(
+          query<Run>(this.pool, this.newThreadClaimedInsert, [...values, claim.owner, addMs(now, claim.leaseMs)]),
+        );
         return run!;
       }
       if (!options?.rejectIfThreadActive && !claim) {
-        const [run] = await query<Run>(this.pool, insert, values);
+        const [run] = await this.runs(query<Run>(this.pool, insert, values));
         return run!;
       }
       // The thread row lock serializes every creator of this thread's runs, in every process; the
@@ -186,10 +138,12 @@ export class PostgresRunRepo implements RunRepo {
         const [thread] = await query(client, `SELECT 1 FROM ${this.t.threads} WHERE thread_id = $1 FOR NO KEY UPDATE`, [input.thread_id]);
         if (!thread) throw new NotFoundError(`thread ${input.thread_id} not found`);
         const reject = options?.rejectIfThreadActive === true;
-        const [run] = await query<Run>(
-          client,
-          claim ? this.claimedInsert[reject ? "onlyIfIdle" : "always"] : this.guardedInsert,
-          claim ? [...values, claim.owner, addMs(now, claim.leaseMs)] : values,
+        const [run] = await this.runs(
+          query<Run>(
+            client,
+            claim ? this.claimedInsert[reject ? "onlyIfIdle" : "always"] : this.guardedInsert,
+            claim ? [...values, claim.owner, addMs(now, claim.leaseMs)] : values,
+          ),
         );
         if (!run) throw new ConflictError(`thread ${input.thread_id} has an active run`);
         return run;
@@ -205,7 +159,7 @@ export class PostgresRunRepo implements RunRepo {
     const params = new Params([runId]);
     const where = [`run_id = $1`];
     if (threadId !== undefined) where.push(`thread_id = ${params.add(threadId)}`);
-    const [run] = await query<Run>(this.pool, `SELECT ${RUN_COLUMNS} FROM ${this.t.runs} ${whereClause(where)}`, params.values);
+    const [run] = await this.runs(query<Run>(this.pool, `SELECT ${RUN_COLUMNS} FROM ${this.t.runs} ${whereClause(where)}`, params.values));
     return run ?? null;
   }
 
@@ -218,11 +172,13 @@ export class PostgresRunRepo implements RunRepo {
       where.push(`status = ANY(${params.add(statuses)}::text[])`);
     }
     if (q.metadata) where.push(containsSql(params, "metadata", q.metadata));
-    return query<Run>(
-      this.pool,
-      `SELECT ${RUN_COLUMNS} FROM ${this.t.runs} ${whereClause(where)}
-       ORDER BY created_at DESC, seq DESC ${limitOffset(params, q.limit, q.offset, 10)}`,
-      params.values,
+    return this.runs(
+      query<Run>(
+        this.pool,
+        `SELECT ${RUN_COLUMNS} FROM ${this.t.runs} ${whereClause(where)}
+         ORDER BY created_at DESC, seq DESC ${limitOffset(params, q.limit, q.offset, 10)}`,
+        params.values,
+      ),
     );
   }
 
@@ -231,25 +187,27 @@ export class PostgresRunRepo implements RunRepo {
     to: RunStatus,
     options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError; cancelReason?: string },
   ): Promise<Run | null> {
-    const params = new Params([runId, to, nowIso(), errorJson(options?.error), options?.cancelReason ?? null]);
+    const params = new Params([runId, to, nowIso(), errorJson(this.seal, options?.error), options?.cancelReason ?? null]);
     const where = [`run_id = $1`];
     if (options?.from) where.push(`status = ANY(${params.add([...options.from])}::text[])`);
     if (options?.owner !== undefined) where.push(`lease_owner = ${params.add(options.owner)}`);
     // The lease stays: the executor releases it when its settlement ends (`releaseLease`). The error and
     // a cancel's reason, when given, are written by the same UPDATE.
-    const [run] = await query<Run>(
-      this.pool,
-      `UPDATE ${this.t.runs} SET status = $2, updated_at = $3, error = COALESCE($4::jsonb, error), cancel_reason = COALESCE($5, cancel_reason)
-       ${whereClause(where)}
-       RETURNING ${RUN_COLUMNS}`,
-      params.values,
+    const [run] = await this.runs(
+      query<Run>(
+        this.pool,
+        `UPDATE ${this.t.runs} SET status = $2, updated_at = $3, error = COALESCE($4::jsonb, error), cancel_reason = COALESCE($5, cancel_reason)
+         ${whereClause(where)}
+         RETURNING ${RUN_COLUMNS}`,
+        params.values,
+      ),
     );
     return run ?? null;
   }
 
   /** One statement (see `settleRun`). */
   async settle(runId: string, to: RunStatus, options: RunSettlement): Promise<SettledRun | null> {
-    return settleRun(this.pool, this.t, RUN_COLUMNS, runId, to, options);
+    return settleRun(this.pool, this.t, this.seal, RUN_COLUMNS, runId, to, options);
   }
 
   async getLease(runId: string): Promise<{ owner: string; expires_at: string } | null> {
@@ -328,7 +286,7 @@ export class PostgresRunRepo implements RunRepo {
           [candidate.thread_id, now, claimedAt, options.owner, leaseUntil],
         );
         if (!claimed) continue;
-        const { attempt, internal, ...run } = claimed;
+        const { attempt, internal, ...run } = this.seal.row("runs", claimed);
         // Another candidate (of another thread, or queued behind this run) may still be claimable.
         return { run: run as Run, attempt, internal: internal ?? {}, more: candidates.length > 1 };
       }
@@ -347,22 +305,26 @@ export class PostgresRunRepo implements RunRepo {
   }
 
   async listExpiredLeases(now: string, limit: number): Promise<Run[]> {
-    return query<Run>(
-      this.pool,
-      `SELECT ${RUN_COLUMNS} FROM ${this.t.runs}
-        WHERE status = 'running' AND lease_expires_at < $1
-        ORDER BY lease_expires_at, seq LIMIT $2`,
-      [now, Math.max(0, Math.floor(limit))],
+    return this.runs(
+      query<Run>(
+        this.pool,
+        `SELECT ${RUN_COLUMNS} FROM ${this.t.runs}
+          WHERE status = 'running' AND lease_expires_at < $1
+          ORDER BY lease_expires_at, seq LIMIT $2`,
+        [now, Math.max(0, Math.floor(limit))],
+      ),
     );
   }
 
   async listLeases(limit: number): Promise<RunLease[]> {
-    const rows = await query<Run & { lease_owner: string; lease_expires_at: string; attempt: number }>(
-      this.pool,
-      `SELECT ${RUN_COLUMNS}, lease_owner, lease_expires_at, attempt FROM ${this.t.runs}
-        WHERE status = 'running' AND lease_expires_at IS NOT NULL
-        ORDER BY lease_expires_at, seq LIMIT $1`,
-      [Math.max(0, Math.floor(limit))],
+    const rows = await this.runs(
+      query<Run & { lease_owner: string; lease_expires_at: string; attempt: number }>(
+        this.pool,
+        `SELECT ${RUN_COLUMNS}, lease_owner, lease_expires_at, attempt FROM ${this.t.runs}
+          WHERE status = 'running' AND lease_expires_at IS NOT NULL
+          ORDER BY lease_expires_at, seq LIMIT $1`,
+        [Math.max(0, Math.floor(limit))],
+      ),
     );
     return rows.map(({ lease_owner, lease_expires_at, attempt, ...run }) => ({
       run: run as Run,
@@ -387,7 +349,7 @@ export class PostgresRunRepo implements RunRepo {
       [runId, nowIso(), guard.expiredBefore ?? null, guard.owner ?? null, options?.handBack === true],
     );
     if (!row) return null;
-    const { attempt, ...run } = row;
+    const { attempt, ...run } = this.seal.row("runs", row);
     return { run: run as Run, attempt };
   }
 
@@ -406,7 +368,7 @@ export class PostgresRunRepo implements RunRepo {
 
   async getError(runId: string): Promise<RunError | null> {
     const [row] = await query<{ error: RunError | null }>(this.pool, `SELECT error FROM ${this.t.runs} WHERE run_id = $1`, [runId]);
-    return row?.error ?? null;
+    return (this.seal.row("runs", row)?.error as RunError | null | undefined) ?? null;
   }
 
   /** Counted on the partial index of pending runs (`runs_pending_claim_idx`, an index-only scan). */
@@ -417,12 +379,12 @@ export class PostgresRunRepo implements RunRepo {
 
   async getInternal(runId: string): Promise<RunInternal | null> {
     const [row] = await query<{ internal: RunInternal }>(this.pool, `SELECT internal FROM ${this.t.runs} WHERE run_id = $1`, [runId]);
-    return row ? row.internal : null;
+    return row ? this.seal.row("runs", row).internal : null;
   }
 
   /** Atomic first-write-wins: one INSERT ... WHERE EXISTS(run) ON CONFLICT DO NOTHING. */
   async recordResult(runId: string, result: RunResult): Promise<void> {
-    const json = toDbJson(result); // throws WireSerializationError before any query
+    const json = this.seal.json("run_results", "result", result); // throws WireSerializationError before any query
     try {
       await query(
         this.pool,
@@ -443,14 +405,16 @@ export class PostgresRunRepo implements RunRepo {
       `SELECT ${storedResult()} AS result FROM ${this.t.runResults} WHERE run_id = $1`,
       [runId],
     );
-    return row ? row.result : null;
+    return row ? this.seal.row("run_results", row).result : null;
   }
 
   async searchTaskRoots(q: { assistant_id: string; thread_id?: string; limit?: number; offset?: number }): Promise<Run[]> {
     const page = [Math.max(0, Math.floor(q.limit ?? 10)), Math.max(0, Math.floor(q.offset ?? 0))];
-    return q.thread_id === undefined
-      ? query<Run>(this.pool, this.tasks.roots, [q.assistant_id, ...page])
-      : query<Run>(this.pool, this.tasks.rootsOfThread, [q.assistant_id, ...page, q.thread_id]);
+    return this.runs(
+      q.thread_id === undefined
+        ? query<Run>(this.pool, this.tasks.roots, [q.assistant_id, ...page])
+        : query<Run>(this.pool, this.tasks.rootsOfThread, [q.assistant_id, ...page, q.thread_id]),
+    );
   }
 
   async getTask(taskId: string): Promise<TaskRuns | null> {
@@ -463,20 +427,25 @@ export class PostgresRunRepo implements RunRepo {
       latest[column] = row[`latest_${column}`];
     }
     return {
-      run: run as unknown as Run,
-      internal: (row.internal as RunInternal | null) ?? {},
-      latest: latest.run_id ? (latest as unknown as Run) : null,
+      run: this.seal.row("runs", run) as unknown as Run,
+      internal: (this.seal.open("runs", "internal", row.internal) as RunInternal | null) ?? {},
+      latest: latest.run_id ? (this.seal.row("runs", latest) as unknown as Run) : null,
     };
   }
 
   async latestContinuation(taskId: string): Promise<Run | null> {
     // task_id holds the taskId as stored in the jsonb (NUL-encoded): compare in that form.
-    const [run] = await query<Run>(this.pool, this.tasks.latestContinuation, [encodeString(taskId)]);
+    const [run] = await this.runs(query<Run>(this.pool, this.tasks.latestContinuation, [encodeString(taskId)]));
     return run ?? null;
   }
 
   async listContinuations(taskId: string, options?: { limit?: number }): Promise<Run[]> {
     const limit = Math.max(0, Math.floor(options?.limit ?? 100));
-    return query<Run>(this.pool, this.tasks.listContinuations, [encodeString(taskId), limit]);
+    return this.runs(query<Run>(this.pool, this.tasks.listContinuations, [encodeString(taskId), limit]));
+  }
+
+  /** Rows of the runs table with their sealed columns opened. */
+  private async runs<R>(rows: Promise<R[]>): Promise<R[]> {
+    return this.seal.rows("runs", await rows);
   }
 }

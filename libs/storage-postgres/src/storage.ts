@@ -1,4 +1,4 @@
-import { RepoBackedStore, tracingEnabled, type Storage, type TruncateFlags } from "@agent-server/core";
+import { NO_ENCRYPTION, RepoBackedStore, tracingEnabled, type FieldCipher, type Storage, type TruncateFlags } from "@agent-server/core";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import pg from "pg";
 import { PostgresAssistantRepo } from "./assistants.js";
@@ -7,11 +7,13 @@ import { guardPool, poolOptions } from "./connections.js";
 import { PostgresCronRepo } from "./crons.js";
 import { Tables, tracedSaverPool, transaction } from "./db.js";
 import { PostgresDeliveryRepo } from "./deliveries.js";
+import { PostgresEncryptionRepo } from "./encryption.js";
 import { PostgresEventRepo } from "./events.js";
 import { applyMigrations, setupCheckpointer } from "./migrate.js";
 import { PostgresPresence } from "./presence.js";
 import { PostgresPushConfigRepo } from "./push-configs.js";
 import { PostgresRunRepo } from "./runs.js";
+import { Sealer } from "./sealing.js";
 import { PostgresSignalBus } from "./signals.js";
 import { PostgresStoreRepo } from "./store.js";
 import { detectVectorSearch } from "./store-vectors.js";
@@ -27,6 +29,11 @@ export interface PostgresStorageOptions {
   pool?: pg.Pool;
   /** Connections of the pool the driver makes when no `pool` is given (pg's default: 10). */
   poolSize?: number;
+  /**
+   * Seals what users send before it is written, and opens it when read (sealing.ts lists the columns).
+   * Default NO_ENCRYPTION: nothing is sealed, and a sealed value read back says which key it needs.
+   */
+  cipher?: FieldCipher;
 }
 
 export class PostgresStorage implements Storage {
@@ -39,6 +46,7 @@ export class PostgresStorage implements Storage {
   readonly deliveries: PostgresDeliveryRepo;
   readonly events: PostgresEventRepo;
   readonly pushConfigs: PostgresPushConfigRepo;
+  readonly encryption: PostgresEncryptionRepo;
   /** LISTEN/NOTIFY on a connection of its own (opened at the first subscription). */
   readonly signals: PostgresSignalBus;
   readonly checkpointer: RunAwarePostgresSaver;
@@ -54,20 +62,23 @@ export class PostgresStorage implements Storage {
     readonly pool: pg.Pool,
     schema: string,
     private readonly ownsPool: boolean,
+    readonly cipher: FieldCipher = NO_ENCRYPTION,
   ) {
     this.schema = schema;
     this.tables = new Tables(schema);
     guardPool(pool);
+    const seal = new Sealer(cipher);
     // First: the thread repo reads the values a thread's pointer names through it.
-    this.checkpointer = new RunAwarePostgresSaver(tracingEnabled() ? tracedSaverPool(pool) : pool, schema);
-    this.assistants = new PostgresAssistantRepo(pool, this.tables);
-    this.threads = new PostgresThreadRepo(pool, this.tables, this.checkpointer);
-    this.runs = new PostgresRunRepo(pool, this.tables);
-    this.store = new PostgresStoreRepo(pool, this.tables);
-    this.crons = new PostgresCronRepo(pool, this.tables);
-    this.deliveries = new PostgresDeliveryRepo(pool, this.tables);
-    this.events = new PostgresEventRepo(pool, this.tables);
-    this.pushConfigs = new PostgresPushConfigRepo(pool, this.tables);
+    this.checkpointer = new RunAwarePostgresSaver(tracingEnabled() ? tracedSaverPool(pool) : pool, schema, seal);
+    this.assistants = new PostgresAssistantRepo(pool, this.tables, seal);
+    this.threads = new PostgresThreadRepo(pool, this.tables, this.checkpointer, seal);
+    this.runs = new PostgresRunRepo(pool, this.tables, seal);
+    this.store = new PostgresStoreRepo(pool, this.tables, seal);
+    this.crons = new PostgresCronRepo(pool, this.tables, seal);
+    this.deliveries = new PostgresDeliveryRepo(pool, this.tables, seal);
+    this.events = new PostgresEventRepo(pool, this.tables, seal);
+    this.pushConfigs = new PostgresPushConfigRepo(pool, this.tables, seal);
+    this.encryption = new PostgresEncryptionRepo(pool, this.tables, seal);
     this.signals = new PostgresSignalBus(pool, schema);
     this.langgraphStore = new RepoBackedStore(this.store);
     this.threadLock = new PostgresThreadLock(pool, schema);
@@ -122,7 +133,7 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
   if (!options.pool && !options.connectionString) throw new Error("openPostgresStorage needs a connectionString or a pool");
   const ownsPool = !options.pool;
   const pool = options.pool ?? new pg.Pool(poolOptions(options.connectionString!, options.poolSize));
-  const storage = new PostgresStorage(pool, schema, ownsPool);
+  const storage = new PostgresStorage(pool, schema, ownsPool, options.cipher);
   try {
     await storage.migrate();
     storage.store.vectorMethod = await detectVectorSearch(pool);

@@ -1,5 +1,8 @@
 import {
+  matchesAuthFilter,
+  matchesStoreFilter,
   nowIso,
+  storeAuthSubject,
   ttlExpiresAt,
   type IndexableItem,
   type IndexCursor,
@@ -13,9 +16,11 @@ import {
   type StoreVector,
 } from "@agent-server/core";
 import type pg from "pg";
-import { limitOffset, Params, query, queryCount, toDbJson, whereClause, type Tables } from "./db.js";
+import { limitOffset, Params, query, queryCount, whereClause, type Tables } from "./db.js";
 import { vectorScoreSql, type PostgresVectorSearch } from "./store-vectors.js";
 import { authFilterSql, storeFilterSql } from "./filters-sql.js";
+import { pageMatching } from "./sealed-scan.js";
+import type { Sealer } from "./sealing.js";
 
 const COLUMNS = `namespace, key, value, created_at, updated_at`;
 /** Not expired at `$n` (core's isExpired); expired rows stay in place until a sweep deletes them. */
@@ -25,6 +30,8 @@ const refreshed = (now: string) => `CASE WHEN s.ttl_minutes IS NOT NULL THEN ${n
 
 /** core's `storeAuthSubject(namespace, key, value)` as a jsonb expression over a store_items row. */
 const AUTH_SUBJECT = "(value || jsonb_build_object('namespace', to_jsonb(namespace), 'key', key))";
+/** Auth filter fields SQL reads beside a sealed value (the rest of the subject is the value's own fields). */
+const UNSEALED_SUBJECT = new Set(["namespace", "key"]);
 
 /** Labels never contain "." (LangGraph validates), so the joined path is unambiguous and prefix-searchable. */
 const nsPath = (namespace: string[]) => namespace.join(".");
@@ -40,6 +47,7 @@ export class PostgresStoreRepo implements StoreRepo {
   constructor(
     private readonly pool: pg.Pool,
     private readonly t: Tables,
+    private readonly seal: Sealer,
   ) {}
 
   get vectorSearch(): string {
@@ -71,7 +79,7 @@ export class PostgresStoreRepo implements StoreRepo {
       `SELECT ${COLUMNS}, index_fields FROM ${this.t.storeItems} ${whereClause(where)} ORDER BY ns_path, key LIMIT ${params.add(Math.max(0, Math.floor(limit)))}`,
       params.values,
     );
-    return rows.map(({ index_fields, ...item }) => ({ ...item, index: index_fields ?? null }));
+    return this.seal.rows("store_items", rows).map(({ index_fields, ...item }) => ({ ...item, index: index_fields ?? null }));
   }
 
   /** One statement: the old vectors go and the new ones come only if the item is there and live. */
@@ -89,7 +97,7 @@ export class PostgresStoreRepo implements StoreRepo {
 
   /** Upsert; created_at survives a replace, seq is bumped (newest-update-first tie-break). */
   async put(namespace: string[], key: string, value: Record<string, unknown>, options?: StorePutOptions): Promise<void> {
-    const json = toDbJson(value ?? {});
+    const json = this.seal.json("store_items", "value", value ?? {});
     const now = nowIso();
     const ttl = options?.ttl ?? null;
     // An expired item is gone for every read: a put over it creates the item anew (created_at = now).
@@ -130,7 +138,7 @@ export class PostgresStoreRepo implements StoreRepo {
          SELECT ${COLUMNS} FROM hit`
       : `SELECT ${COLUMNS} FROM ${this.t.storeItems} WHERE ns_path = $1 AND key = $2 AND ${live("$3")}`;
     const [row] = await query<Item>(this.pool, sql, [nsPath(namespace), key, now]);
-    return row ?? null;
+    return row ? this.seal.row("store_items", row) : null;
   }
 
   /**
@@ -172,14 +180,16 @@ export class PostgresStoreRepo implements StoreRepo {
       // Uses the text_pattern_ops index on ns_path.
       where.push(`(ns_path = ${params.add(path)} OR ns_path LIKE ${params.add(`${escapeLike(path)}.%`)})`);
     }
+    const matches = this.sealedMatch(options);
+    if (matches) return this.searchOpened(where, params, `FROM ${this.t.storeItems} s ${scored}`, columns, order, matches, options!);
     where.push(...storeFilterSql(params, "value", options?.filter));
     where.push(...authFilterSql(params, AUTH_SUBJECT, options?.authFilter));
     const page = `FROM ${this.t.storeItems} s ${scored} ${whereClause(where)}
        ORDER BY ${order} ${limitOffset(params, options?.limit, options?.offset, 10)}`;
-    if (!options?.refreshTtl) return scoredItems(await query<SearchedItem>(this.pool, `SELECT ${columns} ${page}`, params.values));
+    if (!options?.refreshTtl) return this.opened(await query<SearchedItem>(this.pool, `SELECT ${columns} ${page}`, params.values));
     const select = `SELECT ${columns}, seq, ns_path, ttl_minutes ${page}`;
     // One statement: the page, and the refresh of its items that have a TTL.
-    return scoredItems(
+    return this.opened(
       await query<SearchedItem>(
         this.pool,
         `WITH page AS (${select}),
@@ -189,6 +199,61 @@ export class PostgresStoreRepo implements StoreRepo {
         params.values,
       ),
     );
+  }
+
+  /**
+   * With a key, a value filter (or an auth filter on value fields) cannot be evaluated by SQL: the test
+   * of an opened item, core's own rules; none when SQL can answer.
+   */
+  private sealedMatch(options: StoreSearchOptions | undefined): ((item: SearchedItem) => boolean) | undefined {
+    if (!this.seal.sealing) return undefined;
+    const filter = options?.filter && Object.keys(options.filter).length > 0 ? options.filter : undefined;
+    const auth = options?.authFilter;
+    const authOnValue = auth !== undefined && Object.keys(auth).some((k) => !UNSEALED_SUBJECT.has(k));
+    if (!filter && !authOnValue) return undefined;
+    return (item) =>
+      matchesStoreFilter(item.value, filter) && matchesAuthFilter(storeAuthSubject(item.namespace, item.key, item.value), auth);
+  }
+
+  /**
+   * A search matched in the process (sealed-scan.ts): the candidates the prefix, expiry and query leave,
+   * in the search's order, opened and matched until the page is full; then, with `refreshTtl`, one
+   * UPDATE refreshes the page's items that have a TTL.
+   */
+  private async searchOpened(
+    where: string[],
+    params: Params,
+    from: string,
+    columns: string,
+    order: string,
+    matches: (item: SearchedItem) => boolean,
+    options: StoreSearchOptions,
+  ): Promise<SearchedItem[]> {
+    type Candidate = SearchedItem & { ns_path: string; ttl_minutes: number | null };
+    const sql = `SELECT ${columns}, ns_path, ttl_minutes ${from} ${whereClause(where)} ORDER BY ${order}`;
+    const page = await pageMatching<Candidate>(
+      this.pool,
+      sql,
+      params.values,
+      (row) => matches(this.seal.row("store_items", row)),
+      options,
+      10,
+    );
+    const refresh = options.refreshTtl ? page.filter((item) => item.ttl_minutes !== null) : [];
+    if (refresh.length > 0) {
+      await query(
+        this.pool,
+        `UPDATE ${this.t.storeItems} s SET expires_at = ${refreshed("$1")}
+           FROM unnest($2::text[], $3::text[]) AS p(ns_path, key) WHERE s.ns_path = p.ns_path AND s.key = p.key`,
+        [nowIso(), refresh.map((i) => i.ns_path), refresh.map((i) => i.key)],
+      );
+    }
+    return scoredItems(page.map(({ ns_path: _ns, ttl_minutes: _ttl, ...item }) => item));
+  }
+
+  /** Rows as items: sealed values opened, scores as numbers. */
+  private opened(rows: SearchedItem[]): SearchedItem[] {
+    return scoredItems(this.seal.rows("store_items", rows));
   }
 
   /**

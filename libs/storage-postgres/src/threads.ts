@@ -1,5 +1,7 @@
 import {
   ConflictError,
+  jsonContains,
+  matchesAuthFilter,
   nowIso,
   parseValuesRef,
   planThreadCopy,
@@ -36,6 +38,8 @@ import {
 } from "./db.js";
 import { authFilterSql, containsSql } from "./filters-sql.js";
 import { deleteRunsWhere } from "./runs.js";
+import { countMatching, pageMatching } from "./sealed-scan.js";
+import type { Sealer } from "./sealing.js";
 
 const COLUMNS = `thread_id, created_at, updated_at, metadata, config, status, "values", values_ref, interrupts, error`;
 const HEADER_COLUMNS = `thread_id, created_at, updated_at, metadata, config, status, error`;
@@ -59,6 +63,7 @@ export class PostgresThreadRepo implements ThreadRepo {
     private readonly t: Tables,
     /** The driver's checkpointer: the values a thread's `values_ref` points to are read through it. */
     private readonly checkpointer: BaseCheckpointSaver,
+    private readonly seal: Sealer,
   ) {
     this.checkpoints = checkpointSql(t.schema);
   }
@@ -68,8 +73,8 @@ export class PostgresThreadRepo implements ThreadRepo {
     const values = [
       input.thread_id,
       now,
-      toDbJson(input.metadata ?? {}),
-      toDbJson(input.config ?? {}),
+      this.seal.json("threads", "metadata", input.metadata ?? {}),
+      this.seal.json("threads", "config", input.config ?? {}),
       input.status ?? "idle",
       input.ttl?.strategy ?? null,
       input.ttl?.minutes ?? null,
@@ -101,7 +106,7 @@ export class PostgresThreadRepo implements ThreadRepo {
    * stored, whether it wrote or not.
    */
   private async withValues(row: ThreadRow): Promise<Thread> {
-    const { values_ref: valuesRef, ...thread } = row;
+    const { values_ref: valuesRef, ...thread } = this.seal.row("threads", row);
     if (valuesRef === null || valuesRef === undefined) return thread;
     const ref = parseValuesRef(valuesRef);
     const values = ref ? await valuesFromCheckpoint(this.checkpointer, thread.thread_id, ref) : null;
@@ -110,9 +115,9 @@ export class PostgresThreadRepo implements ThreadRepo {
       `WITH kept AS (
          UPDATE ${this.t.threads} SET "values" = $2::jsonb, values_ref = NULL WHERE thread_id = $1 AND values_ref = $3::jsonb)
        SELECT $2::jsonb AS "values"`,
-      [thread.thread_id, values === null ? null : toDbJson(values), toDbJson(valuesRef)],
+      [thread.thread_id, values === null ? null : this.seal.json("threads", "values", values), toDbJson(valuesRef)],
     );
-    return { ...thread, values: kept?.values ?? null };
+    return { ...thread, values: (this.seal.open("threads", "values", kept?.values) as Thread["values"] | undefined) ?? null };
   }
 
   /**
@@ -130,24 +135,27 @@ export class PostgresThreadRepo implements ThreadRepo {
 
   async getHeader(threadId: string): Promise<ThreadHeader | null> {
     const [row] = await query<ThreadHeader>(this.pool, `SELECT ${HEADER_COLUMNS} FROM ${this.t.threads} WHERE thread_id = $1`, [threadId]);
-    return row ?? null;
+    return row ? this.seal.row("threads", row) : null;
   }
 
   async update(threadId: string, patch: ThreadPatch): Promise<Thread | null> {
     // Serialize everything first: a value that cannot be serialized leaves the thread untouched.
     const params = new Params([threadId, nowIso()]);
     const sets = [`updated_at = $2`];
-    if (patch.metadata !== undefined) sets.push(`metadata = metadata || ${params.add(toDbJson(patch.metadata))}::jsonb`);
-    if (patch.config !== undefined) sets.push(`config = ${params.add(toDbJson(patch.config))}::jsonb`);
+    if (patch.metadata !== undefined)
+      sets.push(`metadata = metadata || ${params.add(this.seal.json("threads", "metadata", patch.metadata))}::jsonb`);
+    if (patch.config !== undefined) sets.push(`config = ${params.add(this.seal.json("threads", "config", patch.config))}::jsonb`);
     if (patch.status !== undefined) sets.push(`status = ${params.add(patch.status)}`);
     // Values written clear a pointer; a pointer (core's rules/thread-values.ts) replaces written values.
     if (patch.values !== undefined) {
-      sets.push(`"values" = ${params.add(patch.values === null ? null : toDbJson(patch.values))}::jsonb`, `values_ref = NULL`);
+      const values = patch.values === null ? null : this.seal.json("threads", "values", patch.values);
+      sets.push(`"values" = ${params.add(values)}::jsonb`, `values_ref = NULL`);
     } else if (patch.valuesAt !== undefined) {
       sets.push(`"values" = NULL`, `values_ref = ${params.add(toDbJson(patch.valuesAt))}::jsonb`);
     }
-    if (patch.interrupts !== undefined) sets.push(`interrupts = ${params.add(toDbJson(patch.interrupts))}::jsonb`);
-    if ("error" in patch) sets.push(`error = ${params.add(toDbJson(patch.error))}::jsonb`);
+    if (patch.interrupts !== undefined)
+      sets.push(`interrupts = ${params.add(this.seal.json("threads", "interrupts", patch.interrupts))}::jsonb`);
+    if ("error" in patch) sets.push(`error = ${params.add(this.seal.json("threads", "error", patch.error))}::jsonb`);
     if (patch.ttl !== undefined) {
       sets.push(
         `ttl_strategy = ${params.add(patch.ttl?.strategy ?? null)}`,
@@ -169,17 +177,15 @@ export class PostgresThreadRepo implements ThreadRepo {
   async search(q: ThreadSearch): Promise<Thread[]> {
     if (q.values) await this.keepAllValues();
     const params = new Params();
-    const where = this.where(params, q);
+    const { where, matches } = this.where(params, q);
     if (q.ids) where.push(`thread_id = ANY(${params.add(q.ids)}::text[])`);
     const field = q.sort_by && SORTABLE.has(q.sort_by) ? q.sort_by : "created_at";
     const collate = field === "thread_id" || field === "status" ? ` COLLATE "C"` : "";
     const dir = q.sort_order === "asc" ? "ASC" : "DESC";
-    const rows = await query<ThreadRow>(
-      this.pool,
-      `SELECT ${COLUMNS} FROM ${this.t.threads} ${whereClause(where)}
-       ORDER BY ${field}${collate} ${dir}, seq ${dir} ${limitOffset(params, q.limit, q.offset, 10)}`,
-      params.values,
-    );
+    const select = `SELECT ${COLUMNS} FROM ${this.t.threads} ${whereClause(where)} ORDER BY ${field}${collate} ${dir}, seq ${dir}`;
+    const rows = matches
+      ? await pageMatching(this.pool, select, params.values, matches, q, 10)
+      : await query<ThreadRow>(this.pool, `${select} ${limitOffset(params, q.limit, q.offset, 10)}`, params.values);
     const threads: Thread[] = [];
     for (const row of rows) threads.push(await this.withValues(row));
     return threads;
@@ -188,7 +194,9 @@ export class PostgresThreadRepo implements ThreadRepo {
   async count(q: Omit<ThreadSearch, "limit" | "offset" | "sort_by" | "sort_order" | "ids">): Promise<number> {
     if (q.values) await this.keepAllValues();
     const params = new Params();
-    const where = this.where(params, q);
+    const { where, matches } = this.where(params, q);
+    if (matches)
+      return countMatching(this.pool, `SELECT metadata, "values" FROM ${this.t.threads} ${whereClause(where)}`, params.values, matches);
     const [row] = await query<{ n: string }>(this.pool, `SELECT count(*) AS n FROM ${this.t.threads} ${whereClause(where)}`, params.values);
     return Number(row!.n);
   }
@@ -221,6 +229,10 @@ export class PostgresThreadRepo implements ThreadRepo {
             WHERE r.thread_id = $1 ORDER BY r.seq`,
           [sourceThreadId],
         );
+        for (const run of runs) {
+          this.seal.row("runs", run);
+          this.seal.row("run_results", run);
+        }
         for (const copy of planThreadCopy(sourceThreadId, newThreadId, runs)) {
           await query(
             client,
@@ -233,7 +245,7 @@ export class PostgresThreadRepo implements ThreadRepo {
               copy.source_run_id,
               copy.run_id,
               copy.thread_id,
-              toDbJson(copy.internal),
+              this.seal.json("runs", "internal", copy.internal),
               copy.lease?.owner ?? null,
               copy.lease?.until ?? null,
             ],
@@ -243,7 +255,7 @@ export class PostgresThreadRepo implements ThreadRepo {
               client,
               `INSERT INTO ${this.t.runResults} (run_id, ${RESULT_COLUMNS}, created_at)
                SELECT $2, ${resultValues("$3")}, created_at FROM ${this.t.runResults} WHERE run_id = $1`,
-              [copy.source_run_id, copy.run_id, toDbJson(copy.result)],
+              [copy.source_run_id, copy.run_id, this.seal.json("run_results", "result", copy.result)],
             );
           }
         }
@@ -321,12 +333,29 @@ export class PostgresThreadRepo implements ThreadRepo {
     return true;
   }
 
-  private where(params: Params, q: SearchFilter): string[] {
+  /**
+   * The search's conditions in SQL, and `matches` for those SQL cannot evaluate with a key set: a values
+   * filter (sealed values), a metadata or auth filter naming a LANGGRAPH_AES_JSON_KEYS key. Those are
+   * matched in the process on opened rows (sealed-scan.ts); without a key everything stays in SQL.
+   */
+  private where(params: Params, q: SearchFilter): { where: string[]; matches?: (row: ThreadRow) => boolean } {
     const where: string[] = [];
+    const inProcess: Array<(row: ThreadRow) => boolean> = [];
     if (q.status !== undefined) where.push(`status = ${params.add(q.status)}`);
-    if (q.metadata) where.push(containsSql(params, "metadata", q.metadata));
-    if (q.values) where.push(containsSql(params, `"values"`, q.values));
-    where.push(...authFilterSql(params, "metadata", q.filter));
-    return where;
+    const { metadata, values, filter } = q;
+    if (metadata && this.seal.touchesSealedKeys(metadata)) inProcess.push((row) => jsonContains(row.metadata, metadata));
+    else if (metadata) where.push(containsSql(params, "metadata", metadata));
+    if (values && this.seal.sealing) inProcess.push((row) => jsonContains(row.values, values));
+    else if (values) where.push(containsSql(params, `"values"`, values));
+    if (filter && this.seal.touchesSealedKeys(filter)) inProcess.push((row) => matchesAuthFilter(row.metadata, filter));
+    else where.push(...authFilterSql(params, "metadata", filter));
+    if (inProcess.length === 0) return { where };
+    // Only what the tests read is opened here; a row that matches is opened whole when it is returned.
+    const matches = (row: ThreadRow): boolean => {
+      row.metadata = this.seal.open("threads", "metadata", row.metadata) as ThreadRow["metadata"];
+      row.values = this.seal.open("threads", "values", row.values) as ThreadRow["values"];
+      return inProcess.every((test) => test(row));
+    };
+    return { where, matches };
   }
 }

@@ -13,6 +13,7 @@ import {
   type NewAssistant,
 } from "@agent-server/core";
 import { fromRow, intOr, sortDir, Statements, type Db } from "./db.js";
+import type { TableCodec, TableCodecs } from "./sealing.js";
 
 /** Where each of an assistant's dependents (core's assistant cascade) lives; the parameter is its id. */
 const DEPENDENT_SQL: Record<AssistantDependent, string[]> = {
@@ -47,8 +48,14 @@ export class SqliteAssistantRepo implements AssistantRepo {
   private readonly maxVersion;
   private readonly versionRow;
   private readonly setCurrent;
+  /** Both tables' metadata has one aad (sealing.ts): a version's row becomes the current one as stored. */
+  private readonly c: TableCodec<"assistants">;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    codecs: TableCodecs,
+  ) {
+    this.c = codecs.assistants;
     this.s = new Statements(db);
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM assistants WHERE assistant_id = ?`);
     this.insertRow = db.prepare(
@@ -75,7 +82,7 @@ export class SqliteAssistantRepo implements AssistantRepo {
       description: input.description ?? null,
       config: stringifyWire(input.config ?? {}),
       context: stringifyWire(input.context === undefined ? null : input.context),
-      metadata: stringifyWire(input.metadata ?? {}),
+      metadata: this.c.text("metadata", input.metadata ?? {}),
       version: 1,
       created_at: now,
       updated_at: now,
@@ -90,12 +97,20 @@ export class SqliteAssistantRepo implements AssistantRepo {
       this.insertVersion.run(versionOf(row));
       return row;
     });
-    return toAssistant(tx.immediate());
+    return this.toAssistant(tx.immediate());
+  }
+
+  private toAssistant(row: AssistantRow): Assistant {
+    return fromRow(row, ASSISTANT_JSON, this.c);
+  }
+
+  private toVersion(row: VersionRow): AssistantVersion {
+    return fromRow(row, ASSISTANT_JSON, this.c);
   }
 
   async get(assistantId: string): Promise<Assistant | null> {
     const row = this.byId.get(assistantId) as AssistantRow | undefined;
-    return row ? toAssistant(row) : null;
+    return row ? this.toAssistant(row) : null;
   }
 
   async update(assistantId: string, patch: AssistantPatch): Promise<Assistant | null> {
@@ -111,7 +126,10 @@ export class SqliteAssistantRepo implements AssistantRepo {
         description: patch.description !== undefined ? patch.description : current.description,
         config: patch.config !== undefined ? stringifyWire(patch.config) : current.config,
         context: patch.context !== undefined ? stringifyWire(patch.context) : current.context,
-        metadata: patch.metadata !== undefined ? stringifyWire({ ...toAssistant(current).metadata, ...patch.metadata }) : current.metadata,
+        metadata:
+          patch.metadata !== undefined
+            ? this.c.text("metadata", { ...this.c.value("metadata", current.metadata, {}), ...patch.metadata })
+            : current.metadata,
         version: max + 1,
         updated_at: now,
       };
@@ -120,7 +138,7 @@ export class SqliteAssistantRepo implements AssistantRepo {
       return next;
     });
     const row = tx.immediate();
-    return row ? toAssistant(row) : null;
+    return row ? this.toAssistant(row) : null;
   }
 
   async delete(assistantId: string): Promise<boolean> {
@@ -137,7 +155,7 @@ export class SqliteAssistantRepo implements AssistantRepo {
     const dir = sortDir(query.sort_order);
     const sql = `SELECT ${COLUMNS} FROM assistants ${where} ORDER BY ${column} ${dir}, seq ${dir} LIMIT ? OFFSET ?`;
     const rows = this.s.get(sql).all(...params, intOr(query.limit, 10), intOr(query.offset, 0)) as AssistantRow[];
-    return rows.map(toAssistant);
+    return rows.map((row) => this.toAssistant(row));
   }
 
   async count(query: Omit<AssistantSearch, "limit" | "offset" | "sort_by" | "sort_order">): Promise<number> {
@@ -148,11 +166,11 @@ export class SqliteAssistantRepo implements AssistantRepo {
   async listVersions(assistantId: string, query?: { metadata?: Metadata; limit?: number; offset?: number }): Promise<AssistantVersion[]> {
     const meta = query?.metadata !== undefined;
     const sql = `SELECT ${VERSION_COLUMNS} FROM assistant_versions WHERE assistant_id = ?
-      ${meta ? "AND as_json_contains(metadata, ?)" : ""} ORDER BY version DESC LIMIT ? OFFSET ?`;
+      ${meta ? "AND as_json_contains(metadata, ?, 'assistants.metadata')" : ""} ORDER BY version DESC LIMIT ? OFFSET ?`;
     const params: unknown[] = [assistantId];
     if (meta) params.push(stringifyWire(query!.metadata));
     params.push(intOr(query?.limit, 10), intOr(query?.offset, 0));
-    return (this.s.get(sql).all(...params) as VersionRow[]).map(toVersion);
+    return (this.s.get(sql).all(...params) as VersionRow[]).map((row) => this.toVersion(row));
   }
 
   async setLatest(assistantId: string, version: number): Promise<Assistant | null> {
@@ -166,7 +184,7 @@ export class SqliteAssistantRepo implements AssistantRepo {
       return next;
     });
     const row = tx.immediate();
-    return row ? toAssistant(row) : null;
+    return row ? this.toAssistant(row) : null;
   }
 }
 
@@ -186,11 +204,11 @@ function buildWhere(query: Omit<AssistantSearch, "limit" | "offset" | "sort_by" 
     params.push(query.name);
   }
   if (query.metadata !== undefined) {
-    clauses.push("as_json_contains(metadata, ?)");
+    clauses.push("as_json_contains(metadata, ?, 'assistants.metadata')");
     params.push(stringifyWire(query.metadata));
   }
   if (query.filter !== undefined) {
-    clauses.push("as_auth_match(metadata, ?)");
+    clauses.push("as_auth_match(metadata, ?, 'assistants.metadata')");
     params.push(stringifyWire(query.filter));
   }
   return { where: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
@@ -202,6 +220,3 @@ function versionOf(row: AssistantRow): VersionRow {
 }
 
 const ASSISTANT_JSON = { config: {}, context: null, metadata: {} };
-const toAssistant = (row: AssistantRow): Assistant => fromRow(row, ASSISTANT_JSON);
-
-const toVersion = (row: VersionRow): AssistantVersion => fromRow(row, ASSISTANT_JSON);

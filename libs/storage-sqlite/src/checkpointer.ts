@@ -5,11 +5,14 @@ import {
   type CheckpointMetadata,
   type CheckpointTuple,
   type PendingWrite,
+  type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
-import { checkpointMetadata, copiedCheckpointMetadata } from "@agent-server/core";
+import { checkpointMetadata, copiedCheckpointMetadata, NO_ENCRYPTION, sealedSerde, type FieldCipher } from "@agent-server/core";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { baseType, CheckpointReads } from "./checkpoint-reads.js";
 import { Statements, type Db } from "./db.js";
 import { GroupCommit } from "./group-commit.js";
+import { CHECKPOINT_BLOB, WRITE_BLOB } from "./sealing.js";
 import { CHECKPOINT_RUN_ID_EXPR } from "./migrations.js";
 
 /**
@@ -18,17 +21,41 @@ import { CHECKPOINT_RUN_ID_EXPR } from "./migrations.js";
  * Every `put` saves core's `checkpointMetadata(config, metadata)` (the rule every driver shares): the
  * run's context and its `run_id`, by which rollback (`RunRepo.delete({ checkpoints: true })`) finds a
  * run's checkpoints.
+ *
+ * With a sealing cipher, checkpoints and pending writes are sealed (core's `sealedSerde`, type `<type>+aes`);
+ * metadata stays plaintext: history filters, rollback and copy read it in SQL. Reads are its own
+ * (checkpoint-reads.ts): SqliteSaver's would pass a sealed write through a TEXT cast.
  */
 export class AgentSqliteSaver extends SqliteSaver {
   /** SqliteSaver prepares its insert statements on every call; a graph step makes several. */
   private readonly statements: Statements;
   /** Checkpoints and pending writes commit together with those of the same turn (this run's and others'). */
   readonly commits: GroupCommit;
+  private readonly checkpointSerde: SerializerProtocol;
+  private readonly writesSerde: SerializerProtocol;
+  private readonly reads: CheckpointReads;
 
-  constructor(db: Db) {
+  constructor(db: Db, cipher: FieldCipher = NO_ENCRYPTION) {
     super(db);
     this.statements = new Statements(db);
     this.commits = new GroupCommit(db);
+    this.checkpointSerde = sealedSerde(this.serde, cipher, CHECKPOINT_BLOB.aad);
+    this.writesSerde = sealedSerde(this.serde, cipher, WRITE_BLOB.aad);
+    this.reads = new CheckpointReads(db, { checkpoint: this.checkpointSerde, writes: this.writesSerde, metadata: this.serde });
+  }
+
+  override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    this.setup();
+    const { thread_id: threadId, checkpoint_ns: checkpointNs = "", checkpoint_id: checkpointId } = config.configurable ?? {};
+    const row = this.reads.row(threadId as string, checkpointNs as string, checkpointId as string | undefined);
+    if (row === undefined) return undefined;
+    const tupleConfig = checkpointId
+      ? config
+      : { configurable: { thread_id: row.thread_id, checkpoint_ns: checkpointNs, checkpoint_id: row.checkpoint_id } };
+    if (tupleConfig.configurable?.thread_id === undefined || tupleConfig.configurable?.checkpoint_id === undefined) {
+      throw new Error("Missing thread_id or checkpoint_id");
+    }
+    return this.reads.tuple(row, tupleConfig, checkpointNs as string);
   }
 
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): Promise<RunnableConfig> {
@@ -38,10 +65,11 @@ export class AgentSqliteSaver extends SqliteSaver {
     if (!threadId) throw new Error(`Missing "thread_id" field in passed "config.configurable".`);
     const checkpointNs = (configurable?.checkpoint_ns as string | undefined) ?? "";
     const [[type, serializedCheckpoint], [metadataType, serializedMetadata]] = await Promise.all([
-      this.serde.dumpsTyped(copyCheckpoint(checkpoint)),
+      this.checkpointSerde.dumpsTyped(copyCheckpoint(checkpoint)),
       this.serde.dumpsTyped(checkpointMetadata(config, metadata)),
     ]);
-    if (type !== metadataType) throw new Error("Failed to serialized checkpoint and metadata to the same type.");
+    // One type column for both: a sealed checkpoint's type is its metadata's plus the seal mark.
+    if (baseType(type) !== metadataType) throw new Error("Failed to serialized checkpoint and metadata to the same type.");
     const insert = this.statements.get(
       `INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -65,7 +93,7 @@ export class AgentSqliteSaver extends SqliteSaver {
     );
     const rows = await Promise.all(
       writes.map(async ([channel, value], idx) => {
-        const [type, serialized] = await this.serde.dumpsTyped(value);
+        const [type, serialized] = await this.writesSerde.dumpsTyped(value);
         return [
           configurable.thread_id,
           configurable.checkpoint_ns,
@@ -92,17 +120,36 @@ export class AgentSqliteSaver extends SqliteSaver {
    */
   override async *list(config: RunnableConfig, options?: ListOptions): AsyncGenerator<CheckpointTuple> {
     const entries = Object.entries(options?.filter ?? {}).filter(([, value]) => value !== undefined);
-    if (entries.length === 0) return yield* super.list(config, options);
     if (!entries.some(([key]) => key.includes("\0"))) {
-      const filter = Object.fromEntries(entries.map(([key, value]) => [quotedLabel(key), value]));
-      return yield* super.list(config, { ...options, filter });
+      return yield* this.listTuples(config, { ...options, filter: entries.map(([key, value]) => [quotedLabel(key), value]) });
     }
     let left = options?.limit || Infinity;
-    for await (const tuple of super.list(config, { ...options, filter: undefined, limit: undefined })) {
+    for await (const tuple of this.listTuples(config, { ...options, filter: [], limit: undefined })) {
       const metadata = (tuple.metadata ?? {}) as Record<string, unknown>;
       if (!entries.every(([key, value]) => JSON.stringify(metadata[key]) === JSON.stringify(value))) continue;
       yield tuple;
       if (--left <= 0) return;
+    }
+  }
+
+  /** SqliteSaver.list, reading through `CheckpointReads`; `filter`: [JSON path label, value]. */
+  private async *listTuples(
+    config: RunnableConfig,
+    options: Omit<NonNullable<ListOptions>, "filter"> & { filter: [string, unknown][] },
+  ): AsyncGenerator<CheckpointTuple> {
+    this.setup();
+    const rows = this.reads.rows({
+      threadId: config.configurable?.thread_id,
+      checkpointNs: config.configurable?.checkpoint_ns,
+      before: options.before?.configurable?.checkpoint_id,
+      filter: options.filter,
+      limit: options.limit,
+    });
+    for (const row of rows) {
+      const tupleConfig = {
+        configurable: { thread_id: row.thread_id, checkpoint_ns: row.checkpoint_ns, checkpoint_id: row.checkpoint_id },
+      };
+      yield await this.reads.tuple(row, tupleConfig, row.checkpoint_ns);
     }
   }
 }
@@ -208,7 +255,7 @@ export class CheckpointTables {
 }
 
 function remapMetadata(row: CheckpointRow, from: string, to: string): Buffer | string | null {
-  if (row.metadata === null || (row.type !== null && row.type !== "json")) return row.metadata;
+  if (row.metadata === null || (row.type !== null && baseType(row.type) !== "json")) return row.metadata;
   const text = typeof row.metadata === "string" ? row.metadata : row.metadata.toString("utf8");
   let meta: unknown;
   try {

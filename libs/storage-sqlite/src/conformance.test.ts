@@ -1,5 +1,5 @@
 import { afterAll } from "vitest";
-import type { Storage } from "@agent-server/core";
+import { aesKey, fieldCipher, type Storage } from "@agent-server/core";
 import { describeStorageConformance, describeVectorSearchConformance } from "@agent-server/storage-conformance";
 import { openSqliteStorage, SqliteStorage } from "./storage.js";
 import { tempDir } from "./test/helpers.js";
@@ -44,3 +44,22 @@ describeVectorSearchConformance("sqlite, exact scan", {
     return openSqliteStorage({ path, vectorSearch: "exact" });
   },
 });
+
+/**
+ * The whole suite again with encryption at rest on: every value users send sealed (a key, and metadata keys
+ * the suite's searches and auth filters use sealed too), so each contract holds over sealed columns.
+ */
+const cipher = fieldCipher(aesKey("conformance-key-0123456789abcdef", "LANGGRAPH_AES_KEY"), [], ["tag", "team"]);
+describeStorageConformance(
+  "sqlite, sealed",
+  {
+    create: () => openSqliteStorage({ path: tmp.file(), cipher }),
+    sibling: (storage) => openSqliteStorage({ path: pathOf(storage), cipher }),
+    reopen: async (storage) => {
+      const path = pathOf(storage);
+      await storage.close();
+      return openSqliteStorage({ path, cipher });
+    },
+  },
+  { results: true, pushConfigs: true, threadLock: true, signals: "process", ttl: true, vectors: true, valuesAt: true, claimOnCreate: true },
+);

@@ -9,6 +9,7 @@ import {
   type NewCron,
 } from "@agent-server/core";
 import { fromRow, intOr, isUniqueViolation, sortDir, Statements, type Db } from "./db.js";
+import type { TableCodec, TableCodecs } from "./sealing.js";
 
 interface CronRow {
   cron_id: string;
@@ -37,8 +38,13 @@ export class SqliteCronRepo implements CronRepo {
   private readonly updateRow;
   private readonly due;
   private readonly advanceStmt;
+  private readonly c: TableCodec<"crons">;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    codecs: TableCodecs,
+  ) {
+    this.c = codecs.crons;
     this.s = new Statements(db);
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM crons WHERE cron_id = ?`);
     this.insertRow = db.prepare(
@@ -66,8 +72,8 @@ export class SqliteCronRepo implements CronRepo {
       assistant_id: input.assistant_id,
       thread_id: input.thread_id ?? null,
       schedule: input.schedule,
-      payload: stringifyWire(input.payload ?? {}),
-      metadata: stringifyWire(input.metadata ?? {}),
+      payload: this.c.text("payload", input.payload ?? {}),
+      metadata: this.c.text("metadata", input.metadata ?? {}),
       user_id: input.user_id ?? null,
       end_time: input.end_time ?? null,
       next_run_date: input.next_run_date,
@@ -82,17 +88,21 @@ export class SqliteCronRepo implements CronRepo {
       if (isUniqueViolation(err)) throw new ConflictError(`cron ${input.cron_id} already exists`);
       throw err;
     }
-    return toCron(row);
+    return this.toCron(row);
+  }
+
+  private toCron(row: CronRow): Cron {
+    return { ...fromRow<Cron>(row, { payload: {}, metadata: {} }, this.c), enabled: row.enabled === 1 };
   }
 
   async get(cronId: string): Promise<Cron | null> {
     const row = this.byId.get(cronId) as CronRow | undefined;
-    return row ? toCron(row) : null;
+    return row ? this.toCron(row) : null;
   }
 
   async update(cronId: string, patch: CronPatch): Promise<Cron | null> {
-    const payload = patch.payload !== undefined ? stringifyWire(patch.payload) : undefined;
-    const metadata = patch.metadata !== undefined ? stringifyWire(patch.metadata) : undefined;
+    const payload = patch.payload !== undefined ? this.c.text("payload", patch.payload) : undefined;
+    const metadata = patch.metadata !== undefined ? this.c.text("metadata", patch.metadata) : undefined;
     const tx = this.db.transaction(() => {
       const current = this.byId.get(cronId) as CronRow | undefined;
       if (!current) return null;
@@ -112,7 +122,7 @@ export class SqliteCronRepo implements CronRepo {
       return next;
     });
     const row = tx.immediate();
-    return row ? toCron(row) : null;
+    return row ? this.toCron(row) : null;
   }
 
   async delete(cronId: string): Promise<boolean> {
@@ -124,7 +134,7 @@ export class SqliteCronRepo implements CronRepo {
     const column = query.sort_by && SORT_COLUMNS.has(query.sort_by) ? query.sort_by : "created_at";
     const dir = sortDir(query.sort_order);
     const sql = `SELECT ${COLUMNS} FROM crons ${where} ORDER BY ${column} ${dir}, seq ${dir} LIMIT ? OFFSET ?`;
-    return (this.s.get(sql).all(...params, intOr(query.limit, 10), intOr(query.offset, 0)) as CronRow[]).map(toCron);
+    return (this.s.get(sql).all(...params, intOr(query.limit, 10), intOr(query.offset, 0)) as CronRow[]).map((row) => this.toCron(row));
   }
 
   async count(query: Omit<CronSearch, "limit" | "offset" | "sort_by" | "sort_order">): Promise<number> {
@@ -133,7 +143,7 @@ export class SqliteCronRepo implements CronRepo {
   }
 
   async listDue(now: string, limit: number): Promise<Cron[]> {
-    return (this.due.all(now, intOr(limit, 10)) as CronRow[]).map(toCron);
+    return (this.due.all(now, intOr(limit, 10)) as CronRow[]).map((row) => this.toCron(row));
   }
 
   /** Compare-and-set on next_run_date: one statement, so exactly one racing caller changes the row. */
@@ -159,10 +169,8 @@ function buildWhere(query: Omit<CronSearch, "limit" | "offset" | "sort_by" | "so
     params.push(query.enabled ? 1 : 0);
   }
   if (query.filter !== undefined) {
-    clauses.push("as_auth_match(metadata, ?)");
+    clauses.push("as_auth_match(metadata, ?, 'crons.metadata')");
     params.push(stringifyWire(query.filter));
   }
   return { where: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
 }
-
-const toCron = (row: CronRow): Cron => ({ ...fromRow<Cron>(row, { payload: {}, metadata: {} }), enabled: row.enabled === 1 });

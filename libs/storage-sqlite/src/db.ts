@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { jsonContains, matchesAuthFilter, matchesStoreFilter, storeAuthSubject, tracingEnabled } from "@agent-server/core";
+import { tracingEnabled } from "@agent-server/core";
 import { traceStatements } from "./traced-statements.js";
 
 export type Db = Database.Database;
@@ -29,40 +29,8 @@ export function openDatabase(path: string): Db {
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
   db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
-  registerFunctions(db);
   if (tracingEnabled()) traceStatements(db);
   return db;
-}
-
-/**
- * Core's matching rules as SQL functions, so metadata / auth / store filters run inside the query and
- * LIMIT/OFFSET count only matching rows. They parse the row's JSON per call: a search that uses them
- * is O(rows the other predicates leave), not index-assisted (see README).
- */
-function registerFunctions(db: Db): void {
-  const opts = { deterministic: true, varargs: false } as const;
-  db.function("as_json_contains", opts, (haystack: unknown, needle: unknown) =>
-    jsonContains(parseOrNull(haystack), parseOrNull(needle)) ? 1 : 0,
-  );
-  db.function("as_auth_match", opts, (metadata: unknown, filter: unknown) =>
-    matchesAuthFilter(parseOrNull(metadata) as Record<string, unknown> | null, parseOrNull(filter) as Record<string, unknown>) ? 1 : 0,
-  );
-  db.function("as_store_auth_match", opts, (namespace: unknown, key: unknown, value: unknown, filter: unknown) => {
-    const labels = typeof namespace === "string" && namespace !== "" ? namespace.split(".") : [];
-    const subject = storeAuthSubject(
-      labels,
-      typeof key === "string" ? key : undefined,
-      parseOrNull(value) as Record<string, unknown> | null,
-    );
-    return matchesAuthFilter(subject, parseOrNull(filter) as Record<string, unknown>) ? 1 : 0;
-  });
-  db.function("as_store_match", opts, (value: unknown, filter: unknown) =>
-    matchesStoreFilter((parseOrNull(value) ?? {}) as Record<string, unknown>, parseOrNull(filter) as Record<string, unknown>) ? 1 : 0,
-  );
-}
-
-function parseOrNull(text: unknown): unknown {
-  return parseJson(typeof text === "string" || text == null ? text : Buffer.from(text as Uint8Array).toString("utf8"), null);
 }
 
 /** Statements prepared once per repo instance, keyed by SQL text (dynamic searches have a few shapes). */
@@ -98,14 +66,21 @@ export function parseJson<T>(text: string | null | undefined, fallback: T): T {
   return JSON.parse(text) as T;
 }
 
+/** Reads a table's JSON columns: plain `parseJson`, or a table's codec that opens its sealed columns (sealing.ts). */
+export interface RowCodec {
+  value<V>(column: string, text: string | null | undefined, fallback: V): V;
+}
+
+const PLAIN: RowCodec = { value: (_column, text, fallback) => parseJson(text, fallback) };
+
 /**
- * A table row as its object: the JSON columns (`json`: column -> what NULL reads as) parsed, every other
- * column as stored. Each table's mapping is one call of it, so database text becomes objects in one
- * place, as PostgreSQL's per-query type parsers do it there.
+ * A table row as its object: the JSON columns (`json`: column -> what NULL reads as) parsed (and
+ * opened, through the table's codec), every other column as stored. Each table's mapping is one call
+ * of it, so database text becomes objects in one place, as PostgreSQL's per-query type parsers do it there.
  */
-export function fromRow<T>(row: object, json: Record<string, unknown>): T {
+export function fromRow<T>(row: object, json: Record<string, unknown>, codec: RowCodec = PLAIN): T {
   const out: Record<string, unknown> = { ...row };
-  for (const [column, fallback] of Object.entries(json)) out[column] = parseJson(out[column] as string | null, fallback);
+  for (const [column, fallback] of Object.entries(json)) out[column] = codec.value(column, out[column] as string | null, fallback);
   return out as T;
 }
 

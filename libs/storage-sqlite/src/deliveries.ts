@@ -1,5 +1,6 @@
-import { addMs, ConflictError, nowIso, stringifyWire, type Delivery, type DeliveryRepo, type NewDelivery } from "@agent-server/core";
+import { addMs, ConflictError, nowIso, type Delivery, type DeliveryRepo, type NewDelivery } from "@agent-server/core";
 import { fromRow, intOr, isUniqueViolation, returningRow, type Db } from "./db.js";
+import type { TableCodec, TableCodecs } from "./sealing.js";
 
 interface DeliveryRow {
   delivery_id: string;
@@ -27,8 +28,13 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   private readonly retry;
   private readonly failed;
   private readonly purge;
+  private readonly c: TableCodec<"deliveries">;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    codecs: TableCodecs,
+  ) {
+    this.c = codecs.deliveries;
     this.insertRow = db.prepare(
       `INSERT INTO deliveries (${COLUMNS}) VALUES (@delivery_id, @kind, @url, @headers, @payload, @run_id, @status,
          @attempts, @next_attempt_at, @last_error, @created_at, @updated_at)`,
@@ -60,8 +66,8 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       delivery_id: input.delivery_id,
       kind: input.kind,
       url: input.url,
-      headers: stringifyWire(input.headers ?? {}),
-      payload: stringifyWire(input.payload === undefined ? null : input.payload),
+      headers: this.c.text("headers", input.headers ?? {}),
+      payload: this.c.text("payload", input.payload === undefined ? null : input.payload),
       run_id: input.run_id ?? null,
       status: "pending",
       attempts: 0,
@@ -76,12 +82,16 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       if (isUniqueViolation(err)) throw new ConflictError(`delivery ${input.delivery_id} already exists`);
       throw err;
     }
-    return toDelivery(row);
+    return this.toDelivery(row);
+  }
+
+  private toDelivery(row: DeliveryRow): Delivery {
+    return fromRow(row, { headers: {}, payload: null }, this.c);
   }
 
   async get(deliveryId: string): Promise<Delivery | null> {
     const row = this.byId.get(deliveryId) as DeliveryRow | undefined;
-    return row ? toDelivery(row) : null;
+    return row ? this.toDelivery(row) : null;
   }
 
   /** One IMMEDIATE transaction: select due ids, then push each one's next attempt past the lease. */
@@ -99,7 +109,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       }
       return out;
     });
-    return tx.immediate().map(toDelivery);
+    return tx.immediate().map((row) => this.toDelivery(row));
   }
 
   async markDelivered(deliveryId: string): Promise<void> {
@@ -118,5 +128,3 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     return this.purge.run(before).changes;
   }
 }
-
-const toDelivery = (row: DeliveryRow): Delivery => fromRow(row, { headers: {}, payload: null });

@@ -1,5 +1,6 @@
-import { addMs, nowIso, stringifyWire, type EventRepo, type StoredEvent } from "@agent-server/core";
-import { intOr, parseJson, returningRow, type Db } from "./db.js";
+import { addMs, nowIso, type EventRepo, type StoredEvent } from "@agent-server/core";
+import { intOr, returningRow, type Db } from "./db.js";
+import type { TableCodec, TableCodecs } from "./sealing.js";
 
 interface EventRow {
   event_id: number;
@@ -19,8 +20,10 @@ export class SqliteEventRepo implements EventRepo {
   private readonly deleteExpiredCounted: (now: string) => number;
   private readonly insertMany: (runId: string, events: Array<{ event: string; data: unknown }>, expires: string) => StoredEvent[];
   private readonly deleteRunCounted: (runId: string) => number;
+  private readonly c: TableCodec<"events">;
 
-  constructor(db: Db) {
+  constructor(db: Db, codecs: TableCodecs) {
+    this.c = codecs.events;
     // One statement computes the next per-run id (after both the highest stored id, through the
     // (run_id, event_id) unique index, and the counter of deleted ones) and inserts it, so concurrent
     // appenders (even in other processes) never reuse an id.
@@ -58,9 +61,9 @@ export class SqliteEventRepo implements EventRepo {
     );
     this.insertMany = db.transaction((runId: string, events: Array<{ event: string; data: unknown }>, expires: string) =>
       events.map(({ event, data }) => {
-        const text = stringifyWire(data === undefined ? null : data);
+        const text = this.c.text("data", data === undefined ? null : data);
         const row = returningRow<{ event_id: number }>(this.insert, { run: runId, event, data: text, expires })!;
-        return toEvent({ event_id: row.event_id, event, data: text });
+        return this.toEvent({ event_id: row.event_id, event, data: text });
       }),
     );
     this.deleteExpiredCounted = db.transaction((now: string) => {
@@ -74,14 +77,18 @@ export class SqliteEventRepo implements EventRepo {
   }
 
   async append(runId: string, event: string, data: unknown, options: { ttlMs: number }): Promise<StoredEvent> {
-    const text = stringifyWire(data === undefined ? null : data);
+    const text = this.c.text("data", data === undefined ? null : data);
     const row = returningRow<{ event_id: number }>(this.insert, {
       run: runId,
       event,
       data: text,
       expires: addMs(nowIso(), options.ttlMs),
     })!;
-    return toEvent({ event_id: row.event_id, event, data: text });
+    return this.toEvent({ event_id: row.event_id, event, data: text });
+  }
+
+  private toEvent(row: EventRow): StoredEvent {
+    return { id: String(row.event_id), event: row.event, data: this.c.value("data", row.data, null) };
   }
 
   async list(runId: string, options?: { after?: string; limit?: number }): Promise<StoredEvent[]> {
@@ -94,7 +101,7 @@ export class SqliteEventRepo implements EventRepo {
     } else {
       rows = this.listAll.all(runId, now, limit) as EventRow[];
     }
-    return rows.map(toEvent);
+    return rows.map((row) => this.toEvent(row));
   }
 
   /** One transaction (one commit) for the batch; the insert numbers each row after the previous one. */
@@ -115,8 +122,4 @@ export class SqliteEventRepo implements EventRepo {
   async deleteForRun(runId: string): Promise<number> {
     return this.deleteRunCounted(runId);
   }
-}
-
-function toEvent(row: EventRow): StoredEvent {
-  return { id: String(row.event_id), event: row.event, data: parseJson(row.data, null) };
 }

@@ -328,6 +328,19 @@ CREATE INDEX threads_values_ref ON threads (thread_id) WHERE values_ref IS NOT N
     // runs that were not cancelled, and for every run written before this migration.
     sql: "ALTER TABLE runs ADD COLUMN cancel_reason TEXT;",
   },
+  {
+    version: 14,
+    name: "encryption_keys",
+    // Storage.encryption: the keys that sealed data in this file, each with a value sealed by itself
+    // (check_value, JSON) that proves a key given at start is that one (apps/server's key check).
+    sql: `
+CREATE TABLE encryption_keys (
+  key_id TEXT PRIMARY KEY,
+  check_value TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+`,
+  },
 ];
 
 /** The exact expression indexed by `checkpoints_run_id`; queries must repeat it verbatim to use the index. */

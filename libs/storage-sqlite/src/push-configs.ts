@@ -1,5 +1,6 @@
-import { nowIso, stringifyWire, type NewPushConfig, type PushConfig, type PushConfigRepo } from "@agent-server/core";
+import { nowIso, type NewPushConfig, type PushConfig, type PushConfigRepo } from "@agent-server/core";
 import { fromRow, returningRow, type Db } from "./db.js";
+import type { TableCodec, TableCodecs } from "./sealing.js";
 
 interface PushConfigRow {
   run_id: string;
@@ -22,8 +23,10 @@ export class SqlitePushConfigRepo implements PushConfigRepo {
   private readonly byKey;
   private readonly byRun;
   private readonly remove;
+  private readonly c: TableCodec<"push_configs">;
 
-  constructor(db: Db) {
+  constructor(db: Db, codecs: TableCodecs) {
+    this.c = codecs.push_configs;
     // One statement: nothing is written for an unknown run (the SELECT yields no row); a replacement keeps
     // created_at (the conflict update does not touch it).
     this.upsert = db.prepare(
@@ -43,25 +46,27 @@ export class SqlitePushConfigRepo implements PushConfigRepo {
       run_id: input.run_id,
       config_id: input.config_id,
       url: input.url,
-      token: input.token ?? null,
-      authentication: input.authentication == null ? null : stringifyWire(input.authentication),
+      token: this.c.plainText("token", input.token ?? null),
+      authentication: input.authentication == null ? null : this.c.text("authentication", input.authentication),
       created_at: nowIso(),
     });
-    return row ? toConfig(row) : null;
+    return row ? this.toConfig(row) : null;
   }
 
   async get(runId: string, configId: string): Promise<PushConfig | null> {
     const row = this.byKey.get(runId, configId) as PushConfigRow | undefined;
-    return row ? toConfig(row) : null;
+    return row ? this.toConfig(row) : null;
   }
 
   async list(runId: string): Promise<PushConfig[]> {
-    return (this.byRun.all(runId) as PushConfigRow[]).map(toConfig);
+    return (this.byRun.all(runId) as PushConfigRow[]).map((row) => this.toConfig(row));
+  }
+
+  private toConfig(row: PushConfigRow): PushConfig {
+    return fromRow(row, { token: null, authentication: null }, this.c);
   }
 
   async delete(runId: string, configId: string): Promise<boolean> {
     return this.remove.run(runId, configId).changes > 0;
   }
 }
-
-const toConfig = (row: PushConfigRow): PushConfig => fromRow(row, { authentication: null });

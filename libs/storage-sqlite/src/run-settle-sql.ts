@@ -1,4 +1,5 @@
-import { stringifyWire, type RunSettlement } from "@agent-server/core";
+import type { RunSettlement } from "@agent-server/core";
+import type { TableCodec } from "./sealing.js";
 
 /** The statements of `SqliteRunRepo.settle` (runs.ts). */
 
@@ -18,15 +19,15 @@ export const SETTLE_THREAD_SQL = `UPDATE threads SET updated_at = @updated_at, s
     error = CASE WHEN @set_error THEN @error ELSE error END
   WHERE thread_id = @thread_id RETURNING status, interrupts`;
 
-/** `RunSettlement.thread` as the parameters of SETTLE_THREAD_SQL (throws before any write if not JSON). */
-export function threadUpdateRow(thread: NonNullable<RunSettlement["thread"]>) {
+/** `RunSettlement.thread` as the parameters of SETTLE_THREAD_SQL (throws before any write if not JSON), sealed by `threads`. */
+export function threadUpdateRow(thread: NonNullable<RunSettlement["thread"]>, threads: TableCodec<"threads">) {
   return {
     status: thread.status,
     set_values: thread.values !== undefined || thread.valuesAt !== undefined ? 1 : 0,
-    state_values: thread.values === undefined || thread.values === null ? null : stringifyWire(thread.values),
+    state_values: thread.values === undefined || thread.values === null ? null : threads.text("state_values", thread.values),
     values_ref: thread.values === undefined && thread.valuesAt !== undefined ? JSON.stringify(thread.valuesAt) : null,
-    interrupts: thread.interrupts !== undefined ? stringifyWire(thread.interrupts) : null,
+    interrupts: thread.interrupts !== undefined ? threads.text("interrupts", thread.interrupts) : null,
     set_error: "error" in thread ? 1 : 0,
-    error: "error" in thread ? stringifyWire(thread.error) : null,
+    error: "error" in thread ? threads.text("error", thread.error) : null,
   };
 }

@@ -26,23 +26,11 @@ import {
   type ThreadStatus,
 } from "@agent-server/core";
 import type { CheckpointTables } from "./checkpointer.js";
-import { fromRow, intOr, isUniqueViolation, parseJson, returningRow, Statements, type Db } from "./db.js";
+import { intOr, isUniqueViolation, returningRow, Statements, type Db } from "./db.js";
+import { RunRows, type RunRow } from "./run-rows.js";
 import { COLUMNS, LATEST_CONTINUATION_SQL, LIST_CONTINUATIONS_SQL, TASK_ROOTS_OF_THREAD_SQL, TASK_ROOTS_SQL, TASK_SQL } from "./run-sql.js";
 import { INSERT_RESULT_GUARDED_SQL, SETTLE_THREAD_SQL, threadUpdateRow } from "./run-settle-sql.js";
-
-interface RunRow {
-  run_id: string;
-  thread_id: string;
-  assistant_id: string;
-  created_at: string;
-  updated_at: string;
-  status: string;
-  metadata: string;
-  kwargs: string;
-  multitask_strategy: string;
-  cancel_reason: string | null;
-  attempt: number;
-}
+import type { TableCodecs } from "./sealing.js";
 
 export { LATEST_CONTINUATION_SQL, LIST_CONTINUATIONS_SQL, TASK_ROOTS_OF_THREAD_SQL, TASK_ROOTS_SQL } from "./run-sql.js";
 
@@ -100,10 +88,16 @@ export class SqliteRunRepo implements RunRepo {
   private readonly selectInternal;
   private readonly selectError;
 
+  private readonly rows: RunRows;
+  private readonly toRun: RunRows["toRun"];
+
   constructor(
     private readonly db: Db,
     private readonly checkpoints: CheckpointTables,
+    private readonly codecs: TableCodecs,
   ) {
+    this.rows = new RunRows(codecs);
+    this.toRun = (row) => this.rows.toRun(row);
     this.s = new Statements(db);
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM runs WHERE run_id = ?`);
     this.threadExists = db.prepare("SELECT 1 FROM threads WHERE thread_id = ?");
@@ -161,12 +155,12 @@ export class SqliteRunRepo implements RunRepo {
       created_at: input.created_at ?? now,
       updated_at: now,
       status: input.status ?? "pending",
-      metadata: stringifyWire(input.metadata ?? {}),
-      kwargs: stringifyWire(input.kwargs ?? {}),
+      metadata: this.rows.text("metadata", input.metadata ?? {}),
+      kwargs: this.rows.text("kwargs", input.kwargs ?? {}),
       multitask_strategy: input.multitask_strategy ?? "reject",
       cancel_reason: input.cancel_reason ?? null,
-      internal: options?.internal ? stringifyWire(options.internal) : null,
-      error: errorText(options?.error),
+      internal: this.rows.internalText(options?.internal),
+      error: this.rows.errorText(options?.error),
     };
     // `claim` counts only for a pending run due now; otherwise it is ignored.
     const claim = claimOnCreate(input, options, now);
@@ -195,13 +189,13 @@ export class SqliteRunRepo implements RunRepo {
       throw new ConflictError(`thread ${input.thread_id} already has an active run`);
     }
     const { error: _error, ...created } = row;
-    return toRun({ ...created, status: inserted.status, attempt: inserted.attempt });
+    return this.toRun({ ...created, status: inserted.status, attempt: inserted.attempt });
   }
 
   async get(runId: string, threadId?: string): Promise<Run | null> {
     const row = this.byId.get(runId) as RunRow | undefined;
     if (!row || (threadId !== undefined && row.thread_id !== threadId)) return null;
-    return toRun(row);
+    return this.toRun(row);
   }
 
   async search(query: RunSearch): Promise<Run[]> {
@@ -218,13 +212,13 @@ export class SqliteRunRepo implements RunRepo {
     }
     if (query.metadata !== undefined) {
       // O(runs the other predicates leave): containment is evaluated per row by the registered function.
-      clauses.push("as_json_contains(metadata, ?)");
+      clauses.push("as_json_contains(metadata, ?, 'runs.metadata')");
       params.push(stringifyWire(query.metadata));
     }
     const where = clauses.length ? `WHERE ${clauses.join(" AND ")}` : "";
     const sql = `SELECT ${COLUMNS} FROM runs ${where} ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`;
     const rows = this.s.get(sql).all(...params, intOr(query.limit, 10), intOr(query.offset, 0)) as RunRow[];
-    return rows.map(toRun);
+    return rows.map(this.toRun);
   }
 
   async transition(
@@ -233,7 +227,7 @@ export class SqliteRunRepo implements RunRepo {
     options?: { from?: readonly RunStatus[]; owner?: string; error?: RunError; cancelReason?: string },
   ): Promise<Run | null> {
     const row = this.transitionNow(runId, to, options);
-    return row ? toRun(row) : null;
+    return row ? this.toRun(row) : null;
   }
 
   /**
@@ -242,8 +236,8 @@ export class SqliteRunRepo implements RunRepo {
    */
   async settle(runId: string, to: RunStatus, options: RunSettlement): Promise<SettledRun | null> {
     // Serialized before the transaction: a value that is not JSON writes nothing.
-    const result = options.result ? stringifyWire(options.result) : null;
-    const thread = options.thread ? threadUpdateRow(options.thread) : null;
+    const result = options.result ? this.rows.resultText(options.result) : null;
+    const thread = options.thread ? threadUpdateRow(options.thread, this.codecs.threads) : null;
     const owner = options.owner ?? null;
     const release = options.releaseLease === true && owner !== null;
     const write = (): SettledRun | null => {
@@ -251,7 +245,7 @@ export class SqliteRunRepo implements RunRepo {
       const settled = this.transitionNow(runId, to, options, release, true);
       if (!settled) return null;
       const { push_configs, ...row } = settled;
-      const run = toRun(row);
+      const run = this.toRun(row);
       const pushConfigs = push_configs === 1;
       if (!thread) return { run, pushConfigs };
       const updated = returningRow<{ status: ThreadStatus; interrupts: string }>(this.s.get(SETTLE_THREAD_SQL), {
@@ -259,7 +253,12 @@ export class SqliteRunRepo implements RunRepo {
         thread_id: run.thread_id,
         updated_at: nowIso(),
       });
-      return { run, thread: updated ? { status: updated.status, interrupts: parseJson(updated.interrupts, {}) } : null, pushConfigs };
+      if (!updated) return { run, thread: null, pushConfigs };
+      return {
+        run,
+        thread: { status: updated.status, interrupts: this.codecs.threads.value("interrupts", updated.interrupts, {}) },
+        pushConfigs,
+      };
     };
     return result === null && thread === null ? write() : this.db.transaction(write).immediate();
   }
@@ -290,7 +289,7 @@ export class SqliteRunRepo implements RunRepo {
       ),
       to,
       nowIso(),
-      errorText(options?.error),
+      this.rows.errorText(options?.error),
       options?.cancelReason ?? null,
       runId,
       ...twice(options?.from ? JSON.stringify(options.from) : null),
@@ -332,7 +331,7 @@ export class SqliteRunRepo implements RunRepo {
       return row;
     });
     const row = tx.immediate();
-    return row ? { run: toRun(row), attempt: row.attempt, internal: internalOf(row.internal), more: waiting > 1 } : null;
+    return row ? { run: this.toRun(row), attempt: row.attempt, internal: this.rows.internalOf(row.internal), more: waiting > 1 } : null;
   }
 
   async renewLeases(runIds: string[], owner: string, leaseMs: number): Promise<number> {
@@ -354,7 +353,7 @@ export class SqliteRunRepo implements RunRepo {
          ORDER BY lease_expires_at, seq LIMIT ?`,
       )
       .all(now, intOr(limit, 10)) as RunRow[];
-    return rows.map(toRun);
+    return rows.map(this.toRun);
   }
 
   async listLeases(limit: number): Promise<RunLease[]> {
@@ -366,7 +365,7 @@ export class SqliteRunRepo implements RunRepo {
       )
       .all(intOr(limit, 10)) as Array<RunRow & { lease_owner: string; lease_expires_at: string }>;
     return rows.map(({ lease_owner, lease_expires_at, ...row }) => ({
-      run: toRun(row),
+      run: this.toRun(row),
       owner: lease_owner,
       expires_at: lease_expires_at,
       attempt: row.attempt,
@@ -394,7 +393,7 @@ export class SqliteRunRepo implements RunRepo {
       guard.owner ?? null,
       guard.owner ?? null,
     );
-    return row ? { run: toRun(row), attempt: row.attempt } : null;
+    return row ? { run: this.toRun(row), attempt: row.attempt } : null;
   }
 
   async delete(runId: string, options?: { checkpoints?: boolean }): Promise<boolean> {
@@ -409,7 +408,7 @@ export class SqliteRunRepo implements RunRepo {
 
   async getError(runId: string): Promise<RunError | null> {
     const row = this.selectError.get(runId) as { error: string | null } | undefined;
-    return errorOf(row?.error ?? null);
+    return this.rows.errorOf(row?.error ?? null);
   }
 
   /** Counted on the partial index of pending runs (`runs_pending`). */
@@ -420,18 +419,18 @@ export class SqliteRunRepo implements RunRepo {
 
   async getInternal(runId: string): Promise<RunInternal | null> {
     const row = this.selectInternal.get(runId) as { internal: string | null } | undefined;
-    return row ? internalOf(row.internal) : null;
+    return row ? this.rows.internalOf(row.internal) : null;
   }
 
   async recordResult(runId: string, result: RunResult): Promise<void> {
     // Serialize first: a WireSerializationError leaves the database untouched.
-    const text = stringifyWire(result);
+    const text = this.rows.resultText(result);
     this.insertResult.run(runId, text, nowIso(), runId);
   }
 
   async getResult(runId: string): Promise<RunResult | null> {
     const row = this.selectResult.get(runId) as { result: string } | undefined;
-    return resultOf(row?.result ?? null);
+    return this.rows.resultOf(row?.result ?? null);
   }
 
   async searchTaskRoots(query: { assistant_id: string; thread_id?: string; limit?: number; offset?: number }): Promise<Run[]> {
@@ -441,7 +440,7 @@ export class SqliteRunRepo implements RunRepo {
         ? this.s.get(TASK_ROOTS_SQL).all(query.assistant_id, ...page)
         : this.s.get(TASK_ROOTS_OF_THREAD_SQL).all(query.assistant_id, query.thread_id, ...page)
     ) as RunRow[];
-    return rows.map(toRun);
+    return rows.map(this.toRun);
   }
 
   async getTask(taskId: string): Promise<TaskRuns | null> {
@@ -454,35 +453,22 @@ export class SqliteRunRepo implements RunRepo {
       latest[column] = row[`latest_${column}`];
     }
     return {
-      run: toRun(run as unknown as RunRow),
-      internal: internalOf(row.internal as string | null),
-      latest: latest.run_id ? toRun(latest as unknown as RunRow) : null,
+      run: this.toRun(run as unknown as RunRow),
+      internal: this.rows.internalOf(row.internal as string | null),
+      latest: latest.run_id ? this.toRun(latest as unknown as RunRow) : null,
     };
   }
 
   async latestContinuation(taskId: string): Promise<Run | null> {
     const row = this.s.get(LATEST_CONTINUATION_SQL).get(taskId) as RunRow | undefined;
-    return row ? toRun(row) : null;
+    return row ? this.toRun(row) : null;
   }
 
   async listContinuations(taskId: string, options?: { limit?: number }): Promise<Run[]> {
     const rows = this.s.get(LIST_CONTINUATIONS_SQL).all(taskId, intOr(options?.limit, 100)) as RunRow[];
-    return rows.map(toRun);
+    return rows.map(this.toRun);
   }
 }
-
-/** The `internal` column of runs and the `result` column of run_results (null: no row), as objects. */
-export const internalOf = (text: string | null): RunInternal => parseJson(text, {});
-export const resultOf = (text: string | null): RunResult | null => parseJson(text, null);
-/** The `error` column of runs (null: the run did not fail), as an object. */
-const errorOf = (text: string | null): RunError | null => parseJson(text, null);
-/** A run's error as the `error` column stores it: only its two strings. */
-const errorText = (error: RunError | undefined): string | null =>
-  error ? stringifyWire({ error: String(error.error), message: String(error.message) }) : null;
-
-/** A `Run` never carries `attempt` (only `claimNext` reports it) nor `internal`. */
-const toRun = ({ attempt: _attempt, internal: _internal, ...row }: RunRow & { internal?: string | null }): Run =>
-  fromRow(row, { metadata: {}, kwargs: {} });
 
 /** A parameter bound twice (`? IS NULL OR column = ?`). */
 function twice<T>(value: T): [T, T] {

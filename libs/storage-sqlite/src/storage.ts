@@ -1,15 +1,18 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { LocalSignalBus, RepoBackedStore, type Storage, type TruncateFlags } from "@agent-server/core";
+import { LocalSignalBus, NO_ENCRYPTION, RepoBackedStore, type FieldCipher, type Storage, type TruncateFlags } from "@agent-server/core";
 import { SqliteAssistantRepo } from "./assistants.js";
 import { AgentSqliteSaver, CheckpointTables } from "./checkpointer.js";
 import { SqliteCronRepo } from "./crons.js";
 import { openDatabase, type Db, type Stmt } from "./db.js";
 import { SqliteDeliveryRepo } from "./deliveries.js";
+import { SqliteEncryptionRepo } from "./encryption.js";
 import { SqliteEventRepo } from "./events.js";
 import { applyMigrations } from "./migrations.js";
 import { SqlitePushConfigRepo } from "./push-configs.js";
 import { SqliteRunRepo } from "./runs.js";
+import { tableCodecs } from "./sealing.js";
+import { registerFunctions } from "./sql-functions.js";
 import { SqliteStoreRepo } from "./store.js";
 import { loadSqliteVec, registerVectorFunctions, type SqliteVectorSearch } from "./store-vectors.js";
 import { SqliteThreadLock } from "./thread-lock.js";
@@ -30,6 +33,7 @@ export class SqliteStorage implements Storage {
   readonly deliveries: SqliteDeliveryRepo;
   readonly events: SqliteEventRepo;
   readonly pushConfigs: SqlitePushConfigRepo;
+  readonly encryption: SqliteEncryptionRepo;
   /**
    * Within this driver object only: SQLite has nothing to carry a signal to another connection, so
    * processes sharing one file keep polling (the queue, run ends, cancels at lease renewal).
@@ -47,19 +51,24 @@ export class SqliteStorage implements Storage {
     readonly path: string,
     options: SqliteStorageOptions = {},
   ) {
+    // What users send is sealed (and filters open it) by the cipher: sealing.ts says where.
+    const cipher = options.cipher ?? NO_ENCRYPTION;
+    const codecs = tableCodecs(cipher);
+    registerFunctions(db, cipher);
     const checkpoints = new CheckpointTables(db);
-    this.checkpointer = new AgentSqliteSaver(db);
-    this.assistants = new SqliteAssistantRepo(db);
-    this.threads = new SqliteThreadRepo(db, checkpoints, this.checkpointer);
-    this.runs = new SqliteRunRepo(db, checkpoints);
+    this.checkpointer = new AgentSqliteSaver(db, cipher);
+    this.assistants = new SqliteAssistantRepo(db, codecs);
+    this.threads = new SqliteThreadRepo(db, checkpoints, this.checkpointer, codecs);
+    this.runs = new SqliteRunRepo(db, checkpoints, codecs);
     registerVectorFunctions(db);
     // sqlite-vec unless asked for the JavaScript scan, or when its native library does not load here.
     const vectorSearch = options.vectorSearch !== "exact" && loadSqliteVec(db) ? "sqlite-vec" : "exact";
-    this.store = new SqliteStoreRepo(db, vectorSearch);
-    this.crons = new SqliteCronRepo(db);
-    this.deliveries = new SqliteDeliveryRepo(db);
-    this.events = new SqliteEventRepo(db);
-    this.pushConfigs = new SqlitePushConfigRepo(db);
+    this.store = new SqliteStoreRepo(db, codecs, vectorSearch);
+    this.crons = new SqliteCronRepo(db, codecs);
+    this.deliveries = new SqliteDeliveryRepo(db, codecs);
+    this.events = new SqliteEventRepo(db, codecs);
+    this.pushConfigs = new SqlitePushConfigRepo(db, codecs);
+    this.encryption = new SqliteEncryptionRepo(db, cipher);
     this.langgraphStore = new RepoBackedStore(this.store);
     this.threadLock = new SqliteThreadLock(db);
   }
@@ -111,6 +120,11 @@ export interface SqliteStorageOptions {
    * to "exact" when the extension cannot load) or "exact", the JavaScript scan.
    */
   vectorSearch?: SqliteVectorSearch;
+  /**
+   * Seals what users send (sealing.ts lists the columns; checkpoints and writes through the saver) and
+   * opens it on read; default NO_ENCRYPTION. Values written before a key was set still read.
+   */
+  cipher?: FieldCipher;
 }
 
 /** Opens (creating if needed) the database file, applies pending migrations and returns the driver. */

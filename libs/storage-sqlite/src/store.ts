@@ -16,6 +16,7 @@ import {
   type StoreVector,
 } from "@agent-server/core";
 import { intOr, parseJson, Statements, type Db } from "./db.js";
+import type { TableCodec, TableCodecs } from "./sealing.js";
 import { scoreSql, SqliteVectorRows, vectorBlob, type SqliteVectorSearch } from "./store-vectors.js";
 
 interface ItemRow {
@@ -54,11 +55,16 @@ export class SqliteStoreRepo implements StoreRepo {
   private readonly vectors: SqliteVectorRows;
   private readonly putWithVectors;
 
+  /** Seals values; vectors stay as they are (computed before the put, they are what a search ranks). */
+  private readonly c: TableCodec<"store_items">;
+
   /** `vectorSearch`: how queries are scored (store-vectors.ts); logged at start through `vectorSearch`. */
   constructor(
     private readonly db: Db,
+    codecs: TableCodecs,
     private readonly search_: SqliteVectorSearch = "exact",
   ) {
+    this.c = codecs.store_items;
     this.s = new Statements(db);
     this.vectors = new SqliteVectorRows(db);
     // write_seq orders updates made within the same millisecond (MAX uses its index).
@@ -92,7 +98,7 @@ export class SqliteStoreRepo implements StoreRepo {
     const row = {
       namespace: joinNs(namespace),
       key,
-      value: stringifyWire(value),
+      value: this.c.text("value", value),
       now,
       ttl_minutes: ttl,
       expires_at: ttl === null ? null : ttlExpiresAt(now, ttl),
@@ -122,7 +128,7 @@ export class SqliteStoreRepo implements StoreRepo {
             .all(joinNs(cursor.namespace), cursor.key, now, n)
         : this.s.get(`SELECT ${COLUMNS}, index_fields FROM store_items WHERE ${LIVE} ORDER BY namespace, key LIMIT ?`).all(now, n)
     ) as Array<ItemRow & { index_fields: string | null }>;
-    return rows.map((r) => ({ ...toItem(r), index: parseJson<false | string[] | null>(r.index_fields, null) }));
+    return rows.map((r) => ({ ...this.toItem(r), index: parseJson<false | string[] | null>(r.index_fields, null) }));
   }
 
   async replaceVectors(namespace: string[], key: string, vectors: StoreVector[]): Promise<boolean> {
@@ -139,7 +145,17 @@ export class SqliteStoreRepo implements StoreRepo {
     const row = this.byKey.get(joinNs(namespace), key, now) as ItemRow | undefined;
     if (!row) return null;
     if (options?.refreshTtl) this.refresh([row], now);
-    return toItem(row);
+    return this.toItem(row);
+  }
+
+  private toItem(row: ItemRow): Item {
+    return {
+      namespace: splitNs(row.namespace),
+      key: row.key,
+      value: this.c.value("value", row.value, {}),
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    };
   }
 
   /** An index range of the expired items, soonest first, deleted in one statement. */
@@ -207,7 +223,7 @@ export class SqliteStoreRepo implements StoreRepo {
       : `SELECT ${COLUMNS} FROM store_items ${where} ORDER BY updated_at DESC, write_seq DESC LIMIT ? OFFSET ?`;
     const rows = this.s.get(sql).all(...params, intOr(options?.limit, 10), intOr(options?.offset, 0)) as ItemRow[];
     if (options?.refreshTtl) this.refresh(rows, now);
-    return rows.map((row) => (query ? { ...toItem(row), score: row.score! } : toItem(row)));
+    return rows.map((row) => (query ? { ...this.toItem(row), score: row.score! } : this.toItem(row)));
   }
 
   /**
@@ -260,14 +276,4 @@ function compareLabels(a: string[], b: string[]): number {
     if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
   }
   return a.length - b.length;
-}
-
-function toItem(row: ItemRow): Item {
-  return {
-    namespace: splitNs(row.namespace),
-    key: row.key,
-    value: parseJson(row.value, {}),
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
 }

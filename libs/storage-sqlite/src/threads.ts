@@ -19,21 +19,10 @@ import {
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { CheckpointTables } from "./checkpointer.js";
 import { intOr, parseJson, returningRow, sortDir, Statements, type Db } from "./db.js";
-import { eraseRuns, internalOf, resultOf } from "./runs.js";
-
-interface ThreadRow {
-  thread_id: string;
-  created_at: string;
-  updated_at: string;
-  metadata: string;
-  config: string;
-  status: string;
-  state_values: string | null;
-  /** A `ThreadValuesRef` (JSON) while the values are only in that checkpoint; then state_values is NULL. */
-  values_ref: string | null;
-  interrupts: string;
-  error: string | null;
-}
+import { RunRows } from "./run-rows.js";
+import { eraseRuns } from "./runs.js";
+import type { TableCodec, TableCodecs } from "./sealing.js";
+import { toThread, toThreadHeader, type ThreadRow } from "./thread-rows.js";
 
 interface RunCopyRow {
   run_id: string;
@@ -56,12 +45,17 @@ export class SqliteThreadRepo implements ThreadRepo {
   private readonly updateColumns;
   private readonly keepValues;
   private readonly pendingValues;
+  private readonly c: TableCodec<"threads">;
+  private readonly runRows: RunRows;
 
   constructor(
     private readonly db: Db,
     private readonly checkpoints: CheckpointTables,
     private readonly checkpointer: BaseCheckpointSaver,
+    codecs: TableCodecs,
   ) {
+    this.c = codecs.threads;
+    this.runRows = new RunRows(codecs);
     this.s = new Statements(db);
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM threads WHERE thread_id = ?`);
     this.headerById = db.prepare(`SELECT ${HEADER_COLUMNS} FROM threads WHERE thread_id = ?`);
@@ -103,12 +97,12 @@ export class SqliteThreadRepo implements ThreadRepo {
       thread_id: input.thread_id,
       created_at: createdAt,
       updated_at: createdAt,
-      metadata: stringifyWire(input.metadata ?? {}),
-      config: stringifyWire(input.config ?? {}),
+      metadata: this.c.text("metadata", input.metadata ?? {}),
+      config: this.c.text("config", input.config ?? {}),
       status: input.status ?? "idle",
       state_values: null,
       values_ref: null,
-      interrupts: "{}",
+      interrupts: this.c.text("interrupts", {}),
       error: null,
     };
     const inserted = returningRow<ThreadRow>(this.insertNew, {
@@ -116,17 +110,21 @@ export class SqliteThreadRepo implements ThreadRepo {
       ttl_strategy: input.ttl?.strategy ?? null,
       ttl_minutes: input.ttl?.minutes ?? null,
     });
-    if (inserted) return toThread(inserted);
+    if (inserted) return this.toThread(inserted);
     const existing = this.byId.get(input.thread_id) as ThreadRow | undefined;
     // Deleted again between the two statements: as if it had never been there.
     if (!existing) return this.create(input, options);
-    if (options?.ifExists === "do_nothing") return toThread(await this.withValues(existing));
+    if (options?.ifExists === "do_nothing") return this.toThread(await this.withValues(existing));
     throw new ConflictError(`thread ${input.thread_id} already exists`);
+  }
+
+  private toThread(row: ThreadRow): Thread {
+    return toThread(row, this.c);
   }
 
   async get(threadId: string): Promise<Thread | null> {
     const row = this.byId.get(threadId) as ThreadRow | undefined;
-    return row ? toThread(await this.withValues(row)) : null;
+    return row ? this.toThread(await this.withValues(row)) : null;
   }
 
   /**
@@ -137,7 +135,7 @@ export class SqliteThreadRepo implements ThreadRepo {
     if (row.values_ref === null) return row;
     const ref = parseValuesRef(parseJson(row.values_ref, null));
     const values = ref ? await valuesFromCheckpoint(this.checkpointer, row.thread_id, ref) : null;
-    const text = values === null ? null : stringifyWire(values);
+    const text = values === null ? null : this.c.text("state_values", values);
     this.keepValues.run(text, row.thread_id, row.values_ref);
     return { ...row, state_values: text, values_ref: null };
   }
@@ -151,18 +149,18 @@ export class SqliteThreadRepo implements ThreadRepo {
 
   async getHeader(threadId: string): Promise<ThreadHeader | null> {
     const row = this.headerById.get(threadId) as Omit<ThreadRow, "state_values" | "interrupts"> | undefined;
-    return row ? toThreadHeader(row) : null;
+    return row ? toThreadHeader(row, this.c) : null;
   }
 
   async update(threadId: string, patch: ThreadPatch): Promise<Thread | null> {
     // Serialize the patch before the transaction: a value that is not JSON changes nothing.
     const metadata = patch.metadata !== undefined ? toWireObject(patch.metadata) : undefined;
-    const config = patch.config !== undefined ? stringifyWire(patch.config) : undefined;
-    const values = patch.values === undefined ? undefined : patch.values === null ? null : stringifyWire(patch.values);
+    const config = patch.config !== undefined ? this.c.text("config", patch.config) : undefined;
+    const values = patch.values === undefined ? undefined : patch.values === null ? null : this.c.text("state_values", patch.values);
     const valuesRef = patch.values === undefined && patch.valuesAt !== undefined ? JSON.stringify(patch.valuesAt) : null;
     const setValues = values !== undefined || valuesRef !== null;
-    const interrupts = patch.interrupts !== undefined ? stringifyWire(patch.interrupts) : undefined;
-    const error = patch.error !== undefined ? stringifyWire(patch.error) : undefined;
+    const interrupts = patch.interrupts !== undefined ? this.c.text("interrupts", patch.interrupts) : undefined;
+    const error = patch.error !== undefined ? this.c.text("error", patch.error) : undefined;
     const ttl = {
       set_ttl: patch.ttl !== undefined ? 1 : 0,
       ttl_strategy: patch.ttl?.strategy ?? null,
@@ -183,7 +181,7 @@ export class SqliteThreadRepo implements ThreadRepo {
         error: error ?? null,
         ...ttl,
       });
-      return row ? toThread(await this.withValues(row)) : null;
+      return row ? this.toThread(await this.withValues(row)) : null;
     }
     const tx = this.db.transaction(() => {
       const current = this.byId.get(threadId) as ThreadRow | undefined;
@@ -191,7 +189,7 @@ export class SqliteThreadRepo implements ThreadRepo {
       const next: ThreadRow = {
         ...current,
         updated_at: nowIso(),
-        metadata: metadata ? stringifyWire({ ...toThread(current).metadata, ...metadata }) : current.metadata,
+        metadata: metadata ? this.c.text("metadata", { ...this.c.value("metadata", current.metadata, {}), ...metadata }) : current.metadata,
         config: config ?? current.config,
         status: patch.status ?? current.status,
         state_values: setValues ? (values ?? null) : current.state_values,
@@ -207,7 +205,7 @@ export class SqliteThreadRepo implements ThreadRepo {
       return next;
     });
     const row = tx.immediate();
-    return row ? toThread(await this.withValues(row)) : null;
+    return row ? this.toThread(await this.withValues(row)) : null;
   }
 
   async delete(threadId: string): Promise<boolean> {
@@ -230,7 +228,7 @@ export class SqliteThreadRepo implements ThreadRepo {
     const sql = `SELECT ${COLUMNS} FROM threads ${where} ORDER BY ${column} ${dir}, seq ${dir} LIMIT ? OFFSET ?`;
     const rows = this.s.get(sql).all(...params, intOr(query.limit, 10), intOr(query.offset, 0)) as ThreadRow[];
     const threads: Thread[] = [];
-    for (const row of rows) threads.push(toThread(await this.withValues(row)));
+    for (const row of rows) threads.push(this.toThread(await this.withValues(row)));
     return threads;
   }
 
@@ -265,7 +263,7 @@ export class SqliteThreadRepo implements ThreadRepo {
       const plan = planThreadCopy(
         sourceThreadId,
         newThreadId,
-        sources.map((r) => ({ run_id: r.run_id, internal: internalOf(r.internal), result: resultOf(r.result) })),
+        sources.map((r) => ({ run_id: r.run_id, internal: this.runRows.internalOf(r.internal), result: this.runRows.resultOf(r.result) })),
       );
       // A copied run is the source's row under the plan's id, thread, internal and lease.
       const copyRun = this.s.get(
@@ -280,7 +278,7 @@ export class SqliteThreadRepo implements ThreadRepo {
       );
       for (const copy of plan) {
         const { source_run_id, run_id, thread_id, lease } = copy;
-        const internal = stringifyWire(copy.internal);
+        const internal = this.runRows.internalText(copy.internal);
         copyRun.run({
           source_run_id,
           run_id,
@@ -289,13 +287,13 @@ export class SqliteThreadRepo implements ThreadRepo {
           lease_owner: lease?.owner ?? null,
           lease_expires_at: lease?.until ?? null,
         });
-        if (copy.result) copyResult.run({ source_run_id, run_id, result: stringifyWire(copy.result) });
+        if (copy.result) copyResult.run({ source_run_id, run_id, result: this.runRows.resultText(copy.result) });
       }
       this.checkpoints.copyThread(sourceThreadId, newThreadId);
       return row;
     });
     const row = tx.immediate();
-    return row ? toThread(await this.withValues(row)) : null;
+    return row ? this.toThread(await this.withValues(row)) : null;
   }
 
   /** The expiry index's range up to `now`, skipping threads with a pending or running run. */
@@ -363,33 +361,16 @@ function buildWhere(query: Omit<ThreadSearch, "limit" | "offset" | "sort_by" | "
     params.push(query.status);
   }
   if (query.metadata !== undefined) {
-    clauses.push("as_json_contains(metadata, ?)");
+    clauses.push("as_json_contains(metadata, ?, 'threads.metadata')");
     params.push(stringifyWire(query.metadata));
   }
   if (query.values !== undefined) {
-    clauses.push("as_json_contains(state_values, ?)");
+    clauses.push("as_json_contains(state_values, ?, 'threads.values')");
     params.push(stringifyWire(query.values));
   }
   if (query.filter !== undefined) {
-    clauses.push("as_auth_match(metadata, ?)");
+    clauses.push("as_auth_match(metadata, ?, 'threads.metadata')");
     params.push(stringifyWire(query.filter));
   }
   return { where: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
-}
-
-function toThread(row: ThreadRow): Thread {
-  const { error, ...header } = toThreadHeader(row);
-  return { ...header, values: parseJson(row.state_values, null), interrupts: parseJson(row.interrupts, {}), error };
-}
-
-function toThreadHeader(row: Omit<ThreadRow, "state_values" | "interrupts">): ThreadHeader {
-  return {
-    thread_id: row.thread_id,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    metadata: parseJson(row.metadata, {}),
-    config: parseJson(row.config, {}),
-    status: row.status as Thread["status"],
-    error: parseJson(row.error, null),
-  };
 }

@@ -87,6 +87,15 @@ async function main(argv: string[]): Promise<void> {
     };
     scenarios.push(...(await phase(`ours (${storage})`, () => withServer(start, (s) => measureServer(SCENARIOS, s, profile)))));
   }
+  // Encryption at rest's cost: A2A SendMessage with LANGGRAPH_AES_KEY set, beside the rows above.
+  const send = SCENARIOS.filter((s) => s.id === "a2a-send");
+  for (const storage of ["sqlite", "postgres"] as const) {
+    const start = () =>
+      storage === "postgres"
+        ? startOurServer({ storage, sealed: true, databaseUrl: postgres.url, databaseSchema: postgres.newSchema("sealed") })
+        : startOurServer({ storage, sealed: true, dataDir: tempDir("bench-sealed-") });
+    scenarios.push(...(await phase(`ours (${storage}, sealed)`, () => withServer(start, (s) => measureServer(send, s, profile)))));
+  }
   const growth: GrowthResult[] = [];
   for (const driver of profile.growth.drivers) {
     const { sizes, rounds } = profile.growth;

@@ -14,7 +14,9 @@ export type ServerName =
   | "a2a-js + LangGraph (PostgresSaver)"
   | "ours (memory)"
   | "ours (sqlite)"
-  | "ours (postgres)";
+  | "ours (postgres)"
+  | "ours (sqlite, sealed)"
+  | "ours (postgres, sealed)";
 
 export interface ScenarioResult {
   scenario: ScenarioId;

@@ -14,7 +14,7 @@ import { formatExportCounts, formatReport } from "./report.js";
  */
 export async function runSnapshotCommand(options: CliOptions, out: (line: string) => void): Promise<void> {
   const project = await readProject(options);
-  const opened = await openStorage(options, project?.cwd ?? projectDirOf(options.config), project?.config.storage);
+  const opened = await openStorage(options, project?.cwd ?? projectDirOf(options.config), project?.config);
   const { storage } = opened;
   try {
     out(`Storage: ${opened.description}`);
@@ -25,12 +25,13 @@ export async function runSnapshotCommand(options: CliOptions, out: (line: string
       for (const line of formatReport(report)) out(line);
     } else if (options.snapshotAction === "export") {
       const file = resolve(options.snapshotFile!);
-      const counts = await exportSnapshotFile(storage, file, { serverVersion: VERSION });
+      const { cipher } = opened.encryption;
+      const counts = await exportSnapshotFile(storage, file, { serverVersion: VERSION, cipher, decrypt: options.snapshotDecrypt === true });
       out(`Exported to ${file}:`);
       for (const line of formatExportCounts(counts)) out(line);
     } else {
       const file = resolve(options.snapshotFile!);
-      const report = await importSnapshotFile(storage, file);
+      const report = await importSnapshotFile(storage, file, opened.encryption.cipher);
       const { header } = report;
       out(
         `Imported ${file} (snapshot of ${header.source ?? "a store"} taken ${header.created_at} by agent-server ${header.server_version}):`,

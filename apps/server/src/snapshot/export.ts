@@ -1,8 +1,8 @@
 import { open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import type { AssistantVersion, Storage } from "@agent-server/core";
+import type { AssistantVersion, FieldCipher, Storage } from "@agent-server/core";
 import { threadCheckpoints, toEntry } from "./checkpoints.js";
-import { ENTRY_TYPES, makeHeader, type EntryType, type SnapshotEntry, type SnapshotHeader } from "./format.js";
+import { ENTRY_TYPES, makeHeader, SNAPSHOT_ENTRY_AAD, type EntryType, type SnapshotEntry, type SnapshotHeader } from "./format.js";
 
 /** Rows read per repository call. */
 export const PAGE_SIZE = 200;
@@ -22,17 +22,27 @@ export type ExportCounts = Record<EntryType, number>;
  * page instead, O(n log n) each). Run it on a quiet store: rows written during the export may be missed
  * or seen twice (an import skips ids it already has).
  */
+export interface ExportOptions {
+  serverVersion: string;
+  /** The server's cipher: a sealing one seals every entry. */
+  cipher?: FieldCipher;
+  /** `snapshot export --decrypt`: plaintext entries even with a key. */
+  decrypt?: boolean;
+}
+
 export async function exportSnapshot(
   storage: Storage,
   write: (line: string) => Promise<void>,
-  options: { serverVersion: string },
+  options: ExportOptions,
 ): Promise<ExportCounts> {
   const counts = Object.fromEntries(ENTRY_TYPES.map((t) => [t, 0])) as ExportCounts;
-  const header: SnapshotHeader = makeHeader(options.serverVersion, storage.kind);
+  // With a key, every entry is sealed (the header says with which key), unless --decrypt asked for plaintext.
+  const cipher = options.cipher?.sealing && !options.decrypt ? options.cipher : undefined;
+  const header: SnapshotHeader = makeHeader(options.serverVersion, storage.kind, cipher?.keyId);
   await write(JSON.stringify(header));
   const emit = async (entry: SnapshotEntry) => {
     counts[entry.type] += 1;
-    await write(JSON.stringify(entry));
+    await write(JSON.stringify(cipher ? cipher.sealJson(entry, SNAPSHOT_ENTRY_AAD) : entry));
   };
 
   for await (const assistant of pages((offset) =>
@@ -78,7 +88,7 @@ export async function exportSnapshot(
  * Exports into `path` atomically: the lines go to a temporary file in the same folder, which is flushed
  * to disk and renamed over `path` only when complete, so `path` always holds a whole snapshot.
  */
-export async function exportSnapshotFile(storage: Storage, path: string, options: { serverVersion: string }): Promise<ExportCounts> {
+export async function exportSnapshotFile(storage: Storage, path: string, options: ExportOptions): Promise<ExportCounts> {
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
   const file = await open(temp, "w");
   let buffered: string[] = [];

@@ -1,3 +1,4 @@
+import { isSealedJson, NO_ENCRYPTION, type FieldCipher } from "@agent-server/core";
 import type {
   Assistant,
   AssistantVersion,
@@ -27,7 +28,12 @@ export interface SnapshotHeader {
   server_version: string;
   /** `Storage.kind` of the store exported (informational). */
   source?: string;
+  /** The key every entry line is sealed with (exported with LANGGRAPH_AES_KEY set, without --decrypt). */
+  sealed_with?: string;
 }
+
+/** Where sealed snapshot entries say they live (a line moved into another kind of file does not open). */
+export const SNAPSHOT_ENTRY_AAD = "snapshot.entry";
 
 /** A value as `serde.dumpsTyped` produced it: the serializer's type tag and the bytes, base64. */
 export interface SerializedValue {
@@ -115,13 +121,14 @@ export class SnapshotFormatError extends Error {
   }
 }
 
-export function makeHeader(serverVersion: string, source: string): SnapshotHeader {
+export function makeHeader(serverVersion: string, source: string, sealedWith?: string): SnapshotHeader {
   return {
     format: SNAPSHOT_FORMAT,
     version: SNAPSHOT_VERSION,
     created_at: new Date().toISOString(),
     server_version: serverVersion,
     source,
+    ...(sealedWith ? { sealed_with: sealedWith } : {}),
   };
 }
 
@@ -148,13 +155,20 @@ export function checkHeader(line: string | undefined, where: string): SnapshotHe
 }
 
 /** Parses one entry line; anything but a JSON object with a string `type` is a format error. */
-export function parseEntry(line: string, where: string, lineNumber: number): { type: string } & Record<string, unknown> {
+export function parseEntry(
+  line: string,
+  where: string,
+  lineNumber: number,
+  cipher: FieldCipher = NO_ENCRYPTION,
+): { type: string } & Record<string, unknown> {
   let entry: unknown;
   try {
     entry = JSON.parse(line);
   } catch (error) {
     throw new SnapshotFormatError(`${where}:${lineNumber}: not valid JSON (${(error as Error).message})`);
   }
+  // A snapshot exported with a key holds each entry sealed (header `sealed_with`).
+  if (isSealedJson(entry)) entry = cipher.openJson(entry, SNAPSHOT_ENTRY_AAD);
   if (!isObject(entry) || typeof entry.type !== "string") {
     throw new SnapshotFormatError(`${where}:${lineNumber}: an entry must be a JSON object with a string "type"`);
   }

@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { createInterface } from "node:readline";
-import { ConflictError, NotFoundError, type RunError, type Storage } from "@agent-server/core";
+import { ConflictError, NO_ENCRYPTION, NotFoundError, type FieldCipher, type RunError, type Storage } from "@agent-server/core";
 import { checkpointExists, fromEntry, restoreCheckpoint, type RestorableCheckpoint } from "./checkpoints.js";
 import {
   checkEntry,
@@ -261,18 +261,23 @@ export class SnapshotImporter {
  * entry by entry. An import that fails half-way (a database error) can be re-run: what it had written is
  * skipped.
  */
-export async function importSnapshotFile(storage: Storage, path: string): Promise<ImportReport & { header: SnapshotHeader }> {
+export async function importSnapshotFile(
+  storage: Storage,
+  path: string,
+  cipher: FieldCipher = NO_ENCRYPTION,
+): Promise<ImportReport & { header: SnapshotHeader }> {
   const info = await stat(path).catch(() => null);
   if (!info) throw new SnapshotFormatError(`snapshot file not found: ${path}`);
   if (!info.isFile()) throw new SnapshotFormatError(`${path} is not a file`);
-  const header = await scan(path, (entry, lineNumber) => checkEntry(entry, path, lineNumber));
+  const header = await scan(path, cipher, (entry, lineNumber) => checkEntry(entry, path, lineNumber));
   const importer = new SnapshotImporter(storage);
-  await scan(path, (entry) => importer.apply(entry));
+  await scan(path, cipher, (entry) => importer.apply(entry));
   return { ...importer.report, header };
 }
 
 async function scan(
   path: string,
+  cipher: FieldCipher,
   each: (entry: { type: string } & Record<string, unknown>, lineNumber: number) => Promise<void> | void,
 ): Promise<SnapshotHeader> {
   const input = createReadStream(path, { encoding: "utf8" });
@@ -287,7 +292,7 @@ async function scan(
         continue;
       }
       if (line.trim() === "") continue;
-      await each(parseEntry(line, path, lineNumber), lineNumber);
+      await each(parseEntry(line, path, lineNumber, cipher), lineNumber);
     }
   } finally {
     lines.close();

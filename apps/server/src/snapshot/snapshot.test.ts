@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Storage } from "@agent-server/core";
+import { aesKey, fieldCipher, isSealedJson, type Storage } from "@agent-server/core";
 import { systemAssistantId } from "@agent-server/engine";
 import { startEngine } from "@agent-server/engine/testing";
 import { createMemoryStorage } from "@agent-server/storage-memory";
@@ -255,3 +255,29 @@ function bindAll<T extends object>(repo: T): T {
   }
   return out as T;
 }
+
+describe("snapshots with a key (LANGGRAPH_AES_KEY)", () => {
+  it("seals every entry (the header says with which key), imports with the key, and --decrypt writes plaintext", async () => {
+    const cipher = fieldCipher(aesKey("snapshot-key-0123456789abcdef012", "K"));
+    const sealed = join(dir, "sealed.snapshot.jsonl");
+    await exportSnapshotFile(source, sealed, { serverVersion: VERSION, cipher });
+    const [header, ...entries] = lines(sealed);
+    expect(header).toMatchObject({ sealed_with: cipher.keyId });
+    expect(entries.every((e) => isSealedJson(e))).toBe(true);
+    // Something the plaintext export holds verbatim is nowhere in the sealed one.
+    const plain = readFileSync(file, "utf8");
+    const threadId = scenario.taskThread;
+    expect(plain).toContain(threadId);
+    expect(readFileSync(sealed, "utf8")).not.toContain(threadId);
+
+    const target = memory();
+    await importSnapshotFile(target, sealed, cipher);
+    await expectSameStore(source, target, scenario);
+    await expect(importSnapshotFile(memory(), sealed)).rejects.toThrow(new RegExp(`sealed with key ${cipher.keyId}`));
+
+    const decrypted = join(dir, "decrypted.snapshot.jsonl");
+    await exportSnapshotFile(source, decrypted, { serverVersion: VERSION, cipher, decrypt: true });
+    expect(lines(decrypted)[0]).not.toHaveProperty("sealed_with");
+    expect(readFileSync(decrypted, "utf8")).toContain(threadId);
+  });
+});

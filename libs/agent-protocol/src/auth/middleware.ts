@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from "hono";
+import { withEncryptionUser } from "@agent-server/core";
 import type { AppEnv } from "../app-env.js";
 import { openAccess, type AuthAction, type AuthResource, type AuthUser, type RequestAuth } from "./request-auth.js";
 import { readAuthHandlers, type AuthHandlers } from "./auth-instance.js";
@@ -38,8 +39,10 @@ export function authMiddleware(auth: unknown): MiddlewareHandler<AppEnv> {
       return next();
     }
     // A clone: a handler that reads the body must not consume the one the route reads next.
-    c.set("auth", await authenticate(c.req.raw.clone()));
-    return next();
+    const auth = await authenticate(c.req.raw.clone());
+    c.set("auth", auth);
+    // What the request writes is sealed for its user (a custom encryptor picks their key: docs/security.md).
+    return withEncryptionUser(auth.user, () => next());
   };
 }
 

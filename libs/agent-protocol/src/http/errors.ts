@@ -1,7 +1,15 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { ConflictError, InvalidInputError, NotFoundError, storageFault, UpstreamError, WireSerializationError } from "@agent-server/core";
+import {
+  ConflictError,
+  EncryptionKeyError,
+  InvalidInputError,
+  NotFoundError,
+  storageFault,
+  UpstreamError,
+  WireSerializationError,
+} from "@agent-server/core";
 
 /** What a client is told about a failure the server did not expect; the real error goes to the log. */
 export const INTERNAL_ERROR_DETAIL = "Internal server error";
@@ -27,6 +35,12 @@ export function clientError(error: unknown): { status: ContentfulStatusCode; det
   if (error instanceof ConflictError) return { status: 409, detail: error.message };
   if (error instanceof InvalidInputError || error instanceof WireSerializationError) return { status: 422, detail: error.message };
   if (error instanceof UpstreamError) return { status: 502, detail: error.message };
+  // Stored data this server cannot open (its key was not given, or the row was altered): the operator's
+  // to fix, said with the key's id (never the key), not a generic error nor garbage as data.
+  if (error instanceof EncryptionKeyError) {
+    console.error(`encryption: ${error.message}`);
+    return { status: 500, detail: `Stored data cannot be read: ${error.message}` };
+  }
   const fault = storageFault(error);
   if (fault) {
     console.error(`storage fault: ${fault.detail}: ${error instanceof Error ? error.message : String(error)}`);

@@ -47,6 +47,8 @@ export const LangGraphConfigSchema = z.looseObject({
   mcp: McpConfigSchema.optional(),
   /** A custom storage driver module, `"./driver.ts:export"` (the CLI's `--storage` overrides it). */
   storage: z.looseObject({ path: z.string().optional() }).optional(),
+  /** A custom encryptor, `"./enc.ts:encryptor"`, sealing what users send with keys of your own (docs/security.md). */
+  encryption: z.looseObject({ path: z.string().optional() }).optional(),
   /**
    * The run time limit in seconds (0: none): a run still executing after it ends `timeout`. `--run-timeout`
    * and `BG_JOB_TIMEOUT_SECS` win over it; default 3600.

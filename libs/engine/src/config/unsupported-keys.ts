@@ -30,7 +30,8 @@ const HONOURED: Record<string, true | Set<string>> = {
   mcp: new Set(["assistants", "mode", "call_timeout"]),
   run_timeout: true,
   storage: new Set(["path"]),
-  webhooks: new Set(["url"]),
+  encryption: new Set(["path"]),
+  webhooks: new Set(["url", "signing_secret"]),
   checkpointer: new Set(["ttl"]),
   store: new Set(["ttl", "index"]),
 };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { OutboundUrlPolicy } from "@agent-server/core";
+import { parseSigningSecret, WEBHOOK_SECRET_ENV } from "../webhooks/signing.js";
 
 /** `dev` trusts the local network (a developer's receiver on localhost); `serve` does not. */
 export type ServerMode = "dev" | "serve";
@@ -37,11 +38,14 @@ export const WebhookUrlPolicySchema = z.strictObject({
 });
 
 /**
- * langgraph.json `webhooks`. `url` is honoured (and applies to A2A push notification URLs too);
- * `headers`, `env_prefix` and `allowed_fields` are accepted and reported at start as not supported.
+ * langgraph.json `webhooks`. `url` is honoured (and applies to A2A push notification URLs too), as is
+ * `signing_secret` (ours, not the Python server's); `headers`, `env_prefix` and `allowed_fields` are
+ * accepted and reported at start as not supported.
  */
 export const WebhooksConfigSchema = z.looseObject({
   url: WebhookUrlPolicySchema.optional(),
+  /** Standard Webhooks signing secret (`whsec_<base64>` or a plain string); the environment's wins. */
+  signing_secret: z.string().min(1).optional(),
   env_prefix: z.string().optional(),
   headers: z.record(z.string(), z.string()).optional(),
   allowed_fields: z.array(z.string()).optional(),
@@ -66,4 +70,16 @@ export function outboundUrlPolicy(webhooks: WebhooksConfig | undefined, mode: Se
     allowLoopback: url?.disable_loopback === undefined ? trustLocal : !url.disable_loopback,
     allowPrivate: url?.disable_private_ips === undefined ? trustLocal : !url.disable_private_ips,
   };
+}
+
+/**
+ * The key run webhooks and A2A push notifications are signed with, or undefined (not signed). The
+ * environment wins over langgraph.json, so a deployment can keep the secret out of the project's files;
+ * an empty variable counts as unset. A bad secret is an InvalidInputError naming where it came from.
+ */
+export function webhookSigningKey(webhooks: WebhooksConfig | undefined, env: NodeJS.ProcessEnv = process.env): Buffer | undefined {
+  const fromEnv = env[WEBHOOK_SECRET_ENV];
+  if (fromEnv) return parseSigningSecret(fromEnv, WEBHOOK_SECRET_ENV);
+  if (webhooks?.signing_secret !== undefined) return parseSigningSecret(webhooks.signing_secret, "langgraph.json webhooks.signing_secret");
+  return undefined;
 }

@@ -1,6 +1,15 @@
 import type { TtlSweepKind } from "../ttl/ttl-sweeper.js";
 import { isGraphDrained } from "@langchain/langgraph";
-import { isStorageOutage, NotFoundError, storageFault, type Delivery, type Run, type Storage, type StorageFault } from "@agent-server/core";
+import {
+  isStorageOutage,
+  NotFoundError,
+  storageFault,
+  withEncryptionUser,
+  type Delivery,
+  type Run,
+  type Storage,
+  type StorageFault,
+} from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
 import { admittedGraphId, firstClaimWaitMs, type EngineObserver } from "../observe/index.js";
 import type { GraphAccess, GraphUser } from "../graphs/server-runtime.js";
@@ -82,7 +91,9 @@ export class RunExecutor {
   /** Rejects only after logging: the worker pool that awaits it has nobody to tell. */
   async execute(claimed: PoolRun, execution: ActiveExecution): Promise<void> {
     try {
-      await traceExecution(claimed, () => this.executeAndSettle(claimed, execution));
+      // What the run writes is sealed for its user (a custom encryptor picks their key: docs/security.md).
+      const user = (claimed.run.kwargs as EngineRunKwargs).config?.configurable?.langgraph_auth_user as GraphUser | undefined;
+      await withEncryptionUser(user, () => traceExecution(claimed, () => this.executeAndSettle(claimed, execution)));
     } catch (error) {
       if (this.logger?.runFailed) this.logger.runFailed(claimed.run.run_id, error);
       else console.error(`run ${claimed.run.run_id}: could not be settled (it is requeued when its lease runs out):`, error);

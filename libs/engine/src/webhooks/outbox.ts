@@ -16,6 +16,7 @@ import type { DeliveryOutcome } from "../observe/index.js";
 import { errorPayload } from "../runs/settlement.js";
 import { traceDelivery, withDeliveryTraceparent } from "../tracing/index.js";
 import { guardedPost, OutboundUrlRefusedError, type ResolveHost } from "./guarded-post.js";
+import { signatureHeaders } from "./signing.js";
 
 export interface OutboxOptions {
   /** How often due deliveries are looked for. */
@@ -49,6 +50,8 @@ export interface OutboxDelivery {
   onError?: (error: unknown) => void;
   /** How host names are resolved (default: the system resolver). */
   resolveHost?: ResolveHost;
+  /** The Standard Webhooks HMAC key: every attempt is signed (`signatureHeaders`); none: unsigned. */
+  signingKey?: Uint8Array;
 }
 
 export const DEFAULT_OUTBOX_OPTIONS: OutboxOptions = {
@@ -68,6 +71,8 @@ export const DEFAULT_OUTBOX_OPTIONS: OutboxOptions = {
  * does); `a2a_push` posts the payload exactly as given — a string payload is the body verbatim (so a
  * serialized body survives drivers that store JSON re-ordered, e.g. jsonb), anything else its JSON.
  * Delivery headers are set over the default `content-type: application/json` (case-insensitively).
+ * With a signing key, the Standard Webhooks headers go over those, made per attempt: `webhook-id` is
+ * the delivery id (the same on every retry), the timestamp and signature are the attempt's own.
  */
 export class WebhookOutbox {
   private timer: NodeJS.Timeout | undefined;
@@ -160,7 +165,12 @@ export class WebhookOutbox {
     try {
       const headers = new Headers({ "content-type": "application/json" });
       for (const [name, value] of Object.entries(delivery.headers ?? {})) headers.set(name, value);
-      const init = { method: "POST", headers, body: deliveryBody(delivery), signal: AbortSignal.timeout(this.options.timeoutMs) };
+      const body = deliveryBody(delivery);
+      if (this.delivery.signingKey) {
+        const signed = signatureHeaders(this.delivery.signingKey, delivery.delivery_id, body);
+        for (const [name, value] of Object.entries(signed)) headers.set(name, value);
+      }
+      const init = { method: "POST", headers, body, signal: AbortSignal.timeout(this.options.timeoutMs) };
       const status = await traceDelivery(delivery, headers, () =>
         target.relative ? this.sendInProcess(target.path, init) : guardedPost(target.url, this.urlPolicy, init, this.delivery.resolveHost),
       );

@@ -1,15 +1,19 @@
+import type { FieldCipher } from "@agent-server/core";
 import pg from "pg";
 import { createTestSchema, postgresUrl, type TestSchema } from "@agent-server/testing/postgres";
 import { openPostgresStorage, type PostgresStorage } from "../storage.js";
 
 /**
  * Opens storages on fresh schemas and cleans them all up at the end: a ready-made factory for
- * `describeStorageConformance` and for this driver's other tests.
+ * `describeStorageConformance` and for this driver's other tests. With `cipher`, every storage it opens
+ * (siblings and reopens too) seals with it.
  */
 export class TestStorages {
   private readonly schemas: TestSchema[] = [];
   private readonly open = new Set<PostgresStorage>();
   private sharedPool: pg.Pool | undefined;
+
+  constructor(private readonly cipher?: FieldCipher) {}
 
   /**
    * A new storage on a fresh schema. Storages made here share one pool (the caller-supplied-pool path of
@@ -22,12 +26,12 @@ export class TestStorages {
       this.sharedPool = new pg.Pool({ connectionString: schema.url, max: 20 });
       this.sharedPool.on("error", () => undefined);
     }
-    return this.track(await openPostgresStorage({ pool: this.sharedPool, schema: schema.schema }));
+    return this.track(await openPostgresStorage({ pool: this.sharedPool, schema: schema.schema, cipher: this.cipher }));
   }
 
   /** A second storage (own pool) on the same schema, as another process would open it. */
   async sibling(storage: PostgresStorage): Promise<PostgresStorage> {
-    return this.track(await openPostgresStorage({ connectionString: postgresUrl(), schema: storage.schema }));
+    return this.track(await openPostgresStorage({ connectionString: postgresUrl(), schema: storage.schema, cipher: this.cipher }));
   }
 
   /** Closes `storage` and opens a new one (own pool) on the same schema, as a restart would. */

@@ -180,7 +180,7 @@ function soakSection(results: BenchResults, image: string): string[] {
 
 /** Ours on PostgreSQL against the PostgreSQL floor when it was measured; every other row against the SQLite floor. */
 function floorOf(results: BenchResults, server: ServerName, sqliteFloor: number): number {
-  if (server !== "ours (postgres)") return sqliteFloor;
+  if (!server.startsWith("ours (postgres")) return sqliteFloor;
   const pg = results.scenarios.find((r) => r.scenario === "sdk-new-thread" && r.server === "floor (postgres)");
   return pg ? pg.sequential.p50 : sqliteFloor;
 }

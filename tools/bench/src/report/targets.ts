@@ -90,11 +90,39 @@ export function targets(results: BenchResults): TargetRow[] {
       `${rate(throughputAt(sdkOurs, 16))} vs ${rate(throughputAt(sdkOfficial, 16))} ops/s`,
     ),
   ];
-  rows.push(...postgresRows(results), ...sameStoragePeerRows(results));
+  rows.push(...postgresRows(results), ...sameStoragePeerRows(results), ...sealedRows(results));
   const drivers = [...new Set(results.growth.map((g) => g.driver))];
   for (const driver of drivers) for (const operation of GROWTH_OPERATIONS) rows.push(growthRow(results, driver, operation));
   rows.push(rssRow(results));
   return rows;
+}
+
+/** Issue 42: encryption at rest costs under 10 % of A2A SendMessage's p50, on SQLite and PostgreSQL. */
+function sealedRows(results: BenchResults): TargetRow[] {
+  const pairs = [
+    { plain: "ours (sqlite)", sealed: "ours (sqlite, sealed)", storage: "SQLite" },
+    { plain: "ours (postgres)", sealed: "ours (postgres, sealed)", storage: "PostgreSQL" },
+  ] as const;
+  return pairs
+    .filter(({ plain, sealed }) => has(results, "a2a-send", plain) && has(results, "a2a-send", sealed))
+    .flatMap(({ plain, sealed, storage }) => {
+      const p = find(results, "a2a-send", plain);
+      const s = find(results, "a2a-send", sealed);
+      return [
+        atMostMs(
+          `${storage} A2A SendMessage p50 with LANGGRAPH_AES_KEY ≤ 1.1× without`,
+          s.sequential.p50,
+          p.sequential.p50 * 1.1,
+          `without a key ${ms(p.sequential.p50)} ms`,
+        ),
+        atLeastRatio(
+          `${storage} 16-concurrent A2A SendMessage with LANGGRAPH_AES_KEY ≥ 0.9× without`,
+          throughputAt(s, 16) / throughputAt(p, 16),
+          0.9,
+          `${rate(throughputAt(s, 16))} vs ${rate(throughputAt(p, 16))} ops/s`,
+        ),
+      ];
+    });
 }
 
 /** Issue 16: PostgreSQL at its floor, and not far behind SQLite under concurrency (when both were measured). */

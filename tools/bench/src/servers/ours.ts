@@ -5,6 +5,9 @@ import type { RunningServer } from "./running-server.js";
 
 export type OurStorage = "memory" | "sqlite" | "postgres";
 
+/** The key of the sealed rows: 32 bytes, AES-256 (what an operator would choose). */
+const BENCH_KEY = "bench-key-0123456789abcdef012345";
+
 export interface OurServerOptions {
   storage: OurStorage;
   /** SQLite: the folder of the database file. */
@@ -14,6 +17,8 @@ export interface OurServerOptions {
   databaseSchema?: string;
   /** Another checkout's CLI entry and example project (a baseline of an earlier version): default this one's. */
   checkout?: string;
+  /** With LANGGRAPH_AES_KEY: everything users send sealed at rest (docs/security.md). */
+  sealed?: boolean;
   /** More flags for `serve`, and environment variables (tracing, metrics). */
   args?: string[];
   env?: Record<string, string>;
@@ -44,7 +49,12 @@ export async function startOurServer(options: OurServerOptions): Promise<Running
     args.push("--database-url", required(options.databaseUrl, "databaseUrl"));
     args.push("--database-schema", required(options.databaseSchema, "databaseSchema"));
   }
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", ...options.env };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NO_COLOR: "1",
+    ...(options.sealed ? { LANGGRAPH_AES_KEY: BENCH_KEY } : {}),
+    ...options.env,
+  };
   // The command line alone says which database it uses.
   delete env.POSTGRES_URL;
   delete env.POSTGRES_URI;
@@ -54,7 +64,10 @@ export async function startOurServer(options: OurServerOptions): Promise<Running
     const base = url!.replace(/\/$/, "");
     await schemasExtracted(base);
     return {
-      name: `ours (${options.storage})` as const,
+      name:
+        options.sealed && options.storage !== "memory"
+          ? (`ours (${options.storage}, sealed)` as const)
+          : (`ours (${options.storage})` as const),
       url: base,
       a2aUrl: `${base}/a2a/echo/`,
       pid: server.pid,

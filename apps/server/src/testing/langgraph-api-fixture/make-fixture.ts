@@ -83,41 +83,96 @@ async function main(): Promise<void> {
   const approvalState = await approval.getState({ configurable: { thread_id: FIXTURE.approvalThread } });
 
   const system = (id: string, graphId: string): DevAssistant => ({
-    assistant_id: id, graph_id: graphId, name: graphId, description: undefined, config: {}, context: undefined,
-    metadata: { created_by: "system" }, version: 1, created_at: at(0), updated_at: at(0),
+    assistant_id: id,
+    graph_id: graphId,
+    name: graphId,
+    description: undefined,
+    config: {},
+    context: undefined,
+    metadata: { created_by: "system" },
+    version: 1,
+    created_at: at(0),
+    updated_at: at(0),
   });
   const version = (a: DevAssistant, v: number, patch: Record<string, unknown>) => ({
-    assistant_id: a.assistant_id, version: v, graph_id: a.graph_id, config: a.config, context: a.context,
-    metadata: a.metadata, created_at: a.created_at, name: a.name, description: a.description, ...patch,
+    assistant_id: a.assistant_id,
+    version: v,
+    graph_id: a.graph_id,
+    config: a.config,
+    context: a.context,
+    metadata: a.metadata,
+    created_at: a.created_at,
+    name: a.name,
+    description: a.description,
+    ...patch,
   });
-  const custom = { ...system(FIXTURE.customAssistant, "echo"), name: "polite echo", metadata: { team: "docs" }, config: { configurable: { tone: "polite" } } };
+  const custom = {
+    ...system(FIXTURE.customAssistant, "echo"),
+    name: "polite echo",
+    metadata: { team: "docs" },
+    config: { configurable: { tone: "polite" } },
+  };
   const customV2 = { ...custom, name: "polite echo v2", version: 2, updated_at: at(5) };
   const kwargs = (input: unknown, config: ReturnType<typeof runConfig>) => ({
-    input, command: undefined, stream_mode: ["values"], interrupt_before: undefined, interrupt_after: undefined,
-    config: { configurable: config.configurable }, context: undefined, subgraphs: false, resumable: false,
-    temporary: false, webhook: undefined, feedback_keys: undefined,
+    input,
+    command: undefined,
+    stream_mode: ["values"],
+    interrupt_before: undefined,
+    interrupt_after: undefined,
+    config: { configurable: config.configurable },
+    context: undefined,
+    subgraphs: false,
+    resumable: false,
+    temporary: false,
+    webhook: undefined,
+    feedback_keys: undefined,
   });
   const interrupts = Object.fromEntries(approvalState.tasks.filter((t) => t.interrupts.length).map((t) => [t.id, t.interrupts]));
   const ops = {
     runs: {
       [FIXTURE.echoRun]: {
-        run_id: FIXTURE.echoRun, thread_id: FIXTURE.echoThread, assistant_id: echoId, created_at: at(1), updated_at: at(1),
-        status: "success", metadata: {}, kwargs: kwargs(echoInput, echoConfig), multitask_strategy: "reject",
+        run_id: FIXTURE.echoRun,
+        thread_id: FIXTURE.echoThread,
+        assistant_id: echoId,
+        created_at: at(1),
+        updated_at: at(1),
+        status: "success",
+        metadata: {},
+        kwargs: kwargs(echoInput, echoConfig),
+        multitask_strategy: "reject",
       },
       [FIXTURE.approvalRun]: {
-        run_id: FIXTURE.approvalRun, thread_id: FIXTURE.approvalThread, assistant_id: approvalId, created_at: at(2), updated_at: at(2),
-        status: "success", metadata: {}, kwargs: kwargs({ request: "deploy v2" }, runConfig(FIXTURE.approvalThread, FIXTURE.approvalRun, "approval", approvalId)),
+        run_id: FIXTURE.approvalRun,
+        thread_id: FIXTURE.approvalThread,
+        assistant_id: approvalId,
+        created_at: at(2),
+        updated_at: at(2),
+        status: "success",
+        metadata: {},
+        kwargs: kwargs({ request: "deploy v2" }, runConfig(FIXTURE.approvalThread, FIXTURE.approvalRun, "approval", approvalId)),
         multitask_strategy: "reject",
       },
     },
     threads: {
       [FIXTURE.echoThread]: {
-        thread_id: FIXTURE.echoThread, created_at: at(1), updated_at: at(1), metadata: { graph_id: "echo", assistant_id: echoId },
-        status: "idle", config: {}, values: echoState.values, interrupts: {},
+        thread_id: FIXTURE.echoThread,
+        created_at: at(1),
+        updated_at: at(1),
+        metadata: { graph_id: "echo", assistant_id: echoId },
+        status: "idle",
+        config: {},
+        values: echoState.values,
+        interrupts: {},
       },
       [FIXTURE.approvalThread]: {
-        thread_id: FIXTURE.approvalThread, created_at: at(2), updated_at: at(2), metadata: { graph_id: "approval", assistant_id: approvalId },
-        status: "interrupted", config: {}, values: approvalState.values, interrupts,
+        thread_id: FIXTURE.approvalThread,
+        created_at: at(2),
+        updated_at: at(2),
+        metadata: { graph_id: "approval", assistant_id: approvalId },
+        status: "interrupted",
+        config: {},
+        values: approvalState.values,
+        interrupts,
       },
     },
     assistants: { [echoId]: system(echoId, "echo"), [approvalId]: system(approvalId, "approval"), [FIXTURE.customAssistant]: customV2 },
@@ -131,7 +186,10 @@ async function main(): Promise<void> {
   };
   const store = {
     data: new Map([
-      ["users:u1", new Map([["prefs", { value: { theme: "dark" }, key: "prefs", namespace: ["users", "u1"], createdAt: at(3), updatedAt: at(4) }]])],
+      [
+        "users:u1",
+        new Map([["prefs", { value: { theme: "dark" }, key: "prefs", namespace: ["users", "u1"], createdAt: at(3), updatedAt: at(4) }]]),
+      ],
     ]),
     vectors: new Map(),
   };

@@ -38,7 +38,9 @@ export function registerPushDelivery(deps: A2AHandlerDeps): void {
  * serialized string and posted verbatim. Headers: `X-A2A-Notification-Token` when the config has a
  * token, `Authorization: <scheme> <credentials>` when it has authentication. The outbox retries with
  * backoff and survives restarts. The delivery id is derived from (run, config): a second enqueue of
- * the same notification is refused by the driver and ignored here.
+ * the same notification is refused by the driver and ignored here. Signing (Standard Webhooks, with the
+ * server's secret) is the outbox's, at each attempt: the timestamp is the attempt's, and that derived id
+ * is the `webhook-id`, so a receiver sees one id for a notification however often it is retried.
  */
 export async function enqueueTaskNotifications(deps: A2AHandlerDeps, run: Run, taskId: string): Promise<void> {
   const repo = deps.storage.pushConfigs;
