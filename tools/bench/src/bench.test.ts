@@ -70,14 +70,20 @@ test("--quick --out writes every scenario's table and chart, with finite positiv
   }
   expect(report).toContain("| SQLite A2A SendMessage p50 ≤ a2a-js + LangGraph (SqliteSaver) p50 |");
   expect(report).toContain("| PostgreSQL 16-concurrent A2A SendMessage throughput ≥ a2a-js + LangGraph (PostgresSaver)'s |");
+  for (const storage of ["SQLite", "PostgreSQL"]) {
+    expect(report).toContain(`| ${storage} A2A SendMessage p50 with LANGGRAPH_AES_KEY ≤ 1.1× without |`);
+  }
   for (const heading of ["### Targets", "### Reads as the store grows", "### Memory under steady load", "### How long each part took"]) {
     expect(report).toContain(heading);
   }
 
   const results = JSON.parse(readFileSync(join(charts, "results.json"), "utf8")) as BenchResults;
   const peers = ["official", "reference", "a2a-js + LangGraph (SqliteSaver)", "a2a-js + LangGraph (PostgresSaver)"];
-  const servers = ["floor", "floor (postgres)", ...peers, "ours (memory)", "ours (sqlite)", "ours (postgres)"];
+  const sealed = ["ours (sqlite, sealed)", "ours (postgres, sealed)"];
+  const servers = ["floor", "floor (postgres)", ...peers, "ours (memory)", "ours (sqlite)", "ours (postgres)", ...sealed];
   expect(new Set(results.scenarios.map((r) => r.server))).toEqual(new Set(servers));
+  const sealedRan = results.scenarios.filter((r) => sealed.includes(r.server)).map((r) => r.scenario);
+  expect(new Set(sealedRan)).toEqual(new Set(["a2a-send"]));
   for (const scenario of SCENARIOS) {
     const ran = results.scenarios.filter((r) => r.scenario === scenario.id).map((r) => r.server);
     expect(ran, scenario.id).toEqual(expect.arrayContaining(["ours (memory)", "ours (sqlite)", "ours (postgres)"]));
