@@ -15,6 +15,7 @@ if [ -z "$dir" ]; then
   exit 0
 fi
 results=${TEST_RESULTS_DIR:-.test-results}
+mkdir -p "$results"
 status=0
 for category in "$@"; do
   # Captured, then echoed: `tee /dev/stderr` would reopen (and truncate) a log file stderr points at.
