@@ -3,7 +3,7 @@ import { SendMessageRequest, TaskState, type Part, type Task } from "@a2a-js/sdk
 import { ClientFactory, type Client as A2AClient } from "@a2a-js/sdk/client";
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
 import type { Storage } from "@agent-server/core";
-import { drivers } from "@agent-server/testing";
+import { drivers, sealedDrivers } from "@agent-server/testing";
 import { a2aRoutes } from "./index.js";
 
 /**
@@ -53,7 +53,7 @@ function digest(parts: Part[]): { text: string[]; messages: string[] } {
   return { text, messages };
 }
 
-describe.each(drivers)("A2A durable task results ($name)", (driver) => {
+describe.each([...drivers, ...sealedDrivers])("A2A durable task results ($name)", (driver) => {
   it("GetTask(first task) after a second turn, keep_latest prune and reopen vs its original artifact", async () => {
     const opened = await driver.open();
     let server = await startA2AServer(opened.storage);
@@ -112,7 +112,7 @@ describe.each(drivers)("A2A durable task results ($name)", (driver) => {
   });
 });
 
-describe.each(drivers.filter((d) => d.name !== "memory"))("A2A durable task failures ($name)", (driver) => {
+describe.each([...drivers.filter((d) => d.name !== "memory"), ...sealedDrivers])("A2A durable task failures ($name)", (driver) => {
   it("GetTask(failed task) says what failed after a later turn and a restart", async () => {
     const opened = await driver.open();
     let server = await startA2AServer(opened.storage);

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Storage } from "@agent-server/core";
+import { aesKey, fieldCipher, type FieldCipher, type Storage } from "@agent-server/core";
 import { createMemoryStorage } from "@agent-server/storage-memory";
 import { openPostgresStorage } from "@agent-server/storage-postgres";
 import { openSqliteStorage } from "@agent-server/storage-sqlite";
@@ -32,6 +32,58 @@ function connections(): { add(storage: Storage): Storage; closeAll(): Promise<vo
   };
 }
 
+function sqliteDriver(name: string, cipher?: FieldCipher): TestDriver {
+  return {
+    name,
+    async open() {
+      const dir = mkdtempSync(join(tmpdir(), "engine-sqlite-"));
+      const path = join(dir, "agent-server.sqlite");
+      let current: Storage = await openSqliteStorage({ path, cipher });
+      const others = connections();
+      return {
+        storage: current,
+        connect: async () => others.add(await openSqliteStorage({ path, cipher })),
+        async reopen() {
+          await current.close();
+          current = await openSqliteStorage({ path, cipher });
+          return current;
+        },
+        async dispose() {
+          await others.closeAll();
+          await current.close().catch(() => undefined);
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  };
+}
+
+function postgresDriver(name: string, cipher?: FieldCipher): TestDriver {
+  return {
+    name,
+    async open() {
+      const { url, schema, drop } = await createTestSchema("engine");
+      const options = { connectionString: url, schema, cipher };
+      let current: Storage = await openPostgresStorage(options);
+      const others = connections();
+      return {
+        storage: current,
+        connect: async () => others.add(await openPostgresStorage(options)),
+        async reopen() {
+          await current.close();
+          current = await openPostgresStorage(options);
+          return current;
+        },
+        async dispose() {
+          await others.closeAll();
+          await current.close().catch(() => undefined);
+          await drop();
+        },
+      };
+    },
+  };
+}
+
 export const drivers: TestDriver[] = [
   {
     name: "memory",
@@ -48,49 +100,15 @@ export const drivers: TestDriver[] = [
       };
     },
   },
-  {
-    name: "sqlite",
-    async open() {
-      const dir = mkdtempSync(join(tmpdir(), "engine-sqlite-"));
-      const path = join(dir, "agent-server.sqlite");
-      let current: Storage = await openSqliteStorage({ path });
-      const others = connections();
-      return {
-        storage: current,
-        connect: async () => others.add(await openSqliteStorage({ path })),
-        async reopen() {
-          await current.close();
-          current = await openSqliteStorage({ path });
-          return current;
-        },
-        async dispose() {
-          await others.closeAll();
-          await current.close().catch(() => undefined);
-          rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-  {
-    name: "postgres",
-    async open() {
-      const { url, schema, drop } = await createTestSchema("engine");
-      let current: Storage = await openPostgresStorage({ connectionString: url, schema });
-      const others = connections();
-      return {
-        storage: current,
-        connect: async () => others.add(await openPostgresStorage({ connectionString: url, schema })),
-        async reopen() {
-          await current.close();
-          current = await openPostgresStorage({ connectionString: url, schema });
-          return current;
-        },
-        async dispose() {
-          await others.closeAll();
-          await current.close().catch(() => undefined);
-          await drop();
-        },
-      };
-    },
-  },
+  sqliteDriver("sqlite"),
+  postgresDriver("postgres"),
+];
+
+/**
+ * SQLite and PostgreSQL with LANGGRAPH_AES_KEY's cipher: for the suites that must hold with encryption at rest
+ * (the durable A2A results gate). Memory keeps nothing at rest, so it has no sealed variant.
+ */
+export const sealedDrivers: TestDriver[] = [
+  sqliteDriver("sqlite, sealed", fieldCipher(aesKey("testing-key-0123456789abcdef0123", "LANGGRAPH_AES_KEY"))),
+  postgresDriver("postgres, sealed", fieldCipher(aesKey("testing-key-0123456789abcdef0123", "LANGGRAPH_AES_KEY"))),
 ];
