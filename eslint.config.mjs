@@ -17,9 +17,9 @@ export default tseslint.config(
       // Generated from migrations/*.sql by `nx run storage-postgres:generate-migrations`.
       "libs/storage-postgres/src/migrations.generated.ts",
       // Deliberately does not type-check: the schema extraction tests read it as it is.
-      "libs/engine/src/graphs/schemas/fixtures/type-error-graph.mts",
+      "libs/engine/test/fixtures/schemas/type-error-graph.mts",
       // Data written by langgraph-cli dev, read by the import tests.
-      "apps/server/src/testing/langgraph-api-fixture/.langgraph_api/**",
+      "apps/server/test/support/langgraph-api-fixture/.langgraph_api/**",
     ],
   },
   js.configs.recommended,
@@ -46,7 +46,7 @@ export default tseslint.config(
   },
   {
     // Test code reads ad-hoc JSON responses as `any`; typing each one adds nothing.
-    files: ["**/*.test.ts", "**/test-support.ts"],
+    files: ["**/*.test.ts", "**/test/**/*.ts"],
     rules: { "@typescript-eslint/no-explicit-any": "off" },
   },
 );

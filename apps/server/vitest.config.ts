@@ -9,6 +9,7 @@ import { projectConfig } from "../../vitest.shared.js";
 const postgresGlobalSetup = fileURLToPath(import.meta.resolve("@agent-server/testing/postgres/global-setup"));
 
 export default projectConfig(import.meta.dirname, {
+  include: ["src/**/*.test.ts", "test/**/*.test.ts"],
   globalSetup: [postgresGlobalSetup],
   // Each test spawns the real CLI (tsx, LangChain, a storage) on a 2-core machine shared with the
   // other projects' tests: start-up alone can take several seconds under load.

@@ -3,11 +3,11 @@
 # own run.sh, which lives outside the project: it describes the A2A specification, it is not ours to copy.
 # Each category's counts become a report in TEST_RESULTS_DIR that summarize.mjs adds up; a run that prints
 # no counts is one failure. Where no TCK is on the machine (A2A_TCK unset, no ../shared/conformance/a2a-tck
-# beside the checkout or /work/shared/conformance/a2a-tck) it says so and reports nothing.
+# beside the checkout) it says so and reports nothing.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 dir=""
-for candidate in "${A2A_TCK:-}" ../shared/conformance/a2a-tck /work/shared/conformance/a2a-tck; do
+for candidate in "${A2A_TCK:-}" ../shared/conformance/a2a-tck; do
   if [ -n "$candidate" ] && [ -x "$candidate/run.sh" ]; then dir=$candidate; break; fi
 done
 if [ -z "$dir" ]; then

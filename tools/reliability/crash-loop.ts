@@ -2,7 +2,7 @@
  * The crash loop, as long as you like: a real `agent-server dev` on a real SQLite file, loaded with
  * LangGraph SDK runs and A2A messages on a four-node graph, SIGKILLed while runs are mid-way, restarted,
  * `--kills` times; then every run and task must have completed exactly once (see crashLoopProblems).
- * The short version runs in CI as apps/server/src/crash-loop.test.ts.
+ * The short version runs in CI as apps/server/src/serve/crash-loop.test.ts.
  *
  *   npx tsx tools/reliability/crash-loop.ts [--kills 20] [--sdk 6] [--a2a 4] [--step-ms 150] [--jitter-ms 600]
  *
@@ -12,8 +12,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { killAll } from "../../apps/server/src/testing/cli-process.js";
-import { crashLoopProblems, runCrashLoop } from "../../apps/server/src/testing/crash-loop.js";
+import { killAll } from "../../apps/server/test/support/cli-process.js";
+import { crashLoopProblems, runCrashLoop } from "../../apps/server/test/support/crash-loop.js";
 
 const { values } = parseArgs({
   options: {

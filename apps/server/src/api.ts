@@ -1,5 +1,5 @@
-import { parseCli, UsageError } from "./args.js";
-import { createLogger } from "./logger.js";
+import { parseCli, UsageError } from "./cli/index.js";
+import { createLogger } from "./observability/logger.js";
 
 /**
  * The published package's programmatic entry (`import { startAgentServer } from "agent-server"`): the
@@ -26,11 +26,11 @@ export async function startAgentServer(args: string[]): Promise<AgentServer> {
     throw new UsageError('startAgentServer runs dev or serve: pass their command line, e.g. ["serve", "--port", "0"]');
   }
   const options = { ...parsed.options, reload: false };
-  const { readProject, startServer } = await import("./start-server.js");
+  const { readProject, startServer, withTracingShutdown } = await import("./serve/start-server.js");
   const project = await readProject(options);
   const logger = createLogger(options.logFormat);
   // As the CLI does: traces when the OTEL_* variables ask for them, flushed by stop.
-  const { startTracing, withTracingShutdown } = await import("./tracing/index.js");
+  const { startTracing } = await import("./observability/tracing/index.js");
   const tracing = await startTracing(process.env, logger);
   const server = withTracingShutdown(await startServer(options, project!, logger), tracing);
   return {

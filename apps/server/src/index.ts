@@ -8,11 +8,10 @@ export {
   type SnapshotAction,
   type StorageKind,
   type LogFormat,
-} from "./args.js";
-export { createLogger, runLogger } from "./logger.js";
-export { openStorage, sqlitePath, type OpenedStorage, type ProjectStorage } from "./storage.js";
-export { openCustomStorage } from "./custom-storage.js";
-export { readProject, startServer, type StartedServer } from "./start-server.js";
-export { startTracing, tracesRequested, withTracingShutdown, type Tracing } from "./tracing/index.js";
+} from "./cli/index.js";
+export { createLogger, runLogger } from "./observability/index.js";
+export { openCustomStorage, openStorage, SQLITE_FILE, sqlitePath, type OpenedStorage, type ProjectStorage } from "./storage/index.js";
+export { readProject, startServer, withTracingShutdown, type StartedServer } from "./serve/index.js";
+export { startTracing, tracesRequested, type Tracing } from "./observability/index.js";
 export { VERSION } from "./version.js";
 export * from "./snapshot/index.js";

@@ -3,9 +3,26 @@ import type { Storage } from "@agent-server/core";
 import type { Engine } from "@agent-server/engine";
 import type { RequestAuth } from "./auth/request-auth.js";
 import type { HttpCorsConfig } from "./http/cors.js";
-import type { UserHttpApp } from "./http/user-app.js";
-import type { HttpMetrics } from "./metrics/index.js";
 import type { UiBundles } from "./ui/bundle.js";
+
+export type FetchHandler = (request: Request) => Response | Promise<Response>;
+
+/** langgraph.json `http.app`: a Hono app (its route table is merged) or any fetch handler. */
+export type UserHttpApp = { routes: unknown[]; fetch: FetchHandler } | { fetch: FetchHandler } | FetchHandler;
+
+/** What the app needs of a metrics registry (apps/server builds it on prom-client). */
+export interface HttpMetrics {
+  /**
+   * Called once per answered request: `route` is the template of the route that matched
+   * (`/threads/:thread_id/runs`, never the raw path, so label values stay bounded), `UNMATCHED_ROUTE`
+   * when none did; `durationMs` runs until the response's headers (a stream's body is not waited for).
+   */
+  observeRequest(route: string, method: string, status: number, durationMs: number): void;
+  /** The exposition `GET /metrics` answers. */
+  scrape(): Promise<{ contentType: string; body: string }>;
+  /** True: `/metrics` goes through the project's auth like any route. Default: exempt, as `/ok` is. */
+  authenticated?: boolean;
+}
 
 /** What the HTTP layer is built over. */
 export interface AppDeps {

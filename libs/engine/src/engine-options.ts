@@ -2,7 +2,7 @@ import type { OutboundUrlPolicy, Storage, StoreIndexer } from "@agent-server/cor
 import type { TtlOptions } from "./config/ttl.js";
 import type { StaticSchemaOptions } from "./graphs/schemas/static-schema-cache.js";
 import type { EngineObserver } from "./observe/index.js";
-import type { RunLogger } from "./runs/run-executor.js";
+import type { RunLogger } from "./runs/run-logger.js";
 import type { LoopbackFetch, OutboxOptions } from "./webhooks/outbox.js";
 
 /** What an `Engine` is built with: its storage driver, and the knobs of its loops and limits. */

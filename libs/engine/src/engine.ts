@@ -1,7 +1,5 @@
-import { v4 as uuidv4 } from "uuid";
 import {
   LocalSignalBus,
-  NotFoundError,
   nowIso,
   type Run,
   type Storage,
@@ -15,22 +13,24 @@ import { CronScheduler } from "./crons/scheduler.js";
 import { graphStore } from "./graphs/graph-store.js";
 import { GraphRegistry } from "./graphs/registry.js";
 import { admittedGraphId } from "./observe/index.js";
-import { Admission, type AdmissionOptions, type AdmittedRun } from "./runs/admission.js";
+import { Admission, type AdmittedRun } from "./runs/admission.js";
 import { newLeaseOwner } from "./runs/lease-owner.js";
-import { RunExecutor, type BackgroundTask } from "./runs/run-executor.js";
-import type { RunCreateRequest } from "./runs/run-request.js";
+import { RunExecutor } from "./runs/run-executor.js";
+import type { BackgroundTask } from "./runs/run-logger.js";
+import type { AdmissionOptions, RunCreateRequest } from "./runs/run-request.js";
 import { Settlement, type RunSettledListener } from "./runs/settlement.js";
 import { ThreadExecution } from "./runs/thread-execution.js";
 import { ThreadLock, type HeldThreadLock } from "./runs/thread-lock.js";
 import { RunCancellation } from "./runs/run-cancellation.js";
 import { RunEnds } from "./runs/run-ends.js";
 import { RunWaiters, type RunEnd } from "./runs/waiters.js";
+import { RunWatch } from "./runs/run-watch.js";
 import { WorkerPool } from "./runs/worker-pool.js";
 import { ProtocolRuns } from "./protocol/protocol-run.js";
 import { ThreadEventLog } from "./protocol/thread-event-log.js";
 import { EngineSignals } from "./signals/engine-signals.js";
-import { endOfRun, withStreamEnd } from "./streaming/run-stream-end.js";
-import { closeOnAbort, StreamHub, type RunEventStream, type StreamEvent } from "./streaming/stream-hub.js";
+import { StreamHub, type RunEventStream } from "./streaming/stream-hub.js";
+import type { StreamEvent } from "./streaming/types.js";
 import { traceAdmission } from "./tracing/index.js";
 import { DEFAULT_OUTBOX_OPTIONS, WebhookOutbox } from "./webhooks/outbox.js";
 import type { CancelAction, EngineOptions } from "./engine-options.js";
@@ -60,6 +60,7 @@ export class Engine {
   private readonly settlement: Settlement;
   private readonly pool: WorkerPool;
   private readonly ends: RunEnds;
+  private readonly watch: RunWatch;
   private readonly cancellation: RunCancellation;
   private readonly storage: Storage;
   private admitting = false;
@@ -149,6 +150,7 @@ export class Engine {
       (runId) => this.pool.active.has(runId),
       options.stallAnswerMs,
     );
+    this.watch = new RunWatch(this.storage, this.hub, this.waiters, this.ends, (request, admission) => this.admit(request, admission));
     this.cancellation = new RunCancellation(
       this.storage,
       this.threadLock,
@@ -320,24 +322,12 @@ export class Engine {
    * (a client that went away) ends the stream early; the run itself is not affected. `end`: the stream
    * closes with an `end` event once the run has ended (run-stream-end.ts).
    */
-  async streamRun(
+  streamRun(
     request: RunCreateRequest,
     options: AdmissionOptions = {},
     stream: { signal?: AbortSignal; end?: boolean } = {},
   ): Promise<{ run: Run; events: AsyncIterable<StreamEvent> }> {
-    const runId = options.runId ?? uuidv4();
-    const subscription = this.hub.subscribe(runId);
-    closeOnAbort(subscription, stream.signal);
-    try {
-      // Whichever process claims the run, its events reach this subscription.
-      await this.hub.ready(runId);
-      const run = await this.createRun(request, { ...options, runId });
-      const readRun = () => this.storage.runs.get(runId);
-      return { run, events: stream.end ? withStreamEnd(runId, subscription, readRun) : subscription };
-    } catch (error) {
-      subscription.close();
-      throw error;
-    }
+    return this.watch.streamRun(request, options, stream);
   }
 
   /**
@@ -346,37 +336,11 @@ export class Engine {
    * `lastEventId`, or "-1"): the stored events after that checkpoint of the run, all of them when it is
    * not one of the run's. `end`: an `end` event closes the stream once the run has ended.
    */
-  async *joinStream(
+  joinStream(
     runId: string,
     options: { threadId?: string; lastEventId?: string; checkpointId?: string; end?: boolean; signal?: AbortSignal } = {},
   ): AsyncGenerator<StreamEvent> {
-    const subscription = this.hub.subscribe(runId);
-    closeOnAbort(subscription, options.signal);
-    try {
-      await this.hub.ready(runId);
-      const run = await this.storage.runs.get(runId, options.threadId);
-      if (!run) throw new NotFoundError(`Run "${runId}" not found`);
-      let lastId = -1;
-      const lastEventId = options.lastEventId ?? (options.checkpointId !== undefined ? "-1" : undefined);
-      if ((run.kwargs as { resumable?: boolean }).resumable && lastEventId !== undefined) {
-        for (const event of await this.hub.replay(runId, lastEventId, options.checkpointId)) {
-          lastId = Number(event.id);
-          yield event;
-        }
-      }
-      if (run.status !== "pending" && run.status !== "running") {
-        if (options.end && !options.signal?.aborted) yield endOfRun(run);
-        return;
-      }
-      if (options.signal?.aborted) return;
-      const readRun = () => this.storage.runs.get(runId);
-      for await (const event of options.end ? withStreamEnd(runId, subscription, readRun) : subscription) {
-        if (event.id !== undefined && Number(event.id) <= lastId) continue;
-        yield event;
-      }
-    } finally {
-      subscription.close();
-    }
+    return this.watch.joinStream(runId, options);
   }
 
   /**
@@ -384,24 +348,16 @@ export class Engine {
    * process wakes the waiter at once; a run executed by another process, by its end signal, else (a lost
    * signal) by the poll of its status.
    */
-  async waitRun(runId: string, threadId?: string): Promise<RunEnd> {
-    const waiter = this.waiters.wait(runId);
-    const unfollow = await this.ends.follow(runId, threadId);
-    try {
-      return await this.ends.await(runId, threadId, waiter.promise);
-    } finally {
-      unfollow();
-      waiter.cancel();
-    }
+  waitRun(runId: string, threadId?: string): Promise<RunEnd> {
+    return this.watch.waitRun(runId, threadId);
   }
 
   /**
    * Creates a run and waits for its end. The waiter exists before the run can start, so even a
    * stateless run whose temporary thread (and so the run itself) is deleted at the end is seen ending.
    */
-  async createRunAndWait(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<{ run: Run; end: RunEnd }> {
-    const { run, end } = await this.createRunWatched(request, options);
-    return { run, end: await end };
+  createRunAndWait(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<{ run: Run; end: RunEnd }> {
+    return this.watch.createRunAndWait(request, options);
   }
 
   /**
@@ -412,38 +368,12 @@ export class Engine {
    * (for a caller that needs both, such as A2A's SendStreamingMessage); `events.close()` ends the
    * subscription early, and the run's end ends it in any case.
    */
-  async createRunWatched(
+  createRunWatched(
     request: RunCreateRequest,
     options: AdmissionOptions = {},
     watch: { stream?: boolean } = {},
   ): Promise<{ run: Run; end: Promise<RunEnd>; events?: RunEventStream }> {
-    const runId = options.runId ?? uuidv4();
-    const waiter = this.waiters.wait(runId);
-    const events = watch.stream ? this.hub.subscribe(runId) : undefined;
-    let unfollow = () => {};
-    let run: Run;
-    try {
-      if (events) await this.hub.ready(runId);
-      const admitted = await this.admit(request, { ...options, runId });
-      run = admitted.run;
-      // Queued, the run may execute in another process: its end comes as that process's signal. Claimed
-      // here, settlement here wakes the waiter, and no signal is followed (a LISTEN and an UNLISTEN on
-      // PostgreSQL). Either way a signal missed (sent before the follow, or by a process this run was handed
-      // back to) is made up for by the poll of the run's status.
-      if (!admitted.claimedHere) unfollow = await this.ends.follow(runId, options.threadId);
-    } catch (error) {
-      unfollow();
-      waiter.cancel();
-      events?.close();
-      throw error;
-    }
-    // Just admitted, so pending: its status is read only if neither settlement here nor an end signal
-    // tells first (a lost signal), a poll interval later.
-    const end = this.ends.await(runId, run.thread_id, waiter.promise, { admitted: true }).finally(() => {
-      unfollow();
-      waiter.cancel();
-    });
-    return { run, end, ...(events ? { events } : {}) };
+    return this.watch.createRunWatched(request, options, watch);
   }
 
   private backgroundFailed(task: BackgroundTask, error: unknown): void {

@@ -1,7 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "@agent-server/agent-protocol/testing";
-import { AUTH_CONFIG, startServer, watchedPage, type ServerProcess } from "./testing/server-process.js";
+import { AUTH_CONFIG, startServer, watchedPage, type ServerProcess } from "../test/server-process.js";
 
 /** Under custom auth (langgraph.json `auth.path`): the page is public, the data behind it is not. */
 describe("/inspector under custom auth", () => {

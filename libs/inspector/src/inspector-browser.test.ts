@@ -1,7 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "@agent-server/agent-protocol/testing";
-import { FIXTURE_CONFIG, screenshot, startServer, watchedPage, type ServerProcess } from "./testing/server-process.js";
+import { FIXTURE_CONFIG, screenshot, startServer, watchedPage, type ServerProcess } from "../test/server-process.js";
 
 /**
  * The inspector as a person uses it, in headless Chromium against a real `agent-server dev` with the

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { EXAMPLE_CONFIG, SERVE_INSPECTOR_CONFIG, startServer, type ServerProcess } from "./testing/server-process.js";
+import { EXAMPLE_CONFIG, SERVE_INSPECTOR_CONFIG, startServer, type ServerProcess } from "../test/server-process.js";
 
 /** Where /inspector is served: on in dev, opt-in in serve (flag or langgraph.json `http.inspector`), off switch. */
 describe("/inspector on and off", () => {

@@ -3,8 +3,8 @@ import { SendMessageRequest, TaskState, type Task } from "@a2a-js/sdk";
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
 import { drivers } from "@agent-server/testing";
 import { a2aRoutes } from "./index.js";
-import { clientAs } from "./testing/a2a-clients.js";
-import { ownerAuth } from "./testing/owner-auth.js";
+import { clientAs } from "../test/support/a2a-clients.js";
+import { ownerAuth } from "../test/support/owner-auth.js";
 
 /**
  * A2A behind custom auth (the documented "resource owner" setup of auth-e2e.test.ts in agent-protocol):

@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from "@agent-server/agent-protocol/t
 import type { Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import { a2aRoutes, startA2AGrpcServer, type A2ACardSettings, type RunningA2AGrpcServer } from "./index.js";
-import { messageRequest, sendTask, textsOf } from "./testing/a2a-clients.js";
+import { messageRequest, sendTask, textsOf } from "../test/support/a2a-clients.js";
 
 /**
  * Issue 13's acceptance matrix: every binding a client can use — JSON-RPC v1.0, HTTP+JSON, gRPC and

@@ -5,7 +5,7 @@ import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
 import { drivers } from "@agent-server/testing";
 import { a2aRoutes, extendedCardFromJson, type A2ARoutesOptions, type ExtendedCardContext } from "./index.js";
-import { clientAs, errorCode } from "./testing/a2a-clients.js";
+import { clientAs, errorCode } from "../test/support/a2a-clients.js";
 
 /**
  * GetExtendedAgentCard through the official @a2a-js/sdk clients over real HTTP: the hook's card for

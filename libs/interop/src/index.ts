@@ -6,7 +6,8 @@ export type { A2ALogger } from "./a2a/request-errors.js";
 export { agentCardFor, agentCardJson, A2A_PROTOCOL_VERSION, A2A_LEGACY_PROTOCOL_VERSION } from "./a2a/agent-card.js";
 export type { A2ACardConfig, AgentCardOptions, ExtendedCardContext, ExtendedCardHook } from "./a2a/card/options.js";
 export { extendedCardFromJson } from "./a2a/card/extended.js";
-export { TaskRequestHandler, type A2AHandlerDeps } from "./a2a/request-handler.js";
+export { TaskRequestHandler } from "./a2a/request-handler.js";
+export type { A2AHandlerDeps } from "./a2a/handler-deps.js";
 export { projectTask, taskState, type TaskSource } from "./a2a/task-projection.js";
 export {
   requestScope,
@@ -19,13 +20,8 @@ export {
   type A2AThreadRef,
   type StructuralRequestAuth,
 } from "./a2a/request-scope.js";
-export {
-  startA2AGrpcServer,
-  grpcTarget,
-  type A2AGrpcAddress,
-  type A2AGrpcServerOptions,
-  type RunningA2AGrpcServer,
-} from "./a2a/transports/grpc.js";
+export { startA2AGrpcServer } from "./a2a/transports/grpc.js";
+export { grpcTarget, type A2AGrpcAddress, type A2AGrpcServerOptions, type RunningA2AGrpcServer } from "./a2a/transports/grpc-options.js";
 export {
   mcpRoutes,
   type McpRoutes,

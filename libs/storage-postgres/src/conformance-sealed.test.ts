@@ -2,7 +2,7 @@ import { aesKey, fieldCipher, type Storage } from "@agent-server/core";
 import { describeStorageConformance } from "@agent-server/storage-conformance";
 import { afterAll } from "vitest";
 import type { PostgresStorage } from "./storage.js";
-import { TestStorages } from "./test/storages.js";
+import { TestStorages } from "../test/storages.js";
 
 // The whole contract again with a key set: every value users send is sealed on its way in and opened on
 // its way out, so the suite's own reads see what they wrote. Metadata keys the suite writes (thread

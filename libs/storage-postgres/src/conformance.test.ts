@@ -2,7 +2,7 @@ import type { Storage } from "@agent-server/core";
 import { describeStorageConformance } from "@agent-server/storage-conformance";
 import { afterAll } from "vitest";
 import type { PostgresStorage } from "./storage.js";
-import { TestStorages } from "./test/storages.js";
+import { TestStorages } from "../test/storages.js";
 
 // create: a new storage on a fresh schema; sibling: a second PostgresStorage (own pool) on the same
 // schema, as another process; reopen: close, then a new PostgresStorage (own pool) on the same schema.

@@ -2,8 +2,8 @@ import { aesKey, fieldCipher, type StoreSearchOptions, type ThreadSearch } from 
 import { StatementCounter } from "@agent-server/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PostgresStorage } from "./storage.js";
-import { JSON_KEYS } from "./test/sealed-scenario.js";
-import { TestStorages } from "./test/storages.js";
+import { JSON_KEYS } from "../test/sealed-scenario.js";
+import { TestStorages } from "../test/storages.js";
 
 /**
  * Store `filter`s and thread `values` filters read into values that are sealed with a key, so the driver

@@ -2,7 +2,7 @@ import { aesKey, fieldCipher, NO_ENCRYPTION, type AesKey, type FieldCipher } fro
 import { createTestSchema, type TestSchema } from "@agent-server/testing/postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import { openPostgresStorage, type PostgresStorage } from "./storage.js";
-import { idsFor, JSON_KEYS, newMarker, readEverything, tablesHolding, writeEverywhere } from "./test/sealed-scenario.js";
+import { idsFor, JSON_KEYS, newMarker, readEverything, tablesHolding, writeEverywhere } from "../test/sealed-scenario.js";
 
 const A = aesKey("rotation-key-A-0123456789abcdef0", "key A");
 const B = aesKey("rotation-key-B-0123456789abcdef0", "key B");

@@ -11,8 +11,8 @@ import { StatementCounter } from "@agent-server/testing";
 import { postgresUrl } from "@agent-server/testing/postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import { openPostgresStorage, type PostgresStorage } from "./storage.js";
-import { IDS, JSON_KEYS, markerGraph, newMarker, readEverything, tablesHolding, writeEverywhere } from "./test/sealed-scenario.js";
-import { TestStorages } from "./test/storages.js";
+import { IDS, JSON_KEYS, markerGraph, newMarker, readEverything, tablesHolding, writeEverywhere } from "../test/sealed-scenario.js";
+import { TestStorages } from "../test/storages.js";
 
 const KEY = aesKey("encryption-test-key-0123456789ab", "test key");
 const cipher = fieldCipher(KEY, [], JSON_KEYS);

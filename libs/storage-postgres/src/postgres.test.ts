@@ -3,7 +3,7 @@ import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestSchema } from "@agent-server/testing/postgres";
 import { openPostgresStorage, type PostgresStorage } from "./storage.js";
-import { TestStorages } from "./test/storages.js";
+import { TestStorages } from "../test/storages.js";
 import { threadLockKey } from "./thread-lock.js";
 
 const storages = new TestStorages();

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { TestStorages } from "./test/storages.js";
+import { TestStorages } from "../test/storages.js";
 
 const storages = new TestStorages();
 afterAll(() => storages.cleanup());

@@ -3,7 +3,7 @@ import pg from "pg";
 import { postgresUrl } from "@agent-server/testing/postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import { MAX_CHUNK_BYTES, splitUtf8 } from "./signals.js";
-import { TestStorages } from "./test/storages.js";
+import { TestStorages } from "../test/storages.js";
 
 const storages = new TestStorages();
 afterAll(() => storages.cleanup());

@@ -5,7 +5,7 @@ import { applyMigrations } from "./migrate.js";
 import { MIGRATIONS } from "./migrations.generated.js";
 import { taskSql } from "./runs.js";
 import { openPostgresStorage } from "./storage.js";
-import { TestStorages } from "./test/storages.js";
+import { TestStorages } from "../test/storages.js";
 
 const storages = new TestStorages();
 const schemas: TestSchema[] = [];

@@ -2,7 +2,7 @@ import { afterAll } from "vitest";
 import { aesKey, fieldCipher, type Storage } from "@agent-server/core";
 import { describeStorageConformance, describeVectorSearchConformance } from "@agent-server/storage-conformance";
 import { openSqliteStorage, SqliteStorage } from "./storage.js";
-import { tempDir } from "./test/helpers.js";
+import { tempDir } from "../test/helpers.js";
 
 const tmp = tempDir("agent-sqlite-conformance-");
 afterAll(() => tmp.cleanup());

@@ -3,12 +3,12 @@ import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { openSqliteStorage } from "./storage.js";
-import { tempDir } from "./test/helpers.js";
+import { tempDir } from "../test/helpers.js";
 
 const tmp = tempDir("agent-sqlite-crash-");
 afterAll(() => tmp.cleanup());
 
-const writer = fileURLToPath(new URL("./test/crash-writer.ts", import.meta.url));
+const writer = fileURLToPath(new URL("../test/crash-writer.ts", import.meta.url));
 
 /** Starts the writer, waits until it has committed at least `minWrites` runs, then SIGKILLs it mid-loop. */
 function runAndKill(path: string, minWrites: number): Promise<void> {

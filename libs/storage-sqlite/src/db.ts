@@ -1,9 +1,9 @@
 import Database from "better-sqlite3";
 import { tracingEnabled } from "@agent-server/core";
+import type { Db, Stmt } from "./db-types.js";
 import { traceStatements } from "./traced-statements.js";
 
-export type Db = Database.Database;
-export type Stmt = Database.Statement;
+export type { Db, Stmt } from "./db-types.js";
 
 /** WAL pages written between automatic checkpoints (see openDatabase). */
 export const WAL_AUTOCHECKPOINT_PAGES = 4000;

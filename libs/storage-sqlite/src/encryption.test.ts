@@ -11,8 +11,8 @@ import {
 } from "@agent-server/core";
 import { SEALED_BLOBS, SEALED_COLUMNS } from "./sealing.js";
 import { openSqliteStorage, type SqliteStorage } from "./storage.js";
-import { tempDir } from "./test/helpers.js";
-import { filesContain, MARKER, PLAIN_TOPIC, readWorld, worldIds, writeWorld } from "./test/sealed-world.js";
+import { tempDir } from "../test/helpers.js";
+import { filesContain, MARKER, PLAIN_TOPIC, readWorld, worldIds, writeWorld } from "../test/sealed-world.js";
 
 const tmp = tempDir("agent-sqlite-sealed-");
 afterAll(() => tmp.cleanup());

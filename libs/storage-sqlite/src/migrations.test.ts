@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase, WAL_AUTOCHECKPOINT_PAGES } from "./db.js";
 import { applyMigrations, MIGRATIONS } from "./migrations.js";
 import { openSqliteStorage } from "./storage.js";
-import { tempDir } from "./test/helpers.js";
+import { tempDir } from "../test/helpers.js";
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { addMs, nowIso } from "@agent-server/core";
 import { openSqliteStorage, type SqliteStorage } from "./storage.js";
-import { tempDir } from "./test/helpers.js";
+import { tempDir } from "../test/helpers.js";
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());

@@ -4,7 +4,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { WireSerializationError, type Storage } from "@agent-server/core";
 import { eraseRunsSql } from "./runs.js";
 import { openSqliteStorage, type SqliteStorage } from "./storage.js";
-import { tempDir } from "./test/helpers.js";
+import { tempDir } from "../test/helpers.js";
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { LATEST_CONTINUATION_SQL, LIST_CONTINUATIONS_SQL, TASK_ROOTS_OF_THREAD_SQL, TASK_ROOTS_SQL } from "./runs.js";
 import { openSqliteStorage } from "./storage.js";
-import { tempDir } from "./test/helpers.js";
+import { tempDir } from "../test/helpers.js";
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());

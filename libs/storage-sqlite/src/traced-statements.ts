@@ -1,5 +1,5 @@
 import { describeStatement, sqliteSpanMinMs, statementParent, statementSpanAfter } from "@agent-server/core";
-import type { Db, Stmt } from "./db.js";
+import type { Db, Stmt } from "./db-types.js";
 
 const EXECUTING_METHODS = ["run", "get", "all"] as const;
 

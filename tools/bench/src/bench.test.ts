@@ -66,10 +66,21 @@ test("--quick --out writes every scenario's table and chart, with finite positiv
     );
     const peer = scenario.protocol === "sdk" ? "official" : "reference";
     expect(section).toContain(`p50: ${peer} ÷ ours`);
-    if (scenario.protocol === "a2a") expect(section).toContain("| ours (postgres) | a2a-js + LangGraph (PostgresSaver) |");
+    if (scenario.protocol === "a2a") {
+      expect(section).toContain("| ours (postgres) | a2a-js + LangGraph (PostgresSaver) |");
+      expect(section).toContain("| ours (sqlite) | a2a-js + LangGraph lean (SqliteSaver) |");
+    }
   }
   expect(report).toContain("| SQLite A2A SendMessage p50 ≤ a2a-js + LangGraph (SqliteSaver) p50 |");
-  expect(report).toContain("| PostgreSQL 16-concurrent A2A SendMessage throughput ≥ a2a-js + LangGraph (PostgresSaver)'s |");
+  for (const [storage, saver] of [
+    ["SQLite", "SqliteSaver"],
+    ["PostgreSQL", "PostgresSaver"],
+  ]) {
+    for (const peer of [`a2a-js + LangGraph (${saver})`, `a2a-js + LangGraph lean (${saver})`]) {
+      expect(report).toContain(`| ${storage} A2A SendMessage p50 ≤ ${peer} p50 |`);
+      for (const c of [16, 64]) expect(report).toContain(`| ${storage} ${c}-concurrent A2A SendMessage throughput ≥ ${peer}'s |`);
+    }
+  }
   for (const storage of ["SQLite", "PostgreSQL"]) {
     expect(report).toContain(`| ${storage} A2A SendMessage p50 with LANGGRAPH_AES_KEY ≤ 1.1× without |`);
   }
@@ -78,7 +89,14 @@ test("--quick --out writes every scenario's table and chart, with finite positiv
   }
 
   const results = JSON.parse(readFileSync(join(charts, "results.json"), "utf8")) as BenchResults;
-  const peers = ["official", "reference", "a2a-js + LangGraph (SqliteSaver)", "a2a-js + LangGraph (PostgresSaver)"];
+  const peers = [
+    "official",
+    "reference",
+    "a2a-js + LangGraph (SqliteSaver)",
+    "a2a-js + LangGraph (PostgresSaver)",
+    "a2a-js + LangGraph lean (SqliteSaver)",
+    "a2a-js + LangGraph lean (PostgresSaver)",
+  ];
   const sealed = ["ours (sqlite, sealed)", "ours (postgres, sealed)"];
   const servers = ["floor", "floor (postgres)", ...peers, "ours (memory)", "ours (sqlite)", "ours (postgres)", ...sealed];
   expect(new Set(results.scenarios.map((r) => r.server))).toEqual(new Set(servers));

@@ -12,9 +12,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { REPO_ROOT } from "../../../apps/server/src/testing/cli-process.js";
+import { REPO_ROOT } from "@agent-server/server/testing";
 import { machineFacts, versions } from "./environment.js";
-import { measureGrowth, type GrowthResult } from "./growth/growth.js";
+import { measureGrowth } from "./growth/growth.js";
 import { timed } from "./measure.js";
 import { A2A_LANGGRAPH, A2A_REFERENCE, ensureInstalled, OFFICIAL_SERVER } from "./peers/install.js";
 import { openBenchPostgres } from "./postgres.js";
@@ -23,7 +23,7 @@ import { parseBenchArgs, USAGE, type Profile } from "./profile.js";
 import { chartsDir, chartsLink, writeSection } from "./report/document.js";
 import { writeCharts } from "./report/charts.js";
 import { renderSection } from "./report/markdown.js";
-import type { BenchResults, Phase, ScenarioResult } from "./results.js";
+import type { BenchResults, GrowthResult, Phase, ScenarioResult } from "./results.js";
 import { SCENARIOS } from "./scenarios/index.js";
 import { openFloor, openPostgresFloor, type Floor } from "./scenarios/floor.js";
 import { measureOperation, measureServer } from "./scenarios/run.js";
@@ -70,14 +70,16 @@ async function main(argv: string[]): Promise<void> {
       kind === "sqlite"
         ? { kind, file: join(tempDir("bench-a2a-langgraph-"), "checkpoints.sqlite") }
         : { kind, url: postgres.url, schema: postgres.newSchema("a2a_langgraph") };
-    scenarios.push(
-      ...(await phase(a2aLangGraphName(kind), () =>
-        withServer(
-          () => startA2aLangGraphServer(saver()),
-          (s) => measureServer(a2a, s, profile),
-        ),
-      )),
-    );
+    for (const variant of ["sample", "lean"] as const) {
+      scenarios.push(
+        ...(await phase(a2aLangGraphName(kind, variant), () =>
+          withServer(
+            () => startA2aLangGraphServer(saver(), variant),
+            (s) => measureServer(a2a, s, profile),
+          ),
+        )),
+      );
+    }
   }
   for (const storage of ["memory", "sqlite", "postgres"] as OurStorage[]) {
     const start = () => {

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
-import { waitForOutput } from "../../../apps/server/src/testing/cli-process.js";
+import { waitForOutput } from "@agent-server/server/testing";
 
 /**
  * Every server the bench starts runs as the leader of its own process group (`detached`), so stopping it

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { Budget } from "./measure.js";
-import type { GrowthDriver } from "./growth/growth.js";
+import type { GrowthDriver } from "./results.js";
 import type { SoakOptions } from "./soak.js";
 
 /** How much of everything one run measures. */

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sleep } from "./processes.js";
+import type { SoakResult } from "./results.js";
 import { a2aSend, sdkNewThread } from "./scenarios/index.js";
 import { startOurServer } from "./servers/ours.js";
 
@@ -13,22 +14,6 @@ export interface SoakOptions {
   sampleEverySeconds: number;
   /** Lanes of load: half SDK operations (new thread + runs.wait), half A2A SendMessage. */
   concurrency: number;
-}
-
-export interface SoakResult {
-  driver: "sqlite";
-  seconds: number;
-  warmUpSeconds: number;
-  concurrency: number;
-  ops: number;
-  /** Seconds since the load started, RSS in MB. */
-  samples: { t: number; rssMb: number }[];
-  rssAfterWarmUpMb: number;
-  rssEndMb: number;
-  /** Trend of the samples after the warm-up (median of pairwise slopes, see medianSlope). */
-  slopeMbPerMinute: number;
-  /** The slope over the measured window, as a fraction of the RSS after warm-up: what "flat" is judged on. */
-  growthFraction: number;
 }
 
 /**

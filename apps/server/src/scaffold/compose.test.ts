@@ -4,9 +4,9 @@ import { Client } from "@langchain/langgraph-sdk";
 import { createTestDatabase, type TestDatabase } from "@agent-server/testing/postgres";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { parseCli } from "../args.js";
-import { killAll, runCli } from "../testing/cli-process.js";
-import { newProjectInTemp, runHealthCheck, type TempProject } from "./test-support.js";
+import { parseCli } from "../cli/index.js";
+import { killAll, runCli } from "../../test/support/cli-process.js";
+import { newProjectInTemp, runHealthCheck, type TempProject } from "../../test/support/scaffolded-project.js";
 
 afterEach(killAll);
 

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
-import type { ScaffoldOptions } from "../args.js";
+import type { ScaffoldOptions } from "../cli/index.js";
 import { VERSION } from "../version.js";
 import { CONTAINER_PORT, healthCheckCommand, serverCommand } from "./dockerfile.js";
 import {

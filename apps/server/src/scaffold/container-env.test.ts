@@ -2,9 +2,9 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTestSchema, type TestSchema } from "@agent-server/testing/postgres";
 import { afterEach, describe, expect, it } from "vitest";
-import { EnvironmentError, parseCli, type CliOptions } from "../args.js";
-import { EXAMPLE_CONFIG, killAll, runCli, startCli } from "../testing/cli-process.js";
-import { newProjectInTemp } from "./test-support.js";
+import { EnvironmentError, parseCli, type CliOptions } from "../cli/index.js";
+import { EXAMPLE_CONFIG, killAll, runCli, startCli } from "../../test/support/cli-process.js";
+import { newProjectInTemp } from "../../test/support/scaffolded-project.js";
 
 afterEach(killAll);
 

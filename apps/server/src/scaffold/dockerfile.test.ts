@@ -2,12 +2,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { EXAMPLE_CONFIG, killAll, memoryDevArgs, runCli, startCli } from "../testing/cli-process.js";
-import { dockerfileStages, replayBuildStage, type Instruction } from "../testing/dockerfile-replay.js";
-import { freePort } from "../testing/ports.js";
+import { EXAMPLE_CONFIG, killAll, memoryDevArgs, runCli, startCli } from "../../test/support/cli-process.js";
+import { dockerfileStages, replayBuildStage, type Instruction } from "../../test/support/dockerfile-replay.js";
+import { freePort } from "../../test/support/ports.js";
 import { dockerfileText } from "./dockerfile.js";
 import { readContainerProject } from "./files.js";
-import { runHealthCheck } from "./test-support.js";
+import { runHealthCheck } from "../../test/support/scaffolded-project.js";
 
 afterEach(killAll);
 

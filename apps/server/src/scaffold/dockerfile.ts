@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import type { ScaffoldOptions } from "../args.js";
+import type { ScaffoldOptions } from "../cli/index.js";
 import { VERSION } from "../version.js";
 import {
   agentServerMissingNote,

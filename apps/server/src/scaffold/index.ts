@@ -1,7 +1,10 @@
-import type { ScaffoldOptions } from "../args.js";
+import type { ScaffoldOptions } from "../cli/index.js";
 import { writeCompose } from "./compose.js";
 import { writeDockerfile } from "./dockerfile.js";
 import { writeNewProject } from "./new-project.js";
+
+export { writeGeneratedFiles, type GeneratedFile } from "./files.js";
+export { newProjectFiles } from "./new-project.js";
 
 /**
  * `new`, `dockerfile`, `compose`: files written into the user's project, nothing started. A refusal (a

@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import ts from "typescript";
 import { afterEach, describe, expect, it } from "vitest";
-import { killAll, memoryDevArgs, runCli, startCli } from "../testing/cli-process.js";
+import { killAll, memoryDevArgs, runCli, startCli } from "../../test/support/cli-process.js";
 import { VERSION } from "../version.js";
 import { packageName } from "./new-project.js";
-import { newProjectInTemp, type TempProject } from "./test-support.js";
+import { newProjectInTemp, type TempProject } from "../../test/support/scaffolded-project.js";
 
 afterEach(killAll);
 

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
-import type { CliOptions } from "../args.js";
-import { projectDirOf, readProject } from "../start-server.js";
-import { openStorage } from "../storage.js";
+import type { CliOptions } from "../cli/index.js";
+import { projectDirOf, readProject } from "../serve/index.js";
+import { openStorage } from "../storage/index.js";
 import { VERSION } from "../version.js";
 import { importDevFolder } from "./dev-import.js";
 import { exportSnapshotFile } from "./export.js";

@@ -6,11 +6,11 @@ import { startEngine } from "@agent-server/engine/testing";
 import { createMemoryStorage } from "@agent-server/storage-memory";
 import { openSqliteStorage } from "@agent-server/storage-sqlite";
 import { afterEach, describe, expect, it } from "vitest";
-import { FIXTURE } from "../testing/langgraph-api-fixture/make-fixture.js";
-import { killAll, runCli } from "../testing/cli-process.js";
+import { FIXTURE } from "../../test/support/langgraph-api-fixture/make-fixture.js";
+import { killAll, runCli } from "../../test/support/cli-process.js";
 import { importDevFolder } from "./index.js";
 
-const DEV_DIR = new URL("../testing/langgraph-api-fixture/.langgraph_api/", import.meta.url).pathname;
+const DEV_DIR = new URL("../../test/support/langgraph-api-fixture/.langgraph_api/", import.meta.url).pathname;
 
 afterEach(killAll);
 

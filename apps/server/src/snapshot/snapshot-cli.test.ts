@@ -5,9 +5,9 @@ import { fileURLToPath } from "node:url";
 import { openSqliteStorage } from "@agent-server/storage-sqlite";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { parseCli, UsageError } from "../args.js";
-import { EXAMPLE_CONFIG, jsonLines, killAll, runCli, startCli, memoryDevArgs } from "../testing/cli-process.js";
-import { populate, type Scenario } from "../testing/snapshot-scenario.js";
+import { parseCli, UsageError } from "../cli/index.js";
+import { EXAMPLE_CONFIG, jsonLines, killAll, runCli, startCli, memoryDevArgs } from "../../test/support/cli-process.js";
+import { populate, type Scenario } from "../../test/support/snapshot-scenario.js";
 
 let dir: string;
 let sourceDir: string;

@@ -5,8 +5,8 @@ import type { Storage } from "@agent-server/core";
 import { openPostgresStorage } from "@agent-server/storage-postgres";
 import { createTestSchema, type TestSchema } from "@agent-server/testing/postgres";
 import { afterEach, describe, expect, it } from "vitest";
-import { killAll, runCli } from "../testing/cli-process.js";
-import { expectSameStore, populate } from "../testing/snapshot-scenario.js";
+import { killAll, runCli } from "../../test/support/cli-process.js";
+import { expectSameStore, populate } from "../../test/support/snapshot-scenario.js";
 
 const schemas: TestSchema[] = [];
 const storages: Storage[] = [];

@@ -7,7 +7,7 @@ import { startEngine } from "@agent-server/engine/testing";
 import { createMemoryStorage } from "@agent-server/storage-memory";
 import { openSqliteStorage } from "@agent-server/storage-sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectSameStore, populate, type Scenario } from "../testing/snapshot-scenario.js";
+import { expectSameStore, populate, type Scenario } from "../../test/support/snapshot-scenario.js";
 import { VERSION } from "../version.js";
 import { exportSnapshotFile, importSnapshotFile, SnapshotFormatError } from "./index.js";
 

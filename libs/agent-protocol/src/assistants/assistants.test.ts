@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemAssistantId } from "@agent-server/engine";
-import type { TestServer } from "../testing/index.js";
-import { expectHttpError, httpDrivers, openServer, rawJson } from "../http/test-support.js";
+import type { TestServer } from "../../test/support/index.js";
+import { expectHttpError, httpDrivers, openServer, rawJson } from "../../test/support/http.js";
 
 describe.each(httpDrivers)("assistants API on $name", (driver) => {
   let server: TestServer;

@@ -2,8 +2,8 @@ import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { StateGraph } from "@langchain/langgraph";
-import type { TestServer } from "../testing/index.js";
-import { expectHttpError, httpDrivers, openServer, rawJson } from "../http/test-support.js";
+import type { TestServer } from "../../test/support/index.js";
+import { expectHttpError, httpDrivers, openServer, rawJson } from "../../test/support/http.js";
 import { drivers } from "@agent-server/testing";
 
 /** A graph whose state is a zod object, so typed schemas can be derived at run time. */

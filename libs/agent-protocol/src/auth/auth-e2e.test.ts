@@ -3,8 +3,8 @@ import { Client } from "@langchain/langgraph-sdk";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { Annotation, StateGraph, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { drivers } from "@agent-server/testing";
-import { startTestServer, type TestServer } from "../testing/index.js";
-import { sdkStreamRefusal } from "../http/test-support.js";
+import { startTestServer, type TestServer } from "../../test/support/index.js";
+import { sdkStreamRefusal } from "../../test/support/http.js";
 
 /**
  * Custom auth end to end: the documented "resource owner" setup, two users, the official SDK Client,

@@ -7,7 +7,7 @@ import { drivers } from "@agent-server/testing";
 import { createApp } from "../app.js";
 import type { RunningServer } from "../server.js";
 import { requestAuthenticator } from "./middleware.js";
-import { probe, startProbeServer } from "./probe-server.js";
+import { probe, startProbeServer } from "../../test/support/probe-server.js";
 
 const sqlite = drivers.find((d) => d.name === "sqlite")!;
 

@@ -6,7 +6,7 @@ import type { Engine } from "@agent-server/engine";
 import { startEngine } from "@agent-server/engine/testing";
 import { drivers } from "@agent-server/testing";
 import type { RunningServer } from "../server.js";
-import { probe, startProbeServer } from "./probe-server.js";
+import { probe, startProbeServer } from "../../test/support/probe-server.js";
 
 const sqlite = drivers.find((d) => d.name === "sqlite")!;
 

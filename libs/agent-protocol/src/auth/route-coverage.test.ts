@@ -6,9 +6,9 @@ import type { Engine } from "@agent-server/engine";
 import { startEngine } from "@agent-server/engine/testing";
 import { drivers } from "@agent-server/testing";
 import type { RunningServer } from "../server.js";
-import { startProbeServer } from "./probe-server.js";
-import { sampleBody, type OpenApiDocument } from "./sample-request.js";
-import { streamRefusal } from "../http/test-support.js";
+import { startProbeServer } from "../../test/support/probe-server.js";
+import { sampleBody, type OpenApiDocument } from "../../test/support/sample-request.js";
+import { streamRefusal } from "../../test/support/http.js";
 
 /**
  * Every documented route authorizes before it acts, and applies the filter it gets back.

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nextRunDate, systemAssistantId } from "@agent-server/engine";
 import { eventually } from "@agent-server/engine/testing";
-import type { TestServer } from "../testing/index.js";
-import { expectHttpError, httpDrivers, openServer, rawJson } from "../http/test-support.js";
+import type { TestServer } from "../../test/support/index.js";
+import { expectHttpError, httpDrivers, openServer, rawJson } from "../../test/support/http.js";
 
 const EVERY_5_MIN = "*/5 * * * *";
 const hello = { messages: [{ role: "user", content: "tick" }] };

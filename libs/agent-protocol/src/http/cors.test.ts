@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemoryStorage } from "@agent-server/storage-memory";
-import { startTestServer, type TestServer } from "../testing/index.js";
+import { startTestServer, type TestServer } from "../../test/support/index.js";
 import type { HttpCorsConfig } from "./cors.js";
 
 const PAGE = "http://page.example:5173";

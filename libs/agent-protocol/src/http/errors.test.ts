@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryStorage } from "@agent-server/storage-memory";
-import { startTestServer, type TestServer } from "../testing/index.js";
+import { startTestServer, type TestServer } from "../../test/support/index.js";
 
 describe("error shape", () => {
   let server: TestServer;

@@ -1,10 +1,10 @@
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_JSON_DEPTH } from "@agent-server/core";
-import type { TestServer } from "../testing/index.js";
+import type { TestServer } from "../../test/support/index.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./body-limit.js";
 import { MAX_REPORTED_ISSUES } from "./router.js";
-import { httpDrivers, openServer, rawJson } from "./test-support.js";
+import { httpDrivers, openServer, rawJson } from "../../test/support/http.js";
 
 /** `depth` levels of objects and arrays, alternating (the outermost is level 1). */
 function nested(depth: number): unknown {

@@ -1,10 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../app-env.js";
-
-export type FetchHandler = (request: Request) => Response | Promise<Response>;
-
-/** langgraph.json `http.app`: a Hono app (its route table is merged) or any fetch handler. */
-export type UserHttpApp = { routes: unknown[]; fetch: FetchHandler } | { fetch: FetchHandler } | FetchHandler;
+import type { AppEnv, FetchHandler, UserHttpApp } from "../app-env.js";
 
 /**
  * Mounts the user's routes after authentication and before the core routers, as the official server

@@ -3,8 +3,8 @@ import { HTTPException } from "hono/http-exception";
 import { Client } from "@langchain/langgraph-sdk";
 import { Auth } from "@langchain/langgraph-sdk/auth";
 import { systemAssistantId } from "@agent-server/engine";
-import type { TestServer } from "../testing/index.js";
-import { httpDrivers, openServer, rawJson } from "../http/test-support.js";
+import type { TestServer } from "../../test/support/index.js";
+import { httpDrivers, openServer, rawJson } from "../../test/support/http.js";
 
 describe.each(httpDrivers)("POST /internal/truncate on $name", (driver) => {
   let server: TestServer;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
 import { createMemoryStorage } from "@agent-server/storage-memory";
-import { startTestServer, type TestServer } from "../testing/index.js";
-import { launchChromium } from "../testing/chromium.js";
+import { startTestServer, type TestServer } from "../../test/support/index.js";
+import { launchChromium } from "../../test/support/chromium.js";
 
 /** Swagger UI renders paths with zero-width spaces before each "/" so they wrap; compare without them. */
 const plain = (text: string) => text.replace(/[\u200b\u00ad]/g, "");

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { drivers } from "@agent-server/testing";
-import { startTestServer, type TestServer } from "../testing/index.js";
+import { startTestServer, type TestServer } from "../../test/support/index.js";
 
 describe.each(drivers)("health checks on $name", (driver) => {
   let server: TestServer | undefined;

@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryStorage } from "@agent-server/storage-memory";
-import { startTestServer, type TestServer } from "../testing/index.js";
+import { startTestServer, type TestServer } from "../../test/support/index.js";
 import { serverInfo } from "./server-info.js";
 
 const langgraphVersion = (createRequire(import.meta.url)("@langchain/langgraph/package.json") as { version: string }).version;

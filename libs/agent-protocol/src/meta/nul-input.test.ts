@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestServer } from "../testing/index.js";
-import { httpDrivers, openServer, rawJson } from "../http/test-support.js";
+import type { TestServer } from "../../test/support/index.js";
+import { httpDrivers, openServer, rawJson } from "../../test/support/http.js";
 
 /**
  * NUL in an id, name, namespace label or key is bad input on every driver (PostgreSQL text cannot hold

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@langchain/langgraph-sdk";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
-import type { TestServer } from "../testing/index.js";
-import { expectHttpError, httpDrivers, openServer } from "../http/test-support.js";
+import type { TestServer } from "../../test/support/index.js";
+import { expectHttpError, httpDrivers, openServer } from "../../test/support/http.js";
 
 /**
  * Custom auth applied to assistants, store and crons: every route calls `authorize` first, uses the value

@@ -1,20 +1,6 @@
 import type { Context, Handler, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
-import type { AppEnv } from "../app-env.js";
-
-/** What the app needs of a metrics registry (apps/server builds it on prom-client). */
-export interface HttpMetrics {
-  /**
-   * Called once per answered request: `route` is the template of the route that matched
-   * (`/threads/:thread_id/runs`, never the raw path, so label values stay bounded), `UNMATCHED_ROUTE`
-   * when none did; `durationMs` runs until the response's headers (a stream's body is not waited for).
-   */
-  observeRequest(route: string, method: string, status: number, durationMs: number): void;
-  /** The exposition `GET /metrics` answers. */
-  scrape(): Promise<{ contentType: string; body: string }>;
-  /** True: `/metrics` goes through the project's auth like any route. Default: exempt, as `/ok` is. */
-  authenticated?: boolean;
-}
+import type { AppEnv, HttpMetrics } from "../app-env.js";
 
 /** The route label of requests no route matched (404s, methods a path does not serve, a user fetch handler's answers). */
 export const UNMATCHED_ROUTE = "unmatched";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StateGraph, MessagesAnnotation } from "@langchain/langgraph";
 import { echoGraph, newThread } from "@agent-server/engine/testing";
-import type { TestServer } from "../testing/index.js";
-import { hello, openRunsServer, raw, runDrivers } from "./test-support.js";
+import type { TestServer } from "../../test/support/index.js";
+import { hello, openRunsServer, raw, runDrivers } from "../../test/support/runs.js";
 
 /**
  * `@langchain/langgraph-sdk` 1.15 percent-encodes every id and namespace it puts in a path

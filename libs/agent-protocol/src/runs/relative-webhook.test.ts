@@ -2,8 +2,8 @@ import { Hono } from "hono";
 import { afterEach, describe, expect, it } from "vitest";
 import { eventually } from "@agent-server/engine/testing";
 import { createMemoryStorage } from "@agent-server/storage-memory";
-import { startTestServer, type TestServer } from "../testing/index.js";
-import { hello, raw } from "./test-support.js";
+import { startTestServer, type TestServer } from "../../test/support/index.js";
+import { hello, raw } from "../../test/support/runs.js";
 
 /** A project's http.app that records the webhooks it is sent. */
 function hooksApp() {

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@langchain/langgraph-sdk";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { eventually } from "@agent-server/engine/testing";
-import { startTestServer, type TestServer } from "../testing/index.js";
-import { hello, raw, runDrivers, statusOf } from "./test-support.js";
-import { streamRefusal } from "../http/test-support.js";
+import { startTestServer, type TestServer } from "../../test/support/index.js";
+import { hello, raw, runDrivers, statusOf } from "../../test/support/runs.js";
+import { streamRefusal } from "../../test/support/http.js";
 
 /** Bearer tokens are user names; runs are scoped to the owner of their thread, and stamp it on threads they create. */
 const ownerAuth = new Auth()

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "@langchain/langgraph-sdk";
-import type { TestServer } from "../testing/index.js";
-import { hello, openRunsServer, raw, runDrivers } from "./test-support.js";
+import type { TestServer } from "../../test/support/index.js";
+import { hello, openRunsServer, raw, runDrivers } from "../../test/support/runs.js";
 
 /**
  * A run named from a checkpoint the thread does not have would start from an empty state and replace the

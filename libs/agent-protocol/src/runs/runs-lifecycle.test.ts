@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@langchain/langgraph-sdk";
 import { eventually, newThread } from "@agent-server/engine/testing";
-import type { TestServer } from "../testing/index.js";
-import { hello, openRunsServer, raw, runDrivers, statusOf } from "./test-support.js";
-import { streamRefusal } from "../http/test-support.js";
+import type { TestServer } from "../../test/support/index.js";
+import { hello, openRunsServer, raw, runDrivers, statusOf } from "../../test/support/runs.js";
+import { streamRefusal } from "../../test/support/http.js";
 
 const lastAi = (values: unknown) =>
   (values as { messages: { type: string; content: string }[] }).messages.filter((m) => m.type === "ai").at(-1)?.content;

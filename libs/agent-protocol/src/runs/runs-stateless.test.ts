@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "@langchain/langgraph-sdk";
 import { eventually } from "@agent-server/engine/testing";
-import type { TestServer } from "../testing/index.js";
-import { hello, openRunsServer, raw, runDrivers } from "./test-support.js";
-import { streamRefusal } from "../http/test-support.js";
+import type { TestServer } from "../../test/support/index.js";
+import { hello, openRunsServer, raw, runDrivers } from "../../test/support/runs.js";
+import { streamRefusal } from "../../test/support/http.js";
 
 /** The server's values (the official schema); the SDK 1.15 types name them "complete" | "continue". */
 const keep = "keep" as never;

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@langchain/langgraph-sdk";
 import { eventually, newThread } from "@agent-server/engine/testing";
 import type { TestDriver } from "@agent-server/testing";
-import { startTestServer, type TestServer } from "../testing/index.js";
-import { hello, openRunsServer, raw, runDrivers } from "./test-support.js";
+import { startTestServer, type TestServer } from "../../test/support/index.js";
+import { hello, openRunsServer, raw, runDrivers } from "../../test/support/runs.js";
 
 /**
  * The `end` event of classic run streams (`{run_id, status}`, as the Python Agent Server ends them): off

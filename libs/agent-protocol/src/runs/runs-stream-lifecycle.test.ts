@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "@langchain/langgraph-sdk";
 import { newThread } from "@agent-server/engine/testing";
-import type { TestServer } from "../testing/index.js";
-import { hello, openRunsServer, raw, runDrivers } from "./test-support.js";
-import { delegatorGraph } from "./stream-test-graphs.js";
+import type { TestServer } from "../../test/support/index.js";
+import { hello, openRunsServer, raw, runDrivers } from "../../test/support/runs.js";
+import { delegatorGraph } from "../../test/support/stream-test-graphs.js";
 
 /**
  * The `lifecycle` stream mode and `streamNamespaces` (`?namespace=`) on classic run streams and joins,

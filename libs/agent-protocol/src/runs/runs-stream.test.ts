@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@langchain/langgraph-sdk";
 import { eventually, newThread } from "@agent-server/engine/testing";
-import type { TestServer } from "../testing/index.js";
-import { hello, openRunsServer, runDrivers } from "./test-support.js";
+import type { TestServer } from "../../test/support/index.js";
+import { hello, openRunsServer, runDrivers } from "../../test/support/runs.js";
 
 interface Part {
   id?: string;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "@langchain/langgraph-sdk";
 import { newThread } from "@agent-server/engine/testing";
-import type { TestServer } from "../testing/index.js";
-import { openRunsServer, raw, runDrivers } from "./test-support.js";
+import type { TestServer } from "../../test/support/index.js";
+import { openRunsServer, raw, runDrivers } from "../../test/support/runs.js";
 
 /**
  * `strictResume` (wire `strict_resume`) on runs create/stream/wait, thread and stateless: a resume naming

@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { eventually } from "@agent-server/engine/testing";
 import { outboundUrlPolicy } from "@agent-server/engine";
 import { drivers } from "@agent-server/testing";
-import { startTestServer, type TestServer } from "../testing/index.js";
-import { hello, raw } from "./test-support.js";
+import { startTestServer, type TestServer } from "../../test/support/index.js";
+import { hello, raw } from "../../test/support/runs.js";
 
 /** A webhook receiver on loopback (real HTTP). */
 async function loopbackReceiver(): Promise<{ url: string; bodies: unknown[]; close: () => Promise<void> }> {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestServer } from "../testing/index.js";
-import { expectHttpError, httpDrivers, openServer, rawJson } from "../http/test-support.js";
+import type { TestServer } from "../../test/support/index.js";
+import { expectHttpError, httpDrivers, openServer, rawJson } from "../../test/support/http.js";
 
 describe.each(httpDrivers)("store API on $name", (driver) => {
   let server: TestServer;

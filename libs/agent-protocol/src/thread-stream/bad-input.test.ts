@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drivers } from "@agent-server/testing";
-import type { TestServer } from "../testing/index.js";
-import { openServer } from "../http/test-support.js";
-import { command, ok, RawSocket, readSse, says, socketAnswer, terminals } from "./test-support.js";
+import type { TestServer } from "../../test/support/index.js";
+import { openServer } from "../../test/support/http.js";
+import { command, ok, RawSocket, readSse, says, socketAnswer, terminals } from "../../test/support/thread-stream.js";
 
 /**
  * Hostile input on the thread streaming routes: every malformed envelope, param, filter and frame is a

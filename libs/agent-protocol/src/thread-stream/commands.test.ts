@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drivers } from "@agent-server/testing";
-import type { TestServer } from "../testing/index.js";
-import { httpDrivers, openServer } from "../http/test-support.js";
-import { command, ok, readSse, refused, rootLifecycle, says, terminals, type WireEvent } from "./test-support.js";
+import type { TestServer } from "../../test/support/index.js";
+import { httpDrivers, openServer } from "../../test/support/http.js";
+import { command, ok, readSse, refused, rootLifecycle, says, terminals, type WireEvent } from "../../test/support/thread-stream.js";
 
 /** Every command of `POST /threads/{thread_id}/commands`, with its success and its protocol errors. */
 

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { Client } from "@langchain/langgraph-sdk";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
-import { startTestServer, type TestServer } from "../testing/index.js";
-import { runDrivers } from "../runs/test-support.js";
-import { ok, readSse, says, socketAnswer, terminals } from "./test-support.js";
+import { startTestServer, type TestServer } from "../../test/support/index.js";
+import { runDrivers } from "../../test/support/runs.js";
+import { ok, readSse, says, socketAnswer, terminals } from "../../test/support/thread-stream.js";
 
 /**
  * How the thread streaming protocol's WebSocket refuses a client, as the SDK's WebSocket transport reads

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestServer } from "../testing/index.js";
-import { httpDrivers, openServer } from "../http/test-support.js";
-import { ok, readSse, refused, rootLifecycle, terminals, type WireEvent } from "./test-support.js";
+import type { TestServer } from "../../test/support/index.js";
+import { httpDrivers, openServer } from "../../test/support/http.js";
+import { ok, readSse, refused, rootLifecycle, terminals, type WireEvent } from "../../test/support/thread-stream.js";
 
 /**
  * `input.respond` with `strict_resume` (the SDK's `respondInput(params, { strictResume: true })`): the

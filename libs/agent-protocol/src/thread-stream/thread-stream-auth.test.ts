@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { drivers } from "@agent-server/testing";
-import { startTestServer, type TestServer } from "../testing/index.js";
-import { command, ok, RawSocket, readSse, says, sleep, socketAnswer, terminals } from "./test-support.js";
+import { startTestServer, type TestServer } from "../../test/support/index.js";
+import { command, ok, RawSocket, readSse, says, sleep, socketAnswer, terminals } from "../../test/support/thread-stream.js";
 
 /**
  * The thread streaming routes under custom auth: the documented resource-owner setup (bearer tokens are

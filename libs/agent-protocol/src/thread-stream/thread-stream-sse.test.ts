@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SubscriptionHandle } from "@langchain/langgraph-sdk";
 import { drivers } from "@agent-server/testing";
 import { eventually } from "@agent-server/engine/testing";
-import type { TestServer } from "../testing/index.js";
-import { expectHttpError, httpDrivers, openServer } from "../http/test-support.js";
-import { readSse, rootLifecycle, says, sleep, terminals, type WireEvent } from "./test-support.js";
+import type { TestServer } from "../../test/support/index.js";
+import { expectHttpError, httpDrivers, openServer } from "../../test/support/http.js";
+import { readSse, rootLifecycle, says, sleep, terminals, type WireEvent } from "../../test/support/thread-stream.js";
 
 /**
  * The thread streaming protocol over SSE with the official SDK's `ThreadStream`

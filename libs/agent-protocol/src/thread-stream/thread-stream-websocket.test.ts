@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { EventRepo, Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
-import { startTestServer, type TestServer } from "../testing/index.js";
-import { httpDrivers, openServer } from "../http/test-support.js";
-import { ok, RawSocket, readSse, rootLifecycle, says, sleep, terminals, type WireEvent } from "./test-support.js";
+import { startTestServer, type TestServer } from "../../test/support/index.js";
+import { httpDrivers, openServer } from "../../test/support/http.js";
+import { ok, RawSocket, readSse, rootLifecycle, says, sleep, terminals, type WireEvent } from "../../test/support/thread-stream.js";
 
 /**
  * The thread streaming protocol over a WebSocket (`GET /threads/{id}/stream/events`): the official SDK's

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@langchain/langgraph-sdk";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
-import { startTestServer, type TestServer } from "../testing/index.js";
-import { say, statusOf, threadDrivers } from "./test-support.js";
+import { startTestServer, type TestServer } from "../../test/support/index.js";
+import { say, statusOf, threadDrivers } from "../../test/support/threads.js";
 
 /**
  * The documented "resource owner" auth (`@langchain/langgraph-sdk/auth`), served by the real app:

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, runToEnd, say, statusOf, threadDrivers, useServer, type WireMessage } from "./test-support.js";
+import { call, runToEnd, say, statusOf, threadDrivers, useServer, type WireMessage } from "../../test/support/threads.js";
 
 describe.each(threadDrivers)("/threads state on $name", (driver) => {
   const server = useServer(driver);

@@ -5,8 +5,8 @@ import { build } from "esbuild";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryStorage } from "@agent-server/storage-memory";
-import { startTestServer, type TestServer } from "../testing/index.js";
-import { launchChromium } from "../testing/chromium.js";
+import { startTestServer, type TestServer } from "../../test/support/index.js";
+import { launchChromium } from "../../test/support/chromium.js";
 import { bundleUi } from "./bundle.js";
 
 /** What this test calls in the page (the project's TypeScript has no DOM lib). */

@@ -6,7 +6,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryStorage } from "@agent-server/storage-memory";
-import { startTestServer, type TestServer } from "../testing/index.js";
+import { startTestServer, type TestServer } from "../../test/support/index.js";
 import { bundleUi, type UiBundles } from "./bundle.js";
 
 let project: string;

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { InvalidInputError } from "@agent-server/core";
 import { applyEnv, loadLangGraphConfig } from "./langgraph-config.js";
 
-const fixture = resolve(import.meta.dirname, "../testing/fixtures/project/langgraph.json");
+const fixture = resolve(import.meta.dirname, "../../test/fixtures/project/langgraph.json");
 
 describe("loadLangGraphConfig", () => {
   const dirs: string[] = [];
@@ -21,7 +21,7 @@ describe("loadLangGraphConfig", () => {
 
   it("reads graphs, env file, auth.path, http.app and node_version relative to the config", async () => {
     const loaded = await loadLangGraphConfig(fixture);
-    expect(loaded.cwd).toBe(resolve(import.meta.dirname, "../testing/fixtures/project"));
+    expect(loaded.cwd).toBe(resolve(import.meta.dirname, "../../test/fixtures/project"));
     expect(Object.keys(loaded.config.graphs)).toEqual(["compiled", "builder", "factory", "default_export"]);
     expect(loaded.env).toEqual({ ECHO_PREFIX: "from-env", OTHER: "quoted value" });
     expect(loaded.config.auth?.path).toBe("./auth.ts:auth");

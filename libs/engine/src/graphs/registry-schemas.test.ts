@@ -6,7 +6,7 @@ import { loadLangGraphConfig } from "../config/langgraph-config.js";
 import { GraphRegistry } from "./registry.js";
 import { NO_SCHEMAS } from "./schemas/types.js";
 
-const fixture = resolve(import.meta.dirname, "schemas/fixtures/langgraph.json");
+const fixture = resolve(import.meta.dirname, "../../test/fixtures/schemas/langgraph.json");
 const inProcess = new StateGraph(Annotation.Root({ topic: Annotation<string>() }))
   .addNode("noop", () => ({}))
   .addEdge("__start__", "noop")

@@ -6,7 +6,7 @@ import { applyEnv, loadLangGraphConfig } from "../config/langgraph-config.js";
 import { systemAssistantDefaultsFromEnv } from "../config/system-assistant-defaults.js";
 import { GraphRegistry, systemAssistantId } from "./registry.js";
 
-const fixture = resolve(import.meta.dirname, "../testing/fixtures/project/langgraph.json");
+const fixture = resolve(import.meta.dirname, "../../test/fixtures/project/langgraph.json");
 
 describe("GraphRegistry", () => {
   it("derives system assistant ids as uuid5(graph_id, the LangGraph namespace)", () => {
@@ -44,7 +44,7 @@ describe("GraphRegistry", () => {
   });
 
   it("takes { path, description } entries: the description becomes the system assistant's, and follows the file", async () => {
-    const cwd = resolve(import.meta.dirname, "../testing/fixtures/project");
+    const cwd = resolve(import.meta.dirname, "../../test/fixtures/project");
     const storage = createMemoryStorage();
     const first = new GraphRegistry(storage);
     await first.load(
@@ -94,7 +94,7 @@ describe("GraphRegistry", () => {
 
   it("refuses a missing file, a missing export, and an export that is not a graph", async () => {
     const registry = new GraphRegistry(createMemoryStorage());
-    const cwd = resolve(import.meta.dirname, "../testing/fixtures/project");
+    const cwd = resolve(import.meta.dirname, "../../test/fixtures/project");
     await expect(registry.load({ g: "./graphs/missing.ts:graph" }, cwd)).rejects.toThrow(/file not found/);
     await expect(registry.load({ g: "./graphs/echo.mts:nope" }, cwd)).rejects.toThrow(/no export "nope"/);
     await expect(registry.load({ g: "./langgraph.json" }, cwd)).rejects.toThrow(InvalidInputError);

@@ -3,10 +3,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createMemoryStorage } from "@agent-server/storage-memory";
 import type { Storage } from "@agent-server/core";
 import type { Engine } from "../engine.js";
-import { newThread, startEngine } from "../testing/harness.js";
+import { newThread, startEngine } from "../../test/support/harness.js";
 import { ThreadStateService } from "../threads/index.js";
 
-/** What the fixture factory records (testing/fixtures/project/graphs/factory-runtime.mts). */
+/** What the fixture factory records (test/fixtures/project/graphs/factory-runtime.mts). */
 interface FactoryLoad {
   accessContext: string;
   executionRuntime: { context: unknown } | null;
@@ -16,7 +16,7 @@ interface FactoryLoad {
 }
 
 const loads = ((globalThis as Record<symbol, FactoryLoad[]>)[Symbol.for("agent-server.test.factory-runtime-loads")] ??= []);
-const project = resolve(import.meta.dirname, "../testing/fixtures/project");
+const project = resolve(import.meta.dirname, "../../test/fixtures/project");
 const auth = { user: { identity: "alice" }, permissions: [] };
 
 /**

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import { eventually, newThread, startEngine } from "../testing/harness.js";
+import { eventually, newThread, startEngine } from "../../test/support/harness.js";
 import type { EngineObserver } from "./index.js";
 
 type Seen = [hook: string, ...facts: unknown[]];

@@ -3,7 +3,7 @@ import type { Run } from "@agent-server/core";
 import type { CompiledGraph } from "../graphs/types.js";
 import { graphCall, type GraphCallOptions } from "../runs/execute-graph.js";
 import { graphTracing } from "../tracing/index.js";
-import type { ExecutionOutcome } from "../runs/settlement.js";
+import type { ExecutionOutcome } from "../runs/settlement-types.js";
 import type { ThreadSnapshot } from "../runs/outcome.js";
 import type { EngineRunKwargs } from "../runs/run-request.js";
 import { ProtocolEventMapper, type LangGraphProtocolEvent } from "./protocol-events.js";

@@ -3,7 +3,7 @@ import { addMs, LocalSignalBus, nowIso, type EventRepo, type Storage } from "@ag
 import { drivers, type TestDriver } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
 import { EngineSignals } from "../signals/engine-signals.js";
-import { newThread, startEngine } from "../testing/harness.js";
+import { newThread, startEngine } from "../../test/support/harness.js";
 import { ThreadEventLog, type ThreadEvent, type ThreadEventStream } from "./thread-event-log.js";
 
 /**

@@ -8,7 +8,6 @@ import {
   readThreadHeader,
   type Assistant,
   type Run,
-  type RunClaim,
   type RunInternal,
   type Storage,
   type Thread,
@@ -17,49 +16,11 @@ import {
 } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
 import { withTraceparent } from "../tracing/index.js";
-import type { EngineRunKwargs, RunAuthContext, RunCreateRequest } from "./run-request.js";
+import type { AdmissionOptions, EngineRunKwargs, RunAuthContext, RunCreateRequest } from "./run-request.js";
 import { admittedRunTimeout, RUN_TIMEOUT_KEY } from "./run-timeout.js";
 import { CancelReasons } from "./cancel-reason.js";
 import type { HeldThreadLock } from "./thread-lock.js";
 import { deleteThreadEventually } from "./storage-retry.js";
-
-export interface AdmissionOptions {
-  /** The thread to run on; omitted for a stateless run (a temporary thread is made). */
-  threadId?: string;
-  /** Pre-chosen run id, so a caller can subscribe to its stream before the run can start. */
-  runId?: string;
-  auth?: RunAuthContext;
-  /**
-   * What the caller already read in this call, so admission does not read it again: the assistant (used
-   * when it is the one the request names) and the thread (when it is `threadId`'s). Server code only.
-   * `newThread`: the caller created that thread in this call under an id it generated and has not
-   * handed out yet, so no other section can be at work on it: admission takes no thread lock.
-   */
-  loaded?: { assistant?: Assistant; thread?: ThreadHeader; newThread?: boolean };
-  /** Server-private facts (A2A marker and lineage). Only server code passes this. */
-  internal?: RunInternal;
-  /**
-   * The run was started through the thread streaming protocol: it streams LangGraph's protocol events
-   * to its thread's event log (`ProtocolRuns`) instead of the run's own stream. `answered`: the ids of
-   * the interrupts it resumes (announced as `input.answered` when it starts). Server code only.
-   */
-  protocol?: { answered?: string[] };
-  /**
-   * Admit the run already ended as cancelled (`interrupted`): validated and written like any run, but
-   * never queued, so it cannot execute. See `Engine.createCancelledRun`.
-   */
-  cancelled?: boolean;
-  /**
-   * The thread's lock, when the caller already holds it (a section of `Engine.withThreadExecution` or
-   * `withThreadLock` on `threadId`): admission runs in that section instead of waiting for it.
-   */
-  heldLock?: HeldThreadLock;
-  /**
-   * Insert the run already claimed for this process's free worker (`RunRepo.create`'s `claim`; the
-   * engine's, not a caller's): the returned run is `running` when the driver did.
-   */
-  claim?: RunClaim;
-}
 
 /** A run admission wrote, with the `internal` marker it stored (the executor of a claimed run needs it). */
 export interface AdmittedRun {

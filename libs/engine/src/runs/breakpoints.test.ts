@@ -3,7 +3,7 @@ import { Annotation, StateGraph } from "@langchain/langgraph";
 import type { Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import { eventually, newThread, startEngine } from "../testing/harness.js";
+import { eventually, newThread, startEngine } from "../../test/support/harness.js";
 import { ThreadStateService } from "../threads/thread-state-service.js";
 import type { RunCreateRequest } from "./run-request.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { drivers } from "@agent-server/testing";
-import { eventually, newThread, startEngine } from "../testing/harness.js";
+import { eventually, newThread, startEngine } from "../../test/support/harness.js";
 
 /**
  * The pool does not ask storage again after a claim that saw nothing else, nor at a run's end when no

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import { newThread, startEngine } from "../testing/harness.js";
+import { newThread, startEngine } from "../../test/support/harness.js";
 
 /**
  * A run due now, admitted while a worker of this process is free, is inserted claimed by that worker

@@ -2,8 +2,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { Annotation, StateGraph, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { drivers } from "@agent-server/testing";
-import { eventually, newThread, startEngine } from "../testing/harness.js";
-import type { RunLogger } from "./run-executor.js";
+import { eventually, newThread, startEngine } from "../../test/support/harness.js";
+import type { RunLogger } from "./run-logger.js";
 
 /** Which node ran, per thread: a step that ran twice would show here, whatever the state says. */
 const executions = new Map<string, string[]>();

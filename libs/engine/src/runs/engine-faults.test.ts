@@ -5,9 +5,9 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import { newThread, startEngine } from "../testing/harness.js";
-import { instrumentStorage, type InstrumentedStorage } from "../testing/instrumented-storage.js";
-import type { BackgroundTask } from "./run-executor.js";
+import { newThread, startEngine } from "../../test/support/harness.js";
+import { instrumentStorage, type InstrumentedStorage } from "../../test/support/instrumented-storage.js";
+import type { BackgroundTask } from "./run-logger.js";
 
 const sqlite = drivers.find((driver) => driver.name === "sqlite")!;
 

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NotFoundError, type Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import type { StreamEvent } from "../streaming/stream-hub.js";
-import { collect, eventually, newThread, startEngine } from "../testing/harness.js";
+import type { StreamEvent } from "../streaming/types.js";
+import { collect, eventually, newThread, startEngine } from "../../test/support/harness.js";
 
 /**
  * What the HTTP layer needs from the engine beyond runs themselves: admission separated from the wait

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import { eventually, newThread, startEngine } from "../testing/harness.js";
+import { eventually, newThread, startEngine } from "../../test/support/harness.js";
 
 describe.each(drivers.filter((d) => d.name !== "memory"))("engine restart on $name", (driver) => {
   it("picks up pending runs after the process restarts (storage reopened, new engine)", async () => {

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConflictError, NotFoundError, type Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import { eventually, newThread, startEngine } from "../testing/harness.js";
+import { eventually, newThread, startEngine } from "../../test/support/harness.js";
 
 describe.each(drivers)("engine runs on $name", (driver) => {
   let storage: Storage;

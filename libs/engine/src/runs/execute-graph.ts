@@ -5,6 +5,7 @@ import type { Run } from "@agent-server/core";
 import type { CompiledGraph } from "../graphs/types.js";
 import { checkpointIdOf, checkpointMark } from "../streaming/checkpoint-marks.js";
 import { SubgraphLifecycle } from "../streaming/subgraph-lifecycle.js";
+import type { EmittedEvent } from "../streaming/types.js";
 import { graphTracing } from "../tracing/index.js";
 import { toCommand } from "./command.js";
 import { LENT_CHECKPOINTER_KEY } from "./new-thread-saver.js";
@@ -19,11 +20,6 @@ import {
   type LangGraphCheckpointPayload,
   type StreamTask,
 } from "./stream-payloads.js";
-
-export interface EmittedEvent {
-  event: string;
-  data: unknown;
-}
 
 /**
  * Executes one run of a graph and yields its stream events as `@langchain/langgraph-sdk` parses them:

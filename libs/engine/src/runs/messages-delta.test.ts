@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import { deltaChatGraph } from "../testing/delta-chat-graph.js";
-import { newThread, startEngine } from "../testing/harness.js";
+import { deltaChatGraph } from "../../test/support/delta-chat-graph.js";
+import { newThread, startEngine } from "../../test/support/harness.js";
 import { ThreadStateService, type ThreadState } from "../threads/index.js";
 
 type Message = { type?: string; content?: unknown };

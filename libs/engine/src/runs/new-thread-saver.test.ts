@@ -4,7 +4,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import { newThread, startEngine } from "../testing/harness.js";
+import { newThread, startEngine } from "../../test/support/harness.js";
 import { newThreadSaver } from "./new-thread-saver.js";
 
 const hi = { assistant_id: "echo", input: { messages: [{ role: "user", content: "hi" }] } };

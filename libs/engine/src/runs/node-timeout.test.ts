@@ -4,7 +4,7 @@ import { MessagesAnnotation, StateGraph, type LangGraphRunnableConfig } from "@l
 import type { Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import { collect, newThread, startEngine } from "../testing/harness.js";
+import { collect, newThread, startEngine } from "../../test/support/harness.js";
 
 /** A node with LangGraph 1.7's per-node time limit (`timeout`), which it overruns. */
 const overrunning = new StateGraph(MessagesAnnotation)

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ClaimedRun, Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import { newThread, startEngine } from "../testing/harness.js";
+import { newThread, startEngine } from "../../test/support/harness.js";
 
 /**
  * A rollback that arrives while the run's claim is on its way back from storage (the row is already

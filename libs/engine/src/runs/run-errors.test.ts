@@ -3,7 +3,7 @@ import { MessagesAnnotation, StateGraph } from "@langchain/langgraph";
 import { RUN_ERROR_MESSAGE_MAX, type Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import { newThread, startEngine } from "../testing/harness.js";
+import { newThread, startEngine } from "../../test/support/harness.js";
 
 /** A message longer than a run keeps, with an emoji (a surrogate pair) straddling the cut. */
 const LONG = `${"x".repeat(RUN_ERROR_MESSAGE_MAX - 1)}🙂${"y".repeat(3000)}`;

@@ -1,11 +1,9 @@
-import type { TtlSweepKind } from "../ttl/ttl-sweeper.js";
 import { isGraphDrained } from "@langchain/langgraph";
 import {
   isStorageOutage,
   NotFoundError,
   storageFault,
   withEncryptionUser,
-  type Delivery,
   type Run,
   type Storage,
   type StorageFault,
@@ -16,59 +14,19 @@ import type { GraphAccess, GraphUser } from "../graphs/server-runtime.js";
 import type { CompiledGraph } from "../graphs/types.js";
 import type { ProtocolRuns } from "../protocol/protocol-run.js";
 import type { StreamHub } from "../streaming/stream-hub.js";
+import type { EmittedEvent } from "../streaming/types.js";
 import { traceExecution } from "../tracing/index.js";
-import { executeGraph, type EmittedEvent, type FinalCheckpoint } from "./execute-graph.js";
+import { executeGraph, type FinalCheckpoint } from "./execute-graph.js";
 import { finalSnapshot, readThreadSnapshot, rebuildsChannels, toRunResult, type ThreadSnapshot } from "./outcome.js";
 import type { EngineRunKwargs } from "./run-request.js";
 import { armRunTimeout, runTimeoutMs } from "./run-timeout.js";
-import type { ExecutionOutcome, Settlement, SettlementStep } from "./settlement.js";
+import type { RunLogger } from "./run-logger.js";
+import type { ExecutionOutcome, Settlement } from "./settlement.js";
 import type { ThreadExecution } from "./thread-execution.js";
 import type { ActiveExecution, PoolRun } from "./worker-pool.js";
 import { newThreadSaver } from "./new-thread-saver.js";
 import { StopAnnouncements } from "./stop-announcements.js";
 import { untilStorageReturns } from "./storage-retry.js";
-
-export interface RunLogger {
-  runStarted(runId: string, threadId: string, attempt: number): void;
-  /**
-   * A run went back to the queue, to execute again as attempt `attempt + 1`: its worker was lost
-   * (`lease-expired`, `owner-gone`), a shutdown handed it back (`drained`: stopped at a step boundary,
-   * its checkpoint saved; `shutdown`: stopped mid-step, that step runs again), or the database went away
-   * under it (`storage`: handed back once the database answered again; it resumes from its last checkpoint).
-   */
-  runRequeued?(runId: string, threadId: string, attempt: number, reason: string): void;
-  /**
-   * An execution here ended: `status` is the run's terminal status, `erased` (rolled back), `lost` (its
-   * lease lapsed and another owner re-claimed the run, which that owner ends), or `handed-back` (a
-   * shutdown put it back in the queue).
-   */
-  runEnded(runId: string, threadId: string, status: string, durationMs: number): void;
-  /** An `onRunSettled` listener threw (settlement went on); console.error when absent. */
-  settledListenerFailed?(runId: string, error: unknown): void;
-  /** A webhook or push delivery the URL policy refused at send time (marked failed, not sent). */
-  deliveryRefused?(delivery: Delivery, reason: string): void;
-  /**
-   * A step of settlement after the run's terminal write failed (the later steps still ran: waiters woken,
-   * streams closed); console.error when absent.
-   */
-  settlementStepFailed?(runId: string, step: SettlementStep, error: unknown): void;
-  /**
-   * A run's execution could not be settled at all (storage failed before or at its terminal write): it
-   * stays `running` until its lease runs out and the reaper requeues it (a new attempt resumes from its last checkpoint); console.error when absent.
-   */
-  runFailed?(runId: string, error: unknown): void;
-  /**
-   * A background loop's round failed (storage unreachable while claiming runs, renewing or reaping leases,
-   * sending deliveries, firing crons, expiring events). The loop goes on at its next tick; console.error
-   * when absent. Without this, such a rejection went unhandled, and Node ends the process on one.
-   */
-  backgroundFailed?(task: BackgroundTask, error: unknown): void;
-  /** A TTL sweep round removed something (one call per such round): threads deleted or trimmed, store items deleted. */
-  ttlSwept?(kind: "threads" | "store", counts: Partial<Record<TtlSweepKind, number>>): void;
-}
-
-/** The engine's background loops, as `RunLogger.backgroundFailed` names them. */
-export type BackgroundTask = "claim" | "renew" | "reap" | "deliveries" | "crons" | "event-expiry" | "signals" | "ttl-threads" | "ttl-store";
 
 /** Executes a claimed run under `withThreadExecution`, publishing its events, then settles it. */
 export class RunExecutor {

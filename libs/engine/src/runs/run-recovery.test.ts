@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import type { Run, Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import { collect, eventually, newThread, startEngine } from "../testing/harness.js";
-import type { RunLogger } from "./run-executor.js";
+import { collect, eventually, newThread, startEngine } from "../../test/support/harness.js";
+import type { RunLogger } from "./run-logger.js";
 import type { EngineRunKwargs } from "./run-request.js";
 
 /** A lease owner as a server process of this host writes it, of a process that has exited. */

@@ -1,4 +1,5 @@
-import type { Metadata, MultitaskStrategy, RunnableConfig } from "@agent-server/core";
+import type { Assistant, Metadata, MultitaskStrategy, RunClaim, RunInternal, RunnableConfig, ThreadHeader } from "@agent-server/core";
+import type { HeldThreadLock } from "./thread-lock.js";
 
 export type StreamMode =
   "values" | "updates" | "messages" | "messages-tuple" | "custom" | "events" | "debug" | "tasks" | "checkpoints" | "tools" | "lifecycle";
@@ -67,4 +68,43 @@ export interface EngineRunKwargs {
 export interface RunAuthContext {
   user: { identity: string; [key: string]: unknown };
   permissions: string[];
+}
+
+/** How a run is admitted, beyond its request: where, for whom, and what the caller already holds or read. */
+export interface AdmissionOptions {
+  /** The thread to run on; omitted for a stateless run (a temporary thread is made). */
+  threadId?: string;
+  /** Pre-chosen run id, so a caller can subscribe to its stream before the run can start. */
+  runId?: string;
+  auth?: RunAuthContext;
+  /**
+   * What the caller already read in this call, so admission does not read it again: the assistant (used
+   * when it is the one the request names) and the thread (when it is `threadId`'s). Server code only.
+   * `newThread`: the caller created that thread in this call under an id it generated and has not
+   * handed out yet, so no other section can be at work on it: admission takes no thread lock.
+   */
+  loaded?: { assistant?: Assistant; thread?: ThreadHeader; newThread?: boolean };
+  /** Server-private facts (A2A marker and lineage). Only server code passes this. */
+  internal?: RunInternal;
+  /**
+   * The run was started through the thread streaming protocol: it streams LangGraph's protocol events
+   * to its thread's event log (`ProtocolRuns`) instead of the run's own stream. `answered`: the ids of
+   * the interrupts it resumes (announced as `input.answered` when it starts). Server code only.
+   */
+  protocol?: { answered?: string[] };
+  /**
+   * Admit the run already ended as cancelled (`interrupted`): validated and written like any run, but
+   * never queued, so it cannot execute. See `Engine.createCancelledRun`.
+   */
+  cancelled?: boolean;
+  /**
+   * The thread's lock, when the caller already holds it (a section of `Engine.withThreadExecution` or
+   * `withThreadLock` on `threadId`): admission runs in that section instead of waiting for it.
+   */
+  heldLock?: HeldThreadLock;
+  /**
+   * Insert the run already claimed for this process's free worker (`RunRepo.create`'s `claim`; the
+   * engine's, not a caller's): the returned run is `running` when the driver did.
+   */
+  claim?: RunClaim;
 }

@@ -3,7 +3,7 @@ import { MessagesAnnotation, StateGraph } from "@langchain/langgraph";
 import { drivers } from "@agent-server/testing";
 import type { Storage } from "@agent-server/core";
 import type { Engine } from "../engine.js";
-import { newThread, startEngine } from "../testing/harness.js";
+import { newThread, startEngine } from "../../test/support/harness.js";
 import { admittedRunTimeout } from "./run-timeout.js";
 
 /** A node awaiting an upstream that never answers and ignores the abort signal. */

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import { collect, newThread, startEngine } from "../testing/harness.js";
-import { instrumentStorage, type InstrumentedStorage, type StorageCall } from "../testing/instrumented-storage.js";
+import { collect, newThread, startEngine } from "../../test/support/harness.js";
+import { instrumentStorage, type InstrumentedStorage, type StorageCall } from "../../test/support/instrumented-storage.js";
 import type { RunSettledEvent, SettlementStep } from "./settlement.js";
 
 /**

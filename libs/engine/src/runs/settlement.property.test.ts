@@ -5,9 +5,9 @@ import { NotFoundError, type Run, type RunResult, type Storage } from "@agent-se
 import { drivers } from "@agent-server/testing";
 import type { CancelAction, Engine } from "../engine.js";
 import type { CompiledGraph } from "../graphs/types.js";
-import { eventually, newThread, startEngine } from "../testing/harness.js";
-import { instrumentStorage, type InstrumentedStorage, type StorageCall } from "../testing/instrumented-storage.js";
-import { LatchGraphs } from "../testing/latch-graph.js";
+import { eventually, newThread, startEngine } from "../../test/support/harness.js";
+import { instrumentStorage, type InstrumentedStorage, type StorageCall } from "../../test/support/instrumented-storage.js";
+import { LatchGraphs } from "../../test/support/latch-graph.js";
 import type { RunEnd } from "./waiters.js";
 
 /**

@@ -13,7 +13,7 @@ import { admittedGraphId, type EngineObserver } from "../observe/index.js";
 import type { StreamHub } from "../streaming/stream-hub.js";
 import type { WebhookOutbox } from "../webhooks/outbox.js";
 import type { ThreadSnapshot } from "./outcome.js";
-import type { RunLogger } from "./run-executor.js";
+import type { RunLogger } from "./run-logger.js";
 import type { EngineRunKwargs } from "./run-request.js";
 import type { RunEnd, RunWaiters } from "./waiters.js";
 import { errorPayload, storedRunError, threadUpdate, type TerminalWrite } from "./settlement-values.js";

@@ -2,9 +2,9 @@ import { Annotation, StateGraph, type LangGraphRunnableConfig } from "@langchain
 import { describe, expect, it } from "vitest";
 import type { Run } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
-import { eventually, newThread, startEngine } from "../testing/harness.js";
-import { instrumentStorage, type StorageCall } from "../testing/instrumented-storage.js";
-import { LatchGraphs } from "../testing/latch-graph.js";
+import { eventually, newThread, startEngine } from "../../test/support/harness.js";
+import { instrumentStorage, type StorageCall } from "../../test/support/instrumented-storage.js";
+import { LatchGraphs } from "../../test/support/latch-graph.js";
 
 const TERMINAL = ["success", "error", "timeout", "interrupted"];
 

@@ -3,9 +3,9 @@ import { Annotation, StateGraph } from "@langchain/langgraph";
 import type { Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import type { StreamEvent } from "../streaming/stream-hub.js";
-import { approvalGraph } from "../testing/graphs.js";
-import { newThread, startEngine } from "../testing/harness.js";
+import type { StreamEvent } from "../streaming/types.js";
+import { approvalGraph } from "../../test/support/graphs.js";
+import { newThread, startEngine } from "../../test/support/harness.js";
 import type { RunCreateRequest } from "./run-request.js";
 
 /** The approval graph as a subgraph node: its interrupt reaches the stream as `updates|<ns>` too. */

@@ -1,4 +1,4 @@
-import type { EmittedEvent } from "./execute-graph.js";
+import type { EmittedEvent } from "../streaming/types.js";
 
 /** LangGraph's key for a stop in `updates` and `values` chunks: `interrupt()` (with its payloads) or a breakpoint (`[]`). */
 const INTERRUPT_KEY = "__interrupt__";

@@ -3,8 +3,8 @@ import { Annotation, StateGraph } from "@langchain/langgraph";
 import type { Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import type { StreamEvent } from "../streaming/stream-hub.js";
-import { collect, newThread, startEngine } from "../testing/harness.js";
+import type { StreamEvent } from "../streaming/types.js";
+import { collect, newThread, startEngine } from "../../test/support/harness.js";
 import { ThreadStateService } from "../threads/thread-state-service.js";
 import type { RunCreateRequest } from "./run-request.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createMemoryStorage } from "@agent-server/storage-memory";
-import { newThread, startEngine } from "../testing/index.js";
+import { newThread, startEngine } from "../../test/support/index.js";
 
 describe("Engine.withThreadExecution", () => {
   it("holds the thread: a run admitted under it starts only after the callback settles", async () => {

@@ -1,7 +1,7 @@
 import { RunControl } from "@langchain/langgraph";
 import { nowIso, outsideTrace, type ClaimedRun, type RunClaim, type Storage } from "@agent-server/core";
 import { isAnnouncedOwner, leaseOwnerIsGone } from "./lease-owner.js";
-import type { BackgroundTask } from "./run-executor.js";
+import type { BackgroundTask } from "./run-logger.js";
 
 export interface WorkerPoolOptions {
   /** Runs of different threads executing at once in this process. */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { SignalBus, StorageFault } from "@agent-server/core";
 import type { RunEnd } from "../runs/waiters.js";
-import type { StreamEvent } from "../streaming/stream-hub.js";
+import type { StreamEvent } from "../streaming/types.js";
 
 /** Work was admitted (or a thread freed up) somewhere: idle workers try to claim. Payload: `{origin}`. */
 export const WAKE_CHANNEL = "queue";

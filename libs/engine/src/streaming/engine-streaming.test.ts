@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import { collect, newThread, startEngine } from "../testing/harness.js";
-import type { StreamEvent } from "./stream-hub.js";
+import { collect, newThread, startEngine } from "../../test/support/harness.js";
+import type { StreamEvent } from "./types.js";
 
 const hello = { messages: [{ role: "user", content: "hello" }] };
 

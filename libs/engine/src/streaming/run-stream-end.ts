@@ -1,5 +1,6 @@
 import type { Run, RunStatus } from "@agent-server/core";
-import type { StreamedRunEnd, StreamEvent, Subscription } from "./stream-hub.js";
+import type { StreamedRunEnd, Subscription } from "./stream-hub.js";
+import type { StreamEvent } from "./types.js";
 
 /** How a run ended, as the `end` event says it (`EndStreamEvent` of `@langchain/langgraph-sdk`). */
 export type StreamEndStatus = Exclude<RunStatus, "pending" | "running"> | "rollback";

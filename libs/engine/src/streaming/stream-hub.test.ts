@@ -2,7 +2,8 @@ import { LocalSignalBus } from "@agent-server/core";
 import { createMemoryStorage } from "@agent-server/storage-memory";
 import { afterEach, describe, expect, it } from "vitest";
 import { EngineSignals, runChannel } from "../signals/engine-signals.js";
-import { StreamHub, type StreamEvent } from "./stream-hub.js";
+import { StreamHub } from "./stream-hub.js";
+import type { StreamEvent } from "./types.js";
 
 /** Two "processes" (hub + signals each) over one bus that reaches both, as PostgreSQL's does. */
 async function twoProcesses() {

@@ -3,17 +3,7 @@ import type { RunEnd } from "../runs/waiters.js";
 import type { EngineSignals } from "../signals/engine-signals.js";
 import { eventsAfterCheckpoint, isCheckpointMark } from "./checkpoint-marks.js";
 import { toStreamJson } from "./stream-json.js";
-
-export interface StreamEvent {
-  /**
-   * What SSE sends as `id:`. Resumable runs: the stored event's id (a client sends it back as
-   * `Last-Event-ID`). Other runs: the event's index in the run's stream ("0" for `metadata`), as the
-   * official server numbers them; nothing is stored to replay from.
-   */
-  id?: string;
-  event: string;
-  data: unknown;
-}
+import type { StreamEvent } from "./types.js";
 
 /** A run's live events for one consumer; `close()` ends them early (the run's end ends them anyway). */
 export interface RunEventStream extends AsyncIterable<StreamEvent> {

@@ -1,4 +1,4 @@
-import type { StreamEvent } from "./stream-hub.js";
+import type { StreamEvent } from "./types.js";
 
 /** Events of the run itself, not of one of its graphs: every namespace filter lets them through. */
 const RUN_EVENTS = new Set(["metadata", "error", "end", "feedback"]);

@@ -1,4 +1,4 @@
-import type { EmittedEvent } from "../runs/execute-graph.js";
+import type { EmittedEvent } from "./types.js";
 
 /** A subgraph's lifecycle statuses, as `@langchain/langgraph-sdk` types them (`LifecycleStreamEvent`). */
 export type SubgraphStatus = "started" | "completed" | "failed" | "interrupted";

@@ -3,8 +3,8 @@ import { Annotation, StateGraph } from "@langchain/langgraph";
 import { ConflictError, InvalidInputError, NotFoundError, toWireJson, type Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import { approvalGraph } from "../testing/graphs.js";
-import { eventually, newThread, startEngine } from "../testing/harness.js";
+import { approvalGraph } from "../../test/support/graphs.js";
+import { eventually, newThread, startEngine } from "../../test/support/harness.js";
 import { ThreadStateService } from "./thread-state-service.js";
 
 type Message = { type: string; content: string };

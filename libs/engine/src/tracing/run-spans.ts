@@ -14,8 +14,7 @@ import {
   type Run,
   type RunInternal,
 } from "@agent-server/core";
-import type { AdmissionOptions } from "../runs/admission.js";
-import type { EngineRunKwargs, RunCreateRequest } from "../runs/run-request.js";
+import type { AdmissionOptions, EngineRunKwargs, RunCreateRequest } from "../runs/run-request.js";
 
 // The spans of a run's life: admission (where the caller's trace is recorded with the run), the wait in
 // the queue, and the execution. The trace context admission saw is stored in the run's server-private

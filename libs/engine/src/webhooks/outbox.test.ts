@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import type { Engine } from "../engine.js";
-import { eventually, newThread, startEngine } from "../testing/harness.js";
+import { eventually, newThread, startEngine } from "../../test/support/harness.js";
 
 /** A loopback receiver that answers 500 to the first `failures` requests, then 200. */
 async function receiver(failures: number): Promise<{ url: string; bodies: unknown[]; attempts: () => number; close: () => Promise<void> }> {

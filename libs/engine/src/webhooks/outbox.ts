@@ -13,7 +13,7 @@ import {
 } from "@agent-server/core";
 import { outboundUrlPolicy } from "../config/webhooks.js";
 import type { DeliveryOutcome } from "../observe/index.js";
-import { errorPayload } from "../runs/settlement.js";
+import { errorPayload } from "../runs/settlement-values.js";
 import { traceDelivery, withDeliveryTraceparent } from "../tracing/index.js";
 import { guardedPost, OutboundUrlRefusedError, type ResolveHost } from "./guarded-post.js";
 import { signatureHeaders } from "./signing.js";

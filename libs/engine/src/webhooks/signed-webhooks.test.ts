@@ -6,7 +6,7 @@ import type { Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import { webhookSigningKey } from "../config/webhooks.js";
 import type { Engine } from "../engine.js";
-import { eventually, newThread, startEngine } from "../testing/harness.js";
+import { eventually, newThread, startEngine } from "../../test/support/harness.js";
 
 /** One request as a receiver saw it: its headers and the raw bytes of its body. */
 interface Attempt {

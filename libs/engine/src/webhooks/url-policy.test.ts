@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Delivery, OutboundUrlPolicy, Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import { outboundUrlPolicy } from "../config/webhooks.js";
-import { eventually } from "../testing/harness.js";
+import { eventually } from "../../test/support/harness.js";
 import type { ResolveHost } from "./guarded-post.js";
 import { WebhookOutbox } from "./outbox.js";
 

@@ -1,5 +1,5 @@
 import type { Assistant } from "@agent-server/core";
-import type { A2AHandlerDeps } from "./request-handler.js";
+import type { A2AHandlerDeps } from "./handler-deps.js";
 
 /** The assistant an A2A request names (assistant id or graph name), or null when there is none. */
 export async function findAssistant(deps: A2AHandlerDeps, idOrGraph: string): Promise<Assistant | null> {

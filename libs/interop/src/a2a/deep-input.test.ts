@@ -4,8 +4,8 @@ import { startTestServer, type TestServer } from "@agent-server/agent-protocol/t
 import { MAX_JSON_DEPTH, type Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import { a2aRoutes, startA2AGrpcServer, type A2ALogger, type RunningA2AGrpcServer } from "../index.js";
-import { deepSendMessageRequest, rawGrpcCall, type DeepPlace } from "../testing/grpc-raw.js";
-import { ownerAuth } from "../testing/owner-auth.js";
+import { deepSendMessageRequest, rawGrpcCall, type DeepPlace } from "../../test/support/grpc-raw.js";
+import { ownerAuth } from "../../test/support/owner-auth.js";
 
 /**
  * Deep input on every A2A binding, behind the project's custom auth, on SQLite: a data part, message

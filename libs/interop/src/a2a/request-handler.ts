@@ -19,8 +19,8 @@ import {
 } from "@a2a-js/sdk";
 import { TaskNotCancelableError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
-import { isStorageOutage, type Assistant, type Run, type Storage } from "@agent-server/core";
-import { ThreadStateService, type Engine, type RunAuthContext } from "@agent-server/engine";
+import { isStorageOutage, type Assistant, type Run } from "@agent-server/core";
+import { ThreadStateService, type RunAuthContext } from "@agent-server/engine";
 import { extendedCard, extendedCardCaller } from "./card/extended.js";
 import type { AgentCardOptions } from "./card/options.js";
 import { openScope, requestScopeOf, type A2ARequestScope } from "./request-scope.js";
@@ -37,11 +37,7 @@ import { followTask } from "./tasks/task-stream.js";
 import { announceTaskRun } from "./tasks/task-moves.js";
 import { subscribeToTask } from "./tasks/task-subscription.js";
 import { callSignalOf } from "./call-signal.js";
-
-export interface A2AHandlerDeps {
-  engine: Engine;
-  storage: Storage;
-}
+import type { A2AHandlerDeps } from "./handler-deps.js";
 
 /**
  * Our own `A2ARequestHandler` for one assistant, over the engine's existing records (no SDK TaskStore:

@@ -12,10 +12,11 @@ import { observedHandler, type A2ABinding, type A2ACallObserver } from "./observ
 import { registerA2APaths } from "./openapi.js";
 import { registerPushDelivery } from "./push/push-delivery.js";
 import { consoleA2ALogger, type A2ALogger } from "./request-errors.js";
-import { TaskRequestHandler, type A2AHandlerDeps } from "./request-handler.js";
+import type { A2AHandlerDeps } from "./handler-deps.js";
+import { TaskRequestHandler } from "./request-handler.js";
 import { requestScope, type A2ARequestScope, type StructuralRequestAuth } from "./request-scope.js";
 import { handleHttpJson, httpJsonStorageFault } from "./transports/http-json.js";
-import { grpcInterfaceUrl, type A2AGrpcAddress } from "./transports/grpc.js";
+import { grpcInterfaceUrl, type A2AGrpcAddress } from "./transports/grpc-options.js";
 import { handleJsonRpc, jsonRpcStorageFault } from "./transports/json-rpc.js";
 
 export interface A2ARoutesOptions extends A2ACardSettings {

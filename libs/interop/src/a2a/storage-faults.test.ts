@@ -3,7 +3,7 @@ import { GRPC_STATUS_CODE } from "@a2a-js/sdk/errors/grpc";
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
 import { createMemoryStorage } from "@agent-server/storage-memory";
 import { a2aRoutes, type A2ALogger } from "../index.js";
-import { clientAs, messageRequest } from "../testing/a2a-clients.js";
+import { clientAs, messageRequest } from "../../test/support/a2a-clients.js";
 import { grpcFailure } from "./transports/grpc-dispatch.js";
 
 /** What pg throws on a connection PostgreSQL terminated (a restart under load). */

@@ -4,8 +4,8 @@ import { ClientFactory, type Client as A2AClient } from "@a2a-js/sdk/client";
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
 import { drivers, StatementCounter, type StatementLog } from "@agent-server/testing";
 import { a2aRoutes } from "../index.js";
-import { messageRequest, sendTask } from "../testing/a2a-clients.js";
-import { budgets, type BudgetedCall } from "./budgets.js";
+import { messageRequest, sendTask } from "../../test/support/a2a-clients.js";
+import { budgets, type BudgetedCall } from "../../test/support/budgets.js";
 
 /**
  * One call of each kind, counted at the database client (`StatementCounter`), against the budget table.
@@ -13,7 +13,7 @@ import { budgets, type BudgetedCall } from "./budgets.js";
  * find (system assistants, the card's assistant read), and the count is of a call the server has seen before.
  * Background loops are slowed down and, besides, not counted: they run outside the call's async context.
  */
-/** What each call measured, printed at the end: the figures to copy into budgets.ts when they go down. */
+/** What each call measured, printed at the end: the figures to copy into test/support/budgets.ts when they go down. */
 const measured: Record<string, Record<string, string>> = {};
 afterAll(() => console.log(`query budget, measured:\n${JSON.stringify(measured)}`));
 

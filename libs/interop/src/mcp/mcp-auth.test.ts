@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client as LangGraphClient } from "@langchain/langgraph-sdk";
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
-import { mcpClient, resultText, startMcpServer, type McpTestServer } from "../testing/mcp-clients.js";
+import { mcpClient, resultText, startMcpServer, type McpTestServer } from "../../test/support/mcp-clients.js";
 
 /**
  * /mcp behind custom auth (the "resource owner" setup of the HTTP API's auth tests): assistants and

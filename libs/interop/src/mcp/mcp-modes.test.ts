@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer } from "@agent-server/agent-protocol/testing";
 import { drivers } from "@agent-server/testing";
-import { mcpClient, resultText, startMcpServer, type McpTestServer } from "../testing/mcp-clients.js";
+import { mcpClient, resultText, startMcpServer, type McpTestServer } from "../../test/support/mcp-clients.js";
 
 /**
  * The two modes at the HTTP level (raw requests as any Streamable HTTP client sends them, and the SDK

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 import { eventually } from "@agent-server/engine/testing";
-import { mcpClient, resultText, startMcpServer, type McpTestServer } from "../testing/mcp-clients.js";
+import { mcpClient, resultText, startMcpServer, type McpTestServer } from "../../test/support/mcp-clients.js";
 
 /**
  * Long runs through the official SDK client: progress notifications while the run streams, and a call

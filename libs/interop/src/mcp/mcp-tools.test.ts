@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { systemAssistantId } from "@agent-server/engine";
-import { mcpClient, resultText, startMcpServer, type McpTestServer } from "../testing/mcp-clients.js";
+import { mcpClient, resultText, startMcpServer, type McpTestServer } from "../../test/support/mcp-clients.js";
 import { PERMISSIVE_INPUT_SCHEMA } from "./tools.js";
 
 /**

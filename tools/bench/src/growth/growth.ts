@@ -6,8 +6,8 @@ import { Client } from "@langchain/langgraph-sdk";
 import type { Storage } from "@agent-server/core";
 import { openPostgresStorage } from "@agent-server/storage-postgres";
 import { openSqliteStorage } from "@agent-server/storage-sqlite";
-import { SQLITE_FILE } from "../../../../apps/server/src/storage.js";
-import { sequential, type LatencyStats } from "../measure.js";
+import { SQLITE_FILE } from "@agent-server/server";
+import { sequential } from "../measure.js";
 import { sleep } from "../processes.js";
 import type { BenchPostgres } from "../postgres.js";
 import { a2aClient, expectCompletedEcho } from "../scenarios/a2a.js";
@@ -15,20 +15,7 @@ import { expectEcho } from "../scenarios/sdk.js";
 import { startOurServer } from "../servers/ours.js";
 import { explainFailures, type RunningServer } from "../servers/running-server.js";
 import { Seeder, type Probe } from "./seed.js";
-
-export type GrowthDriver = "sqlite" | "postgres";
-export type GrowthOperation = "GetTask" | "ListTasks (one context)" | "thread state";
-export const GROWTH_OPERATIONS: GrowthOperation[] = ["GetTask", "ListTasks (one context)", "thread state"];
-
-export interface GrowthResult {
-  driver: GrowthDriver;
-  operation: GrowthOperation;
-  /** Runs stored when measured. */
-  runs: number;
-  latency: LatencyStats;
-  /** Seconds spent seeding up to this size (from the previous one). */
-  seedSeconds: number;
-}
+import { GROWTH_OPERATIONS, type GrowthDriver, type GrowthOperation, type GrowthResult } from "../results.js";
 
 export interface GrowthOptions {
   driver: GrowthDriver;

@@ -1,7 +1,7 @@
 import type { Storage } from "@agent-server/core";
 import { graph } from "../../../../examples/src/echo.js";
 
-/** Runs per seeded thread, as a busy store would have them (tools/bench/a2a-tasks.ts seeds the same way). */
+/** Runs per seeded thread, as a busy store would have them (tools/bench/investigations/a2a-tasks.ts seeds the same way). */
 export const RUNS_PER_THREAD = 50;
 
 /** A task, its context and a thread with state, from the middle of what was seeded: what growth measures. */

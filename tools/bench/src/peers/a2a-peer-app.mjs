@@ -31,8 +31,8 @@ export function publishSubmitted(context, eventBus) {
   );
 }
 
-/** The answer as the task's artifact, then COMPLETED with the answer as its status message. */
-export function publishAnswer(context, eventBus, answer) {
+/** The answer as the task's artifact, then COMPLETED with the answer as its status message (unless `statusMessage` is false). */
+export function publishAnswer(context, eventBus, answer, { statusMessage = true } = {}) {
   const { taskId, contextId } = context;
   eventBus.publish(
     AgentEvent.artifactUpdate({
@@ -61,9 +61,8 @@ export function publishAnswer(context, eventBus, answer) {
     metadata: undefined,
     referenceTaskIds: [],
   };
-  eventBus.publish(
-    AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_COMPLETED, reply), metadata: undefined }),
-  );
+  const final = status(TaskState.TASK_STATE_COMPLETED, statusMessage ? reply : undefined);
+  eventBus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: final, metadata: undefined }));
 }
 
 /** Serves `executor` on loopback at `port` (0: a free one), prints "listening on <url>", and exits on SIGINT/SIGTERM. */

@@ -1,5 +1,4 @@
-import { GROWTH_OPERATIONS } from "../growth/growth.js";
-import type { BenchResults, ScenarioResult, ServerName } from "../results.js";
+import { GROWTH_OPERATIONS, type BenchResults, type ScenarioResult, type ServerName } from "../results.js";
 import { SCENARIOS, type Scenario } from "../scenarios/index.js";
 import type { Chart } from "./charts.js";
 import { count, mb, ms, rate, size, table, times } from "./format.js";
@@ -53,7 +52,8 @@ function header(results: BenchResults): string {
       "The floor is the echo graph invoked in this process with `SqliteSaver` on a file, a fresh thread each time. " +
       "The a2a-js + LangGraph peers are what a team would build instead of ours: the `@a2a-js/sdk` server (as the reference) whose " +
       "`AgentExecutor` invokes the echo graph compiled with LangGraph's `SqliteSaver` (a file) or `PostgresSaver` (the same PostgreSQL as ours), " +
-      "the A2A context id as the thread id.",
+      "the A2A context id as the thread id. The plain peer's executor sends what the SDK's sample agent sends (submitted, working, the artifact, " +
+      "completed with the answer as its status message); the lean one the least a server can (submitted, the artifact, completed).",
   ].join("\n");
 }
 

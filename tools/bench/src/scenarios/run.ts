@@ -2,7 +2,8 @@ import { concurrent, sequential, type Operation } from "../measure.js";
 import type { Profile } from "../profile.js";
 import type { ScenarioResult, ServerName } from "../results.js";
 import type { RunningServer } from "../servers/running-server.js";
-import type { Scenario, ScenarioId } from "./scenario.js";
+import type { ScenarioId } from "../results.js";
+import type { Scenario } from "./scenario.js";
 
 /** Measures one operation sequentially (p50/p95), then at each of the profile's concurrencies (ops/s). */
 export async function measureOperation(scenario: ScenarioId, server: ServerName, op: Operation, profile: Profile): Promise<ScenarioResult> {

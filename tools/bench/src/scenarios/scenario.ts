@@ -1,7 +1,6 @@
 import type { Operation } from "../measure.js";
+import type { ScenarioId } from "../results.js";
 import type { RunningServer } from "../servers/running-server.js";
-
-export type ScenarioId = "sdk-new-thread" | "sdk-long-thread" | "sdk-stream-first-event" | "a2a-send" | "a2a-get-task";
 
 /** One measured operation, run sequentially (p50/p95) and at each concurrency (ops/s) against each server it applies to. */
 export interface Scenario {

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { BIN, EXAMPLE_CONFIG, REPO_ROOT } from "../../../../apps/server/src/testing/cli-process.js";
+import { BIN, EXAMPLE_CONFIG, REPO_ROOT } from "@agent-server/server/testing";
 import { startProcess } from "../processes.js";
 import type { RunningServer } from "./running-server.js";
 

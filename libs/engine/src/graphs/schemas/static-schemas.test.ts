@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { extractStaticSchemas, type StaticGraphSchemas, type StaticTarget } from "./static-schemas.js";
 
-const projectDir = resolve(import.meta.dirname, "fixtures");
+const projectDir = resolve(import.meta.dirname, "../../../test/fixtures/schemas");
 const target = (file: string, exportName: string): StaticTarget => ({ sourceFile: resolve(projectDir, file), exportName, projectDir });
 
 const MESSAGE_REF = "#/definitions/BaseMessage<MessageStructure<MessageToolSet>,MessageType>";

@@ -1,5 +1,5 @@
 import type { A2ALogger } from "../request-errors.js";
-import type { A2AHandlerDeps } from "../request-handler.js";
+import type { A2AHandlerDeps } from "../handler-deps.js";
 import type { A2ACardConfig, AgentCardOptions, ExtendedCardHook } from "./options.js";
 
 /** What the server's configuration says about cards, given to every binding that builds them (routes, gRPC). */

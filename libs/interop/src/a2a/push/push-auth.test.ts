@@ -8,8 +8,8 @@ import { eventually } from "@agent-server/engine/testing";
 import { drivers } from "@agent-server/testing";
 import { createMemoryStorage } from "@agent-server/storage-memory";
 import { a2aRoutes } from "../../index.js";
-import { clientAs, errorCode as code } from "../../testing/a2a-clients.js";
-import { startReceiver } from "../../testing/push-receiver.js";
+import { clientAs, errorCode as code } from "../../../test/support/a2a-clients.js";
+import { startReceiver } from "../../../test/support/push-receiver.js";
 
 /**
  * Push notification configs behind custom auth (scoped through the task's thread like every task

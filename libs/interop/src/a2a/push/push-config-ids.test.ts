@@ -5,7 +5,7 @@ import { LegacyJsonRpcTransport } from "@a2a-js/sdk/compat/v0_3/client";
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
 import { drivers } from "@agent-server/testing";
 import { a2aRoutes } from "../../index.js";
-import { errorCode } from "../../testing/a2a-clients.js";
+import { errorCode } from "../../../test/support/a2a-clients.js";
 
 /**
  * Push notification config ids by protocol version. v0.3 (raw JSON-RPC without `A2A-Version`, and the

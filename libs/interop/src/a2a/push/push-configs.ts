@@ -11,7 +11,7 @@ import type { ServerCallContext } from "@a2a-js/sdk/server";
 import { v4 as uuidv4 } from "uuid";
 import type { PushConfig, PushConfigRepo, Run } from "@agent-server/core";
 import { A2A_LEGACY_PROTOCOL_VERSION } from "../agent-card.js";
-import type { A2AHandlerDeps } from "../request-handler.js";
+import type { A2AHandlerDeps } from "../handler-deps.js";
 import { enqueueTaskNotifications } from "./push-delivery.js";
 
 /**

@@ -2,7 +2,7 @@ import { V1PushNotificationSerializer } from "@a2a-js/sdk/server";
 import { v5 as uuidv5 } from "uuid";
 import { ConflictError, type PushConfig, type Run } from "@agent-server/core";
 import type { Engine, RunSettledEvent } from "@agent-server/engine";
-import type { A2AHandlerDeps } from "../request-handler.js";
+import type { A2AHandlerDeps } from "../handler-deps.js";
 import { TaskRenderer } from "../tasks/task-renderer.js";
 
 /** Namespace of the (run, config) delivery ids (uuid5), so one notification is enqueued once. */

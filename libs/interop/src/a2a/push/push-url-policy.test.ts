@@ -7,8 +7,8 @@ import { outboundUrlPolicy, type ServerMode } from "@agent-server/engine";
 import { eventually } from "@agent-server/engine/testing";
 import { drivers } from "@agent-server/testing";
 import { a2aRoutes } from "../../index.js";
-import { errorCode as rpcCode } from "../../testing/a2a-clients.js";
-import { startReceiver, type TestReceiver } from "../../testing/push-receiver.js";
+import { errorCode as rpcCode } from "../../../test/support/a2a-clients.js";
+import { startReceiver, type TestReceiver } from "../../../test/support/push-receiver.js";
 
 /**
  * The webhook URL policy applied to A2A push notification URLs: refused when a config is created

@@ -6,8 +6,8 @@ import type { Storage } from "@agent-server/core";
 import { eventually } from "@agent-server/engine/testing";
 import { drivers } from "@agent-server/testing";
 import { a2aRoutes } from "../../index.js";
-import { errorCode as rpcCode } from "../../testing/a2a-clients.js";
-import { startReceiver, type ReceivedNotification, type TestReceiver } from "../../testing/push-receiver.js";
+import { errorCode as rpcCode } from "../../../test/support/a2a-clients.js";
+import { startReceiver, type ReceivedNotification, type TestReceiver } from "../../../test/support/push-receiver.js";
 
 /**
  * A2A push notifications end to end: configs created through the official @a2a-js/sdk client

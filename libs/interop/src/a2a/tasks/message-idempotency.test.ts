@@ -7,8 +7,8 @@ import type { Storage } from "@agent-server/core";
 import { collect, eventually } from "@agent-server/engine/testing";
 import { drivers } from "@agent-server/testing";
 import { a2aRoutes } from "../../index.js";
-import { clientAs, errorCode, messageRequest } from "../../testing/a2a-clients.js";
-import { ownerAuth } from "../../testing/owner-auth.js";
+import { clientAs, errorCode, messageRequest } from "../../../test/support/a2a-clients.js";
+import { ownerAuth } from "../../../test/support/owner-auth.js";
 
 /**
  * SendMessage is idempotent on the message's messageId: a client that sends a message again (a retry

@@ -2,10 +2,10 @@ import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } f
 import { ConflictError } from "@agent-server/core";
 import type { RunAuthContext } from "@agent-server/engine";
 import { v5 as uuidv5 } from "uuid";
-import type { A2AHandlerDeps } from "../request-handler.js";
+import type { A2AHandlerDeps } from "../handler-deps.js";
 import type { A2ARequestScope } from "../request-scope.js";
+import type { AdmittedTask } from "./admitted-task.js";
 import type { TaskAccess } from "./task-access.js";
-import type { AdmittedTask } from "./task-admission.js";
 import { readRunLineage } from "./task-lineage.js";
 import { joinTokenStream } from "./task-stream.js";
 

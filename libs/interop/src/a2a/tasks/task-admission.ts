@@ -12,24 +12,14 @@ import {
   type ThreadStateService,
 } from "@agent-server/engine";
 import { pushIdRules, type TaskPushConfigs, type RequestedPushConfig } from "../push/push-configs.js";
-import type { A2AHandlerDeps } from "../request-handler.js";
+import type { A2AHandlerDeps } from "../handler-deps.js";
 import type { A2ARequestScope } from "../request-scope.js";
+import type { AdmittedTask } from "./admitted-task.js";
 import { messageContent, resumeValue, runInput, type MessageContent } from "./message-input.js";
 import { mayBeRepeat, messageRunId, repeatedMessage, type SentMessage } from "./repeated-message.js";
 import { requireWaitingForInput } from "./resume-check.js";
 import type { TaskAccess } from "./task-access.js";
 import { announceTaskRun } from "./task-moves.js";
-
-/** A run just admitted for a task, the promise of its end and, for a streaming message, its live events. */
-export interface AdmittedTask {
-  taskId: string;
-  run: Run;
-  end: Promise<RunEnd>;
-  /** A new task's internal marker (as admitted, or as read for a repeated message): rendering its end needs no read of it. */
-  internal?: RunInternal;
-  /** Subscribed before the run could start (SendStreamingMessage only); the consumer closes it. */
-  events?: RunEventStream;
-}
 
 /** How a message is answered: `stream` (SendStreamingMessage) also follows the run's LLM tokens. */
 export interface AdmitOptions {

@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from "@agent-server/agent-protocol/t
 import type { RunStatus, Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import { a2aRoutes } from "../../index.js";
-import { clientAs } from "../../testing/a2a-clients.js";
+import { clientAs } from "../../../test/support/a2a-clients.js";
 
 /**
  * How tasks end, over real HTTP with the official client in both v1.0 bindings: a failed run says what

@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from "@agent-server/agent-protocol/t
 import type { Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import { a2aRoutes, startA2AGrpcServer, type RunningA2AGrpcServer } from "../../index.js";
-import { sendTask } from "../../testing/a2a-clients.js";
+import { sendTask } from "../../../test/support/a2a-clients.js";
 import { TASK_RUN_POLL_MS } from "./task-moves.js";
 
 /**

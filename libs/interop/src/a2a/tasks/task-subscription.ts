@@ -2,7 +2,7 @@ import { TaskState, type StreamResponse, type Task } from "@a2a-js/sdk";
 import { UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type { Run } from "@agent-server/core";
 import { whenAborted } from "../call-signal.js";
-import type { A2AHandlerDeps } from "../request-handler.js";
+import type { A2AHandlerDeps } from "../handler-deps.js";
 import { TERMINAL_TASK_STATES } from "../task-projection.js";
 import type { FoundTask } from "./task-lineage.js";
 import { nextTaskRun } from "./task-moves.js";

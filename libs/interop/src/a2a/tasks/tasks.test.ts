@@ -6,7 +6,7 @@ import type { Storage } from "@agent-server/core";
 import { collect, eventually } from "@agent-server/engine/testing";
 import { drivers } from "@agent-server/testing";
 import { a2aRoutes, agentCardFor, TaskRequestHandler } from "../../index.js";
-import { errorCode as rpcCode } from "../../testing/a2a-clients.js";
+import { errorCode as rpcCode } from "../../../test/support/a2a-clients.js";
 
 /**
  * A2A task lifecycle with the official @a2a-js/sdk client (JSON-RPC) against the real server:

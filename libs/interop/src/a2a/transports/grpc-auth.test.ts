@@ -6,8 +6,8 @@ import { requestAuthenticator } from "@agent-server/agent-protocol";
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
 import { drivers } from "@agent-server/testing";
 import { a2aRoutes, startA2AGrpcServer, type RunningA2AGrpcServer } from "../../index.js";
-import { fetchCard, grpcClient, grpcClientFromCard, grpcFailure } from "../../testing/grpc-clients.js";
-import { ownerAuth } from "../../testing/owner-auth.js";
+import { fetchCard, grpcClient, grpcClientFromCard, grpcFailure } from "../../../test/support/grpc-clients.js";
+import { ownerAuth } from "../../../test/support/owner-auth.js";
 
 /**
  * The gRPC binding behind the project's auth, the same handler the HTTP API runs (agent-protocol's

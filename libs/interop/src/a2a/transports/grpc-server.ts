@@ -5,13 +5,13 @@ import { agentCardFor } from "../agent-card.js";
 import { agentCardOptions } from "../card/app-options.js";
 import { registerPushDelivery } from "../push/push-delivery.js";
 import { consoleA2ALogger } from "../request-errors.js";
-import type { A2AHandlerDeps } from "../request-handler.js";
+import type { A2AHandlerDeps } from "../handler-deps.js";
 import { openScope, requestScope, type A2ARequestScope } from "../request-scope.js";
 import { observedHandler } from "../observe-calls.js";
 import { keepGrpcTraceparent } from "../../tracing.js";
 import { decodingTolerant } from "./grpc-decoding.js";
 import { GrpcDispatchHandler, grpcFailure } from "./grpc-dispatch.js";
-import { grpcInterfaceUrl, grpcTarget, type A2AGrpcServerOptions, type RunningA2AGrpcServer } from "./grpc.js";
+import { grpcInterfaceUrl, grpcTarget, type A2AGrpcServerOptions, type RunningA2AGrpcServer } from "./grpc-options.js";
 import { callContext } from "./json-rpc.js";
 
 /** See `startA2AGrpcServer` (grpc.ts), which loads this module on first use. */

@@ -6,8 +6,8 @@ import { startTestServer, type TestServer } from "@agent-server/agent-protocol/t
 import type { Storage } from "@agent-server/core";
 import { drivers } from "@agent-server/testing";
 import { a2aRoutes, startA2AGrpcServer, type A2ALogger, type RunningA2AGrpcServer } from "../../index.js";
-import { messageRequest, sendTask, textsOf } from "../../testing/a2a-clients.js";
-import { fetchCard, grpcClient, grpcClientFromCard, grpcFailure } from "../../testing/grpc-clients.js";
+import { messageRequest, sendTask, textsOf } from "../../../test/support/a2a-clients.js";
+import { fetchCard, grpcClient, grpcClientFromCard, grpcFailure } from "../../../test/support/grpc-clients.js";
 
 /**
  * The A2A gRPC binding through the official client (`GrpcTransportFactory`, preferred over the card's

@@ -4,7 +4,7 @@ import { ClientFactory, ClientFactoryOptions, RestTransportFactory } from "@a2a-
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
 import { drivers } from "@agent-server/testing";
 import { a2aRoutes } from "../../index.js";
-import { sendTask, textsOf } from "../../testing/a2a-clients.js";
+import { sendTask, textsOf } from "../../../test/support/a2a-clients.js";
 import { responseMediaType } from "./media-type.js";
 
 /**

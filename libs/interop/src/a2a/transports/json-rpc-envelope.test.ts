@@ -4,7 +4,7 @@ import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a
 import { startTestServer, type TestServer } from "@agent-server/agent-protocol/testing";
 import { drivers } from "@agent-server/testing";
 import { a2aRoutes } from "../../index.js";
-import { messageRequest, sendTask, textsOf } from "../../testing/a2a-clients.js";
+import { messageRequest, sendTask, textsOf } from "../../../test/support/a2a-clients.js";
 
 /**
  * The JSON-RPC endpoint's envelope rules: a v1.0 body that is no JSON-RPC 2.0 request object is -32600
