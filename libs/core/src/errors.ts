@@ -13,6 +13,13 @@ export class NotFoundError extends AgentServerError {}
 
 export class ConflictError extends AgentServerError {}
 
+/**
+ * A thread could not be created because its id is taken (`RunRepo.createWithThread`): a conflict, told
+ * apart from the run's own conflicts (a taken run id, an active run) so a caller creating the thread only
+ * if missing (`if_not_exists: "create"`) can take the existing thread instead.
+ */
+export class ThreadExistsError extends ConflictError {}
+
 export class InvalidInputError extends AgentServerError {}
 
 /**

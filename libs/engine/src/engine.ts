@@ -298,7 +298,9 @@ export class Engine {
 
   private admitLocked(request: RunCreateRequest, options: AdmissionOptions & { cancelled?: boolean }): Promise<AdmittedRun> {
     const unshared =
-      options.threadId === undefined || (options.loaded?.newThread === true && options.loaded.thread?.thread_id === options.threadId);
+      options.threadId === undefined ||
+      options.createThread?.thread_id === options.threadId ||
+      (options.loaded?.newThread === true && options.loaded.thread?.thread_id === options.threadId);
     if (unshared) return this.admission.admit(request, options);
     return this.threadLock.run(options.threadId!, (heldLock) => this.admission.admit(request, { ...options, heldLock }), options.heldLock);
   }

@@ -3,6 +3,7 @@ import { describeAssistants } from "./assistants.js";
 import { describeCancelReasons } from "./cancel-reasons.js";
 import { describeCheckpoints } from "./checkpoints.js";
 import { describeClaimOnCreate, describeClaimOnCreateAbsent } from "./claim-on-create.js";
+import { describeCreateWithThread, describeCreateWithThreadAbsent } from "./create-with-thread.js";
 import { describeCrons } from "./crons.js";
 import { describeDeliveries } from "./deliveries.js";
 import { describeErasure } from "./erasure.js";
@@ -58,6 +59,8 @@ export function describeStorageConformance(name: string, factory: ConformanceFac
     describeLeaseOwnership(h);
     if (options.claimOnCreate) describeClaimOnCreate(h);
     else describeClaimOnCreateAbsent(h);
+    if (options.createWithThread === false) describeCreateWithThreadAbsent(h);
+    else describeCreateWithThread(h, options.createWithThread);
     if (options.results) {
       describeResults(h);
       describeResultLifecycle(h);

@@ -52,6 +52,13 @@ export interface ConformanceOptions {
    * `claim` (the run is inserted pending and the engine's claim loop takes it).
    */
   claimOnCreate: boolean;
+  /**
+   * `RunRepo.createWithThread`: a new thread and its first run written in one transaction (the thread
+   * already `busy` when the run is claimed). Without it the engine and A2A make two writes (the thread, then
+   * the run). Omitted (a wiring written before this option): stated by the driver itself — the contract's
+   * checks when its `RunRepo` has the method, the absence check when it has not.
+   */
+  createWithThread?: boolean;
 }
 
 export function describeValuesAtAbsent(h: Harness): void {

@@ -12,6 +12,7 @@ const OPTIONAL_PARTS = {
   vectors: true,
   valuesAt: true,
   claimOnCreate: true,
+  createWithThread: true,
 };
 
 describeStorageConformance("memory", { create: async () => createMemoryStorage() }, OPTIONAL_PARTS);

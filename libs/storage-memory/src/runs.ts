@@ -2,14 +2,17 @@ import {
   addMs,
   claimOnCreate,
   ConflictError,
+  InvalidInputError,
   jsonContains,
   NotFoundError,
   nowIso,
+  ThreadExistsError,
   toWireObject,
   type ClaimedRun,
   type NewRun,
+  type NewThread,
+  type RunCreateOptions,
   type Run,
-  type RunClaim,
   type RunError,
   type RunInternal,
   type RunRepo,
@@ -23,16 +26,26 @@ import {
   type TaskRuns,
   type Thread,
 } from "@agent-server/core";
+import { addThread, newThreadRow } from "./threads.js";
 import { continuedTask, page, wireIn, wireObject, wireOut, type MemoryState, type RunRecord } from "./state.js";
 
 export class MemoryRunRepo implements RunRepo {
   constructor(private readonly state: MemoryState) {}
 
-  async create(
-    input: NewRun,
-    options?: { internal?: RunInternal; rejectIfThreadActive?: boolean; error?: RunError; claim?: RunClaim },
-  ): Promise<Run> {
+  async create(input: NewRun, options?: RunCreateOptions): Promise<Run> {
+    return this.insert(input, options);
+  }
+
+  /** The thread and the run, checked and then written with no await in between: atomic. */
+  async createWithThread(thread: NewThread, input: NewRun, options?: RunCreateOptions): Promise<Run> {
+    if (input.thread_id !== thread.thread_id) throw new InvalidInputError(`run ${input.run_id} is not of thread ${thread.thread_id}`);
+    return this.insert(input, options, thread);
+  }
+
+  private insert(input: NewRun, options: RunCreateOptions | undefined, newThread?: NewThread): Run {
     const now = nowIso();
+    // Normalized before anything is written: a value that cannot be serialized writes nothing.
+    const thread = newThread ? newThreadRow(newThread) : undefined;
     const run: Run = {
       run_id: input.run_id,
       thread_id: input.thread_id,
@@ -49,18 +62,22 @@ export class MemoryRunRepo implements RunRepo {
     const error = options?.error ? storedError(options.error) : null;
     const claim = claimOnCreate(input, options, now);
     // Check and insert with no await in between: atomic.
-    if (!this.state.threads.has(input.thread_id)) throw new NotFoundError(`thread ${input.thread_id} not found`);
+    if (thread) {
+      if (this.state.threads.has(thread.thread_id)) throw new ThreadExistsError(`thread ${thread.thread_id} already exists`);
+    } else if (!this.state.threads.has(input.thread_id)) throw new NotFoundError(`thread ${input.thread_id} not found`);
     if (this.state.runs.has(input.run_id)) throw new ConflictError(`run ${input.run_id} already exists`);
     if (options?.rejectIfThreadActive && this.state.threadHasActiveRun(input.thread_id)) {
       throw new ConflictError(`thread ${input.thread_id} has an active run`);
     }
     // Claimed as claimNext claims, unless the thread is held (claimNext's eligibility) or has a run queued
-    // before this one: then inserted as asked.
+    // before this one: then inserted as asked. A new thread has neither.
     const claimed = claim !== undefined && !this.state.threadHasActiveRun(input.thread_id) && !this.threadHeld(input.thread_id, null, now);
     if (claimed) run.status = "running";
     const lease = claimed ? { owner: claim.owner, until: addMs(now, claim.leaseMs) } : null;
+    // A new thread is written busy when its run is claimed: no second write of it.
+    if (thread) addThread(this.state, claimed ? { ...thread, status: "busy" } : thread, newThread!);
     this.state.addRun({ run, seq: this.state.nextSeq(), internal, result: null, error, attempts: claimed ? 1 : 0, lease });
-    if (claimed) this.markBusy(input.thread_id, now);
+    if (claimed && !thread) this.markBusy(input.thread_id, now);
     return wireOut(run);
   }
 

@@ -24,24 +24,13 @@ export class MemoryThreadRepo implements ThreadRepo {
   constructor(private readonly state: MemoryState) {}
 
   async create(input: NewThread, options?: { ifExists?: "raise" | "do_nothing" }): Promise<Thread> {
-    const createdAt = input.created_at ?? nowIso();
-    const thread: Thread = {
-      thread_id: input.thread_id,
-      created_at: createdAt,
-      updated_at: createdAt,
-      metadata: wireObject(input.metadata, {}),
-      config: wireObject(input.config, {}),
-      status: input.status ?? "idle",
-      values: null,
-      interrupts: {},
-      error: null,
-    };
+    const thread = newThreadRow(input);
     const existing = this.state.threads.get(input.thread_id);
     if (existing) {
       if (options?.ifExists === "do_nothing") return wireOut(await this.withValues(existing));
       throw new ConflictError(`thread ${input.thread_id} already exists`);
     }
-    this.state.threads.set(thread.thread_id, { thread, seq: this.state.nextSeq(), ...(input.ttl ? { ttl: { ...input.ttl } } : {}) });
+    addThread(this.state, thread, input);
     return wireOut(thread);
   }
 
@@ -201,4 +190,25 @@ export class MemoryThreadRepo implements ThreadRepo {
       return matchesAuthFilter(t.metadata, query.filter);
     });
   }
+}
+
+/** The thread `create` writes for `input` (its values normalized: throws for one that cannot be serialized). */
+export function newThreadRow(input: NewThread): Thread {
+  const createdAt = input.created_at ?? nowIso();
+  return {
+    thread_id: input.thread_id,
+    created_at: createdAt,
+    updated_at: createdAt,
+    metadata: wireObject(input.metadata, {}),
+    config: wireObject(input.config, {}),
+    status: input.status ?? "idle",
+    values: null,
+    interrupts: {},
+    error: null,
+  };
+}
+
+/** Stores a thread made by `newThreadRow` (the caller checked that its id is free). */
+export function addThread(state: MemoryState, thread: Thread, input: NewThread): void {
+  state.threads.set(thread.thread_id, { thread, seq: state.nextSeq(), ...(input.ttl ? { ttl: { ...input.ttl } } : {}) });
 }

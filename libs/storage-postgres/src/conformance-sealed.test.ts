@@ -27,5 +27,6 @@ describeStorageConformance(
     vectors: true,
     valuesAt: true,
     claimOnCreate: true,
+    createWithThread: true,
   },
 );

@@ -26,5 +26,6 @@ describeStorageConformance(
     vectors: true,
     valuesAt: true,
     claimOnCreate: true,
+    createWithThread: true,
   },
 );

@@ -2,12 +2,15 @@ import {
   addMs,
   claimOnCreate,
   ConflictError,
+  InvalidInputError,
   NotFoundError,
   nowIso,
+  ThreadExistsError,
   type ClaimedRun,
   type NewRun,
+  type NewThread,
+  type RunCreateOptions,
   type Run,
-  type RunClaim,
   type RunError,
   type RunInternal,
   type RunRepo,
@@ -64,6 +67,13 @@ export class PostgresRunRepo implements RunRepo {
   /** `create` with a claim on a thread nobody else knows yet (`RunClaim.newThread`): one statement, no lock. */
   private readonly newThreadClaimedInsert: string;
 
+  /**
+   * `createWithThread`: the thread (ON CONFLICT DO NOTHING) and the run on it, one statement. No thread
+   * row inserted (its id is taken): no run either. $13 owner, $14 the lease's end, $15 attempt (NULL and 0
+   * unless claimed); the thread: $16 created_at, $17 metadata, $18 config, $19 status, $20–$21 its TTL.
+   */
+  private readonly insertWithThread: string;
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly t: Tables,
@@ -95,27 +105,19 @@ export class PostgresRunRepo implements RunRepo {
         RETURNING ${RUN_COLUMNS}),
       busy AS (UPDATE ${t.threads} SET status = 'busy', updated_at = $5 WHERE thread_id = $2)
       SELECT * FROM inserted`;
+    this.insertWithThread = `WITH thread AS (
+        INSERT INTO ${t.threads} (thread_id, created_at, updated_at, metadata, config, status, "values", interrupts, error, ttl_strategy, ttl_minutes)
+        VALUES ($2, $16, $16, $17::jsonb, $18::jsonb, $19, NULL, '{}', 'null', $20, $21)
+        ON CONFLICT (thread_id) DO NOTHING RETURNING thread_id)
+      INSERT INTO ${t.runs} (${RUN_COLUMNS}, internal, error, lease_owner, lease_expires_at, attempt)
+      SELECT $1, thread.thread_id, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11::jsonb, $12::jsonb, $13, $14::timestamptz, $15
+        FROM thread
+      RETURNING ${RUN_COLUMNS}`;
   }
 
-  async create(
-    input: NewRun,
-    options?: { internal?: RunInternal; rejectIfThreadActive?: boolean; error?: RunError; claim?: RunClaim },
-  ): Promise<Run> {
+  async create(input: NewRun, options?: RunCreateOptions): Promise<Run> {
     const now = nowIso();
-    const values = [
-      input.run_id,
-      input.thread_id,
-      input.assistant_id,
-      input.created_at ?? now,
-      now,
-      input.status ?? "pending",
-      this.seal.json("runs", "metadata", input.metadata ?? {}),
-      this.seal.json("runs", "kwargs", input.kwargs ?? {}),
-      input.multitask_strategy ?? "reject",
-      input.cancel_reason ?? null,
-      this.seal.json("runs", "internal", options?.internal ?? {}),
-      errorJson(this.seal, options?.error),
-    ];
+    const values = this.runValues(input, options, now);
     const insert = `INSERT INTO ${this.t.runs} (${RUN_COLUMNS}, internal, error)
       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11::jsonb, $12::jsonb) RETURNING ${RUN_COLUMNS}`;
     const claim = claimOnCreate(input, options, now);
@@ -153,6 +155,50 @@ export class PostgresRunRepo implements RunRepo {
       if (pgCode(error) === UNIQUE_VIOLATION) throw new ConflictError(`run ${input.run_id} already exists`);
       throw error;
     }
+  }
+
+  /** One statement (`insertWithThread`): the thread is written `busy` when the run is claimed (always, on a new thread). */
+  async createWithThread(thread: NewThread, input: NewRun, options?: RunCreateOptions): Promise<Run> {
+    if (input.thread_id !== thread.thread_id) throw new InvalidInputError(`run ${input.run_id} is not of thread ${thread.thread_id}`);
+    const now = nowIso();
+    const values = this.runValues(input, options, now);
+    const claim = claimOnCreate(input, options, now);
+    if (claim) values[5] = "running";
+    const threadValues = [
+      thread.created_at ?? now,
+      this.seal.json("threads", "metadata", thread.metadata ?? {}),
+      this.seal.json("threads", "config", thread.config ?? {}),
+      claim ? "busy" : (thread.status ?? "idle"),
+      thread.ttl?.strategy ?? null,
+      thread.ttl?.minutes ?? null,
+    ];
+    const lease = claim ? [claim.owner, addMs(now, claim.leaseMs), 1] : [null, null, 0];
+    try {
+      const [run] = await this.runs(query<Run>(this.pool, this.insertWithThread, [...values, ...lease, ...threadValues]));
+      if (!run) throw new ThreadExistsError(`thread ${thread.thread_id} already exists`);
+      return run;
+    } catch (error) {
+      if (pgCode(error) === UNIQUE_VIOLATION) throw new ConflictError(`run ${input.run_id} already exists`);
+      throw error;
+    }
+  }
+
+  /** A new run's parameters $1–$12 (its JSON serialized, and sealed, before anything is sent). */
+  private runValues(input: NewRun, options: RunCreateOptions | undefined, now: string): unknown[] {
+    return [
+      input.run_id,
+      input.thread_id,
+      input.assistant_id,
+      input.created_at ?? now,
+      now,
+      input.status ?? "pending",
+      this.seal.json("runs", "metadata", input.metadata ?? {}),
+      this.seal.json("runs", "kwargs", input.kwargs ?? {}),
+      input.multitask_strategy ?? "reject",
+      input.cancel_reason ?? null,
+      this.seal.json("runs", "internal", options?.internal ?? {}),
+      errorJson(this.seal, options?.error),
+    ];
   }
 
   async get(runId: string, threadId?: string): Promise<Run | null> {

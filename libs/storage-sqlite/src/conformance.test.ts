@@ -27,8 +27,18 @@ describeStorageConformance(
     },
   },
   // The optional parts this driver has: every one (A2A task results, push configs, the thread lock, TTL sweeps,
-  // vector search through sqlite-vec, runs claimed on create; signals in-process).
-  { results: true, pushConfigs: true, threadLock: true, signals: "process", ttl: true, vectors: true, valuesAt: true, claimOnCreate: true },
+  // vector search through sqlite-vec, runs claimed on create, a run created with its new thread; signals in-process).
+  {
+    results: true,
+    pushConfigs: true,
+    threadLock: true,
+    signals: "process",
+    ttl: true,
+    vectors: true,
+    valuesAt: true,
+    claimOnCreate: true,
+    createWithThread: true,
+  },
 );
 
 // The same vector checks with the JavaScript exact scan instead of sqlite-vec.
@@ -61,5 +71,15 @@ describeStorageConformance(
       return openSqliteStorage({ path, cipher });
     },
   },
-  { results: true, pushConfigs: true, threadLock: true, signals: "process", ttl: true, vectors: true, valuesAt: true, claimOnCreate: true },
+  {
+    results: true,
+    pushConfigs: true,
+    threadLock: true,
+    signals: "process",
+    ttl: true,
+    vectors: true,
+    valuesAt: true,
+    claimOnCreate: true,
+    createWithThread: true,
+  },
 );

@@ -3,15 +3,18 @@ import {
   claimOnCreate,
   ConflictError,
   ERASED_DELIVERY_STATUSES,
+  InvalidInputError,
   NotFoundError,
   nowIso,
   RUN_DEPENDENTS,
   stringifyWire,
+  ThreadExistsError,
   type ClaimedRun,
   type NewRun,
+  type NewThread,
+  type RunCreateOptions,
   type Run,
   type RunDependent,
-  type RunClaim,
   type RunError,
   type RunInternal,
   type RunRepo,
@@ -31,6 +34,7 @@ import { RunRows, type RunRow } from "./run-rows.js";
 import { COLUMNS, LATEST_CONTINUATION_SQL, LIST_CONTINUATIONS_SQL, TASK_ROOTS_OF_THREAD_SQL, TASK_ROOTS_SQL, TASK_SQL } from "./run-sql.js";
 import { INSERT_RESULT_GUARDED_SQL, SETTLE_THREAD_SQL, threadUpdateRow } from "./run-settle-sql.js";
 import type { TableCodecs } from "./sealing.js";
+import { insertNewThreadSql, newThreadRow, type NewThreadRow } from "./thread-rows.js";
 
 export { LATEST_CONTINUATION_SQL, LIST_CONTINUATIONS_SQL, TASK_ROOTS_OF_THREAD_SQL, TASK_ROOTS_SQL } from "./run-sql.js";
 
@@ -83,6 +87,9 @@ export class SqliteRunRepo implements RunRepo {
   private readonly markBusy;
   /** `create` with a claim: the insert and, claimed, the thread's `busy`, in one IMMEDIATE transaction. */
   private readonly insertClaimed;
+  /** `createWithThread`: the thread's insert and the run's (`insertRow`) in one IMMEDIATE transaction. */
+  private readonly insertThread;
+  private readonly insertWithThread;
   private readonly insertResult;
   private readonly selectResult;
   private readonly selectInternal;
@@ -132,6 +139,15 @@ export class SqliteRunRepo implements RunRepo {
       if (created?.status === "running") this.markBusy.run(params.now, params.thread_id);
       return created;
     });
+    this.insertThread = db.prepare(insertNewThreadSql("thread_id"));
+    this.insertWithThread = db.transaction((thread: NewThreadRow, params: { run_id: string; thread_id: string; now: string }) => {
+      if (!returningRow(this.insertThread, thread)) throw new ThreadExistsError(`thread ${thread.thread_id} already exists`);
+      const created = returningRow<{ status: RunStatus; attempt: number }>(this.insertRow, params);
+      if (!created) throw new Error(`run ${params.run_id} was not inserted on its new thread`);
+      // Written busy exactly when the run is claimed (both follow the claim); kept so if they ever differ.
+      if (created.status === "running" && thread.status !== "busy") this.markBusy.run(params.now, params.thread_id);
+      return created;
+    });
     // Atomic first-write-wins; a no-op for an unknown run (the SELECT yields no row).
     this.insertResult = db.prepare(
       `INSERT INTO run_results (run_id, result, created_at)
@@ -143,10 +159,50 @@ export class SqliteRunRepo implements RunRepo {
     this.selectError = db.prepare("SELECT error FROM runs WHERE run_id = ?");
   }
 
-  async create(
-    input: NewRun,
-    options?: { internal?: RunInternal; rejectIfThreadActive?: boolean; error?: RunError; claim?: RunClaim },
-  ): Promise<Run> {
+  async create(input: NewRun, options?: RunCreateOptions): Promise<Run> {
+    const { row, params, claim } = this.newRow(input, options);
+    let inserted: { status: RunStatus; attempt: number } | undefined;
+    try {
+      // Claimed: the insert and the thread's `busy` in one IMMEDIATE transaction (as claimNext's claim);
+      // otherwise the insert alone, one autocommit statement.
+      inserted = claim
+        ? this.insertClaimed.immediate(params)
+        : returningRow<{ status: RunStatus; attempt: number }>(this.insertRow, params);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ConflictError(`run ${input.run_id} already exists`);
+      throw err;
+    }
+    // Nothing inserted: only now is it worth a read to say why.
+    if (!inserted) {
+      if (!this.threadExists.get(input.thread_id)) throw new NotFoundError(`thread ${input.thread_id} not found`);
+      throw new ConflictError(`thread ${input.thread_id} already has an active run`);
+    }
+    const { error: _error, ...created } = row;
+    return this.toRun({ ...created, status: inserted.status, attempt: inserted.attempt });
+  }
+
+  /**
+   * One IMMEDIATE transaction: the thread (already `busy` when the run will be claimed: on a new thread a
+   * claim is always granted), then the run as `create` inserts it. A taken thread id rolls back before the
+   * run is tried; a taken run id rolls the thread back.
+   */
+  async createWithThread(thread: NewThread, input: NewRun, options?: RunCreateOptions): Promise<Run> {
+    if (input.thread_id !== thread.thread_id) throw new InvalidInputError(`run ${input.run_id} is not of thread ${thread.thread_id}`);
+    const { row, params, claim } = this.newRow(input, options);
+    const threadRow = newThreadRow({ ...thread, ...(claim ? { status: "busy" as const } : {}) }, this.codecs.threads);
+    let inserted: { status: RunStatus; attempt: number };
+    try {
+      inserted = this.insertWithThread.immediate(threadRow, params);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ConflictError(`run ${input.run_id} already exists`);
+      throw err;
+    }
+    const { error: _error, ...created } = row;
+    return this.toRun({ ...created, status: inserted.status, attempt: inserted.attempt });
+  }
+
+  /** The run's row and the insert's parameters (every value serialized, and sealed, before anything is written). */
+  private newRow(input: NewRun, options: RunCreateOptions | undefined) {
     const now = nowIso();
     const row = {
       run_id: input.run_id,
@@ -172,24 +228,7 @@ export class SqliteRunRepo implements RunRepo {
       until: claim ? addMs(now, claim.leaseMs) : null,
       now,
     };
-    let inserted: { status: RunStatus; attempt: number } | undefined;
-    try {
-      // Claimed: the insert and the thread's `busy` in one IMMEDIATE transaction (as claimNext's claim);
-      // otherwise the insert alone, one autocommit statement.
-      inserted = claim
-        ? this.insertClaimed.immediate(params)
-        : returningRow<{ status: RunStatus; attempt: number }>(this.insertRow, params);
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new ConflictError(`run ${input.run_id} already exists`);
-      throw err;
-    }
-    // Nothing inserted: only now is it worth a read to say why.
-    if (!inserted) {
-      if (!this.threadExists.get(input.thread_id)) throw new NotFoundError(`thread ${input.thread_id} not found`);
-      throw new ConflictError(`thread ${input.thread_id} already has an active run`);
-    }
-    const { error: _error, ...created } = row;
-    return this.toRun({ ...created, status: inserted.status, attempt: inserted.attempt });
+    return { row, params, claim };
   }
 
   async get(runId: string, threadId?: string): Promise<Run | null> {

@@ -1,4 +1,4 @@
-import type { Thread, ThreadHeader } from "@agent-server/core";
+import { nowIso, type NewThread, type Thread, type ThreadHeader } from "@agent-server/core";
 import type { TableCodec } from "./sealing.js";
 
 /** A threads row as `SqliteThreadRepo` selects it. */
@@ -38,4 +38,33 @@ export function toThread(row: ThreadRow, c: TableCodec<"threads">): Thread {
     interrupts: c.value("interrupts", row.interrupts, {}),
     error,
   };
+}
+
+/** A new thread's row as `ThreadRepo.create` writes it, with its TTL columns: the parameters of `insertNewThreadSql`. */
+export type NewThreadRow = ThreadRow & { ttl_strategy: string | null; ttl_minutes: number | null };
+
+/** The row of a new thread (its JSON written, and sealed, by the threads codec): throws for a value that cannot be serialized. */
+export function newThreadRow(input: NewThread, c: TableCodec<"threads">): NewThreadRow {
+  const createdAt = input.created_at ?? nowIso();
+  return {
+    thread_id: input.thread_id,
+    created_at: createdAt,
+    updated_at: createdAt,
+    metadata: c.text("metadata", input.metadata ?? {}),
+    config: c.text("config", input.config ?? {}),
+    status: input.status ?? "idle",
+    state_values: null,
+    values_ref: null,
+    interrupts: c.text("interrupts", {}),
+    error: null,
+    ttl_strategy: input.ttl?.strategy ?? null,
+    ttl_minutes: input.ttl?.minutes ?? null,
+  };
+}
+
+/** Inserts a `NewThreadRow` unless the id is taken (then no row is returned): one statement. */
+export function insertNewThreadSql(returning: string): string {
+  return `INSERT INTO threads (thread_id, created_at, updated_at, metadata, config, status, state_values, values_ref, interrupts, error, ttl_strategy, ttl_minutes)
+       VALUES (@thread_id, @created_at, @updated_at, @metadata, @config, @status, @state_values, @values_ref, @interrupts, @error, @ttl_strategy, @ttl_minutes)
+       ON CONFLICT (thread_id) DO NOTHING RETURNING ${returning}`;
 }

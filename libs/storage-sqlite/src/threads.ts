@@ -22,7 +22,7 @@ import { intOr, parseJson, returningRow, sortDir, Statements, type Db } from "./
 import { RunRows } from "./run-rows.js";
 import { eraseRuns } from "./runs.js";
 import type { TableCodec, TableCodecs } from "./sealing.js";
-import { toThread, toThreadHeader, type ThreadRow } from "./thread-rows.js";
+import { insertNewThreadSql, newThreadRow, toThread, toThreadHeader, type ThreadRow } from "./thread-rows.js";
 
 interface RunCopyRow {
   run_id: string;
@@ -60,11 +60,7 @@ export class SqliteThreadRepo implements ThreadRepo {
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM threads WHERE thread_id = ?`);
     this.headerById = db.prepare(`SELECT ${HEADER_COLUMNS} FROM threads WHERE thread_id = ?`);
     // One statement for the usual case (a new id); an existing one is told apart by the missing row.
-    this.insertNew = db.prepare(
-      `INSERT INTO threads (${COLUMNS}, ttl_strategy, ttl_minutes)
-       VALUES (@thread_id, @created_at, @updated_at, @metadata, @config, @status, @state_values, @values_ref, @interrupts, @error, @ttl_strategy, @ttl_minutes)
-       ON CONFLICT (thread_id) DO NOTHING RETURNING ${COLUMNS}`,
-    );
+    this.insertNew = db.prepare(insertNewThreadSql(COLUMNS));
     // A patch without metadata needs nothing of the row it replaces: one statement, no read first.
     this.updateColumns = db.prepare(
       `UPDATE threads SET updated_at = @updated_at,
@@ -92,24 +88,7 @@ export class SqliteThreadRepo implements ThreadRepo {
   }
 
   async create(input: NewThread, options?: { ifExists?: "raise" | "do_nothing" }): Promise<Thread> {
-    const createdAt = input.created_at ?? nowIso();
-    const row: ThreadRow = {
-      thread_id: input.thread_id,
-      created_at: createdAt,
-      updated_at: createdAt,
-      metadata: this.c.text("metadata", input.metadata ?? {}),
-      config: this.c.text("config", input.config ?? {}),
-      status: input.status ?? "idle",
-      state_values: null,
-      values_ref: null,
-      interrupts: this.c.text("interrupts", {}),
-      error: null,
-    };
-    const inserted = returningRow<ThreadRow>(this.insertNew, {
-      ...row,
-      ttl_strategy: input.ttl?.strategy ?? null,
-      ttl_minutes: input.ttl?.minutes ?? null,
-    });
+    const inserted = returningRow<ThreadRow>(this.insertNew, newThreadRow(input, this.c));
     if (inserted) return this.toThread(inserted);
     const existing = this.byId.get(input.thread_id) as ThreadRow | undefined;
     // Deleted again between the two statements: as if it had never been there.

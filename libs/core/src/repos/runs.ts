@@ -13,6 +13,7 @@ import type {
 } from "../model.js";
 import type { RunResult } from "../result.js";
 import type { ThreadValuesRef } from "../rules/thread-values.js";
+import type { NewThread } from "./threads.js";
 
 export interface NewRun {
   run_id: string;
@@ -67,6 +68,14 @@ export interface RunClaim {
    * driver may insert the run claimed without locking or checking the thread.
    */
   newThread?: boolean;
+}
+
+/** `RunRepo.create`'s options (and `createWithThread`'s). */
+export interface RunCreateOptions {
+  internal?: RunInternal;
+  rejectIfThreadActive?: boolean;
+  error?: RunError;
+  claim?: RunClaim;
 }
 
 /** A running run held under a lease (`claimNext`), as start-up recovery sees it. */
@@ -154,10 +163,23 @@ export interface RunRepo {
    * says which. A driver may ignore `claim` (its runs are then always inserted `pending`, and the engine's
    * claim loop takes them).
    */
-  create(
-    input: NewRun,
-    options?: { internal?: RunInternal; rejectIfThreadActive?: boolean; error?: RunError; claim?: RunClaim },
-  ): Promise<Run>;
+  create(input: NewRun, options?: RunCreateOptions): Promise<Run>;
+  /**
+   * Creates `thread` and the run `input` on it (`input.thread_id` is `thread.thread_id`) in one
+   * transaction: both are written or neither is. The thread is written as `ThreadRepo.create` writes it
+   * (metadata, config, ttl, created_at), except its status: `busy` when the run is inserted claimed (the
+   * run's `claim`, as `create` applies it: on a thread that has no other run, a pending run due now is
+   * always claimed), else `thread.status` (default `idle`). The run is written as `create` writes it,
+   * with the same options (`rejectIfThreadActive` holds trivially).
+   * - The thread id is taken: throws `ThreadExistsError` (a `ConflictError`); nothing is written and the
+   *   existing thread is left as it is.
+   * - The run cannot be inserted (its id is taken: `ConflictError`; a value that cannot be serialized:
+   *   `WireSerializationError`): throws, and the thread is not written either.
+   * Optional: without it, callers create the thread (`ThreadRepo.create`) and then the run (`create`), two
+   * writes, and remove the thread again when the run cannot be inserted. A wrapper over a driver without it
+   * has none.
+   */
+  createWithThread?(thread: NewThread, input: NewRun, options?: RunCreateOptions): Promise<Run>;
   /** With `threadId`, a run of another thread reads as null. */
   get(runId: string, threadId?: string): Promise<Run | null>;
   /** Newest first (created_at desc, then insertion order desc). limit defaults to 10. */

@@ -6,11 +6,14 @@ import {
   NotFoundError,
   nowIso,
   readThreadHeader,
+  ThreadExistsError,
   type Assistant,
+  type NewRun,
+  type NewThread,
   type Run,
+  type RunCreateOptions,
   type RunInternal,
   type Storage,
-  type Thread,
   type ThreadHeader,
   type ThreadTtl,
 } from "@agent-server/core";
@@ -73,18 +76,29 @@ export class Admission {
     // empty state and replace the thread's current one.
     await this.requireCheckpoint(request, stateless ? undefined : options.threadId);
     const loadedThread = options.loaded?.thread;
-    const thread: ThreadHeader = stateless
-      ? await this.temporaryThread(assistant, request)
-      : loadedThread && loadedThread.thread_id === options.threadId
-        ? loadedThread
-        : await this.thread(options.threadId!, request, assistant);
+    const given = !stateless && options.createThread?.thread_id === options.threadId ? options.createThread : undefined;
+    // A thread made for this run (stateless, or the caller's `createThread`): written with the run when the
+    // driver can (`pending`), else first; removed again if the run cannot be inserted.
+    const own = stateless ? this.temporaryThread(assistant, request) : given;
+    let thread: ThreadHeader;
+    let pending: NewThread | undefined;
+    if (own) {
+      if (this.storage.runs.createWithThread) {
+        pending = own;
+        thread = threadHeader(own);
+      } else thread = await this.storage.threads.create(own);
+    } else if (loadedThread && loadedThread.thread_id === options.threadId) thread = loadedThread;
+    else ({ thread, pending } = await this.thread(options.threadId!, request, assistant));
     const strategy = request.multitask_strategy ?? "reject";
-    // Made by this call (here, or by the caller: `loaded.newThread`), so no other run of it can exist.
-    const newThread = stateless || (options.loaded?.newThread === true && loadedThread?.thread_id === options.threadId);
+    // Made by this call (here, or by the caller: `createThread`, `loaded.newThread`) under an id nobody else
+    // has seen, so no other run of it can exist.
+    const newThread = own !== undefined || (options.loaded?.newThread === true && loadedThread?.thread_id === options.threadId);
     const internal = withTraceparent(options.internal) ?? {};
     let run: Run;
     try {
-      run = await this.storage.runs.create(
+      const insert = (input: NewRun, runOptions: RunCreateOptions) =>
+        pending ? this.storage.runs.createWithThread!(pending, input, runOptions) : this.storage.runs.create(input, runOptions);
+      run = await insert(
         {
           run_id: runId,
           thread_id: thread.thread_id,
@@ -105,11 +119,18 @@ export class Admission {
         { internal, rejectIfThreadActive: strategy === "reject", ...(options.claim ? { claim: { ...options.claim, newThread } } : {}) },
       );
     } catch (error) {
-      if (stateless) await deleteThreadEventually(this.storage, thread.thread_id);
+      // Written on its own before the run: removed again. Written with it: nothing was.
+      if (own && !pending) await deleteThreadEventually(this.storage, thread.thread_id);
+      if (error instanceof ThreadExistsError) {
+        // `if_not_exists: "create"` and the thread was created meanwhile: admitted on it, as if it had been there.
+        if (pending && !own) return this.admit(request, options);
+        throw error;
+      }
       if (error instanceof ConflictError) throw new ConflictError(REJECT_MESSAGE);
       throw error;
     }
-    if (!stateless && !options.cancelled && (strategy === "interrupt" || strategy === "rollback")) {
+    // A thread created by this admission has no other run to cancel.
+    if (!newThread && !pending && !options.cancelled && (strategy === "interrupt" || strategy === "rollback")) {
       const inflight = await this.storage.runs.search({ thread_id: thread.thread_id, status: [...ACTIVE_RUN_STATUSES], limit: 1000 });
       const others = inflight.filter((r) => r.run_id !== runId).map((r) => r.run_id);
       if (others.length > 0) await this.cancel(others, strategy, options.heldLock, CancelReasons.multitask(strategy, runId));
@@ -125,15 +146,22 @@ export class Admission {
     return assistant;
   }
 
-  private async thread(threadId: string, request: RunCreateRequest, assistant: Assistant): Promise<ThreadHeader> {
+  /**
+   * The run's thread. Missing, with `if_not_exists: "create"`: to be written with the run (`pending`) when
+   * the driver can, else created here (an existing one, created meanwhile, is taken as it is).
+   */
+  private async thread(
+    threadId: string,
+    request: RunCreateRequest,
+    assistant: Assistant,
+  ): Promise<{ thread: ThreadHeader; pending?: NewThread }> {
     // Its config and id are what admission needs: the state is not read (a long thread's is large).
     const existing = await readThreadHeader(this.storage.threads, threadId);
-    if (existing) return existing;
+    if (existing) return { thread: existing };
     if (request.if_not_exists === "create") {
-      return this.storage.threads.create(
-        { thread_id: threadId, metadata: threadMetadata(assistant, request), ...withTtl(this.threadTtl()) },
-        { ifExists: "do_nothing" },
-      );
+      const create: NewThread = { thread_id: threadId, metadata: threadMetadata(assistant, request), ...withTtl(this.threadTtl()) };
+      if (this.storage.runs.createWithThread) return { thread: threadHeader(create), pending: create };
+      return { thread: await this.storage.threads.create(create, { ifExists: "do_nothing" }) };
     }
     throw new NotFoundError(`Thread "${threadId}" not found`);
   }
@@ -156,8 +184,8 @@ export class Admission {
     if (!found) throw new CheckpointNotFoundError(`Checkpoint "${String(checkpointId)}" not found on this thread`);
   }
 
-  private temporaryThread(assistant: Assistant, request: RunCreateRequest): Promise<Thread> {
-    return this.storage.threads.create({ thread_id: uuidv4(), metadata: threadMetadata(assistant, request), ...withTtl(this.threadTtl()) });
+  private temporaryThread(assistant: Assistant, request: RunCreateRequest): NewThread {
+    return { thread_id: uuidv4(), metadata: threadMetadata(assistant, request), ...withTtl(this.threadTtl()) };
   }
 
   private kwargs(
@@ -229,6 +257,20 @@ export class Admission {
  */
 function threadMetadata(assistant: Assistant, request: RunCreateRequest): Record<string, unknown> {
   return { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id, ...request.metadata };
+}
+
+/** A thread still to be written, as admission reads one (its id and config make the run's config). */
+function threadHeader(thread: NewThread): ThreadHeader {
+  const now = thread.created_at ?? nowIso();
+  return {
+    thread_id: thread.thread_id,
+    created_at: now,
+    updated_at: now,
+    metadata: thread.metadata ?? {},
+    config: thread.config ?? {},
+    status: thread.status ?? "idle",
+    error: null,
+  };
 }
 
 function withTtl(ttl: ThreadTtl | undefined): { ttl?: ThreadTtl } {

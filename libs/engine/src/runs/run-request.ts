@@ -1,4 +1,13 @@
-import type { Assistant, Metadata, MultitaskStrategy, RunClaim, RunInternal, RunnableConfig, ThreadHeader } from "@agent-server/core";
+import type {
+  Assistant,
+  Metadata,
+  MultitaskStrategy,
+  NewThread,
+  RunClaim,
+  RunInternal,
+  RunnableConfig,
+  ThreadHeader,
+} from "@agent-server/core";
 import type { HeldThreadLock } from "./thread-lock.js";
 
 export type StreamMode =
@@ -84,6 +93,14 @@ export interface AdmissionOptions {
    * handed out yet, so no other section can be at work on it: admission takes no thread lock.
    */
   loaded?: { assistant?: Assistant; thread?: ThreadHeader; newThread?: boolean };
+  /**
+   * The run's thread, still to be created (its `thread_id` is `threadId`): the caller generated the id in
+   * this call and has not handed it out (an A2A message without a context). Admission writes it with the
+   * run, in one write where the driver can (`RunRepo.createWithThread`: the thread already `busy` when the
+   * run is claimed), else just before the run; either way nothing is left behind when the run cannot be
+   * inserted, and, as with `loaded.newThread`, no thread lock is taken. Server code only.
+   */
+  createThread?: NewThread;
   /** Server-private facts (A2A marker and lineage). Only server code passes this. */
   internal?: RunInternal;
   /**

@@ -115,7 +115,7 @@ export class TaskRequestHandler implements A2ARequestHandler {
   async *sendMessageStream(params: SendMessageRequest, context?: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     checkSendMessage(params);
     const admitted = await this.admission.admit(params, this.scope(context), { stream: true, context });
-    yield* followTask(this.deps.storage, this.renderer, admitted.taskId, admitted.run, admitted.end, admitted.events);
+    yield* followTask(this.deps.storage, this.renderer, admitted);
   }
 
   async getTask(params: GetTaskRequest, context?: ServerCallContext): Promise<Task> {

@@ -27,7 +27,11 @@ describe("A2A answers to a storage fault", () => {
 
   beforeAll(async () => {
     const storage = createMemoryStorage();
+    // A new context's thread is written with its run (createWithThread), or on its own by a driver without it.
     storage.threads.create = async () => {
+      throw adminShutdown();
+    };
+    storage.runs.createWithThread = async () => {
       throw adminShutdown();
     };
     storage.runs.getTask = async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TaskState, type Task } from "@a2a-js/sdk";
 import { ClientFactory, type Client as A2AClient } from "@a2a-js/sdk/client";
@@ -122,6 +123,24 @@ describe.each(sqlDrivers)("query budget per call ($name)", (driver) => {
     await expectBudget("SDK threads.create + runs.wait", async () => {
       const thread = await server.client.threads.create();
       const values = (await server.client.runs.wait(thread.thread_id, "echo", { input: input("hi") })) as { messages: unknown[] };
+      expect(values.messages).toHaveLength(2);
+    });
+  });
+
+  it("SDK runs.wait, stateless", async () => {
+    // A temporary thread made by admission (with the run, in one write where the driver can) and deleted at the run's end.
+    await expectBudget("SDK runs.wait, stateless", async () => {
+      const values = (await server.client.runs.wait(null, "echo", { input: input("hi") })) as { messages: unknown[] };
+      expect(values.messages).toHaveLength(2);
+    });
+  });
+
+  it("SDK runs.wait, if_not_exists create", async () => {
+    // The thread is created by admission, with the run where the driver can.
+    await expectBudget("SDK runs.wait, if_not_exists create", async () => {
+      const values = (await server.client.runs.wait(randomUUID(), "echo", { input: input("hi"), ifNotExists: "create" })) as {
+        messages: unknown[];
+      };
       expect(values.messages).toHaveLength(2);
     });
   });

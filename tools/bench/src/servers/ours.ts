@@ -21,6 +21,8 @@ export interface OurServerOptions {
   sealed?: boolean;
   /** More flags for `serve`, and environment variables (tracing, metrics). */
   args?: string[];
+  /** Flags for Node itself, before the CLI entry (`--cpu-prof`: not allowed in NODE_OPTIONS). */
+  nodeArgs?: string[];
   env?: Record<string, string>;
 }
 
@@ -32,6 +34,7 @@ export async function startOurServer(options: OurServerOptions): Promise<Running
   const bin = options.checkout ? join(options.checkout, "apps/server/bin/agent-server.mjs") : BIN;
   const config = options.checkout ? join(options.checkout, "examples/langgraph.json") : EXAMPLE_CONFIG;
   const args = [
+    ...(options.nodeArgs ?? []),
     bin,
     "serve",
     "--config",

@@ -1,7 +1,16 @@
 import { Message as A2AMessage, type SendMessageRequest } from "@a2a-js/sdk";
 import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { v4 as uuidv4 } from "uuid";
-import { ConflictError, readThreadHeader, type Assistant, type Run, type RunInternal, type ThreadHeader } from "@agent-server/core";
+import {
+  ConflictError,
+  readThreadHeader,
+  ThreadExistsError,
+  type Assistant,
+  type NewThread,
+  type Run,
+  type RunInternal,
+  type ThreadHeader,
+} from "@agent-server/core";
 import type { ServerCallContext } from "@a2a-js/sdk/server";
 import {
   deleteThreadEventually,
@@ -82,7 +91,7 @@ export class TaskAdmission {
 
     let threadId: string;
     let thread: ThreadHeader | undefined;
-    let created = false;
+    let createThread: NewThread | undefined;
     if (message.contextId) {
       // The context's state is not read: a long conversation's is large, and admission needs its metadata.
       thread = (await readThreadHeader(this.deps.storage.threads, message.contextId)) ?? undefined;
@@ -99,14 +108,15 @@ export class TaskAdmission {
       // threads:create handlers may change the metadata (e.g. add an owner) the thread is created with.
       const ref = { thread_id: uuidv4(), metadata: {} as Record<string, unknown> };
       await scope.authorize("create", ref);
-      const ttl = this.deps.storage.threads.sweep ? this.deps.engine.threadTtl() : undefined; // checkpointer.ttl.default_ttl
-      thread = await this.deps.storage.threads.create({ thread_id: ref.thread_id, metadata: ref.metadata ?? {}, ...(ttl ? { ttl } : {}) });
-      threadId = thread.thread_id;
-      created = true;
-      if (push && !(await this.access.visibleThread(ref, scope, "update"))) {
-        await deleteThreadEventually(this.deps.storage, threadId);
+      // Checked on a copy before anything is written (an update handler's changes are not the thread's).
+      if (push && !(await this.access.visibleThread({ ...ref, metadata: { ...ref.metadata } }, scope, "update"))) {
         throw new TaskNotFoundError("not allowed to register push notifications on the new task");
       }
+      const ttl = this.deps.storage.threads.sweep ? this.deps.engine.threadTtl() : undefined; // checkpointer.ttl.default_ttl
+      // Written by admission with the run (one write where the driver can), the thread already busy when
+      // the run starts at once; if the run cannot be inserted, neither is left.
+      createThread = { thread_id: ref.thread_id, metadata: ref.metadata ?? {}, ...(ttl ? { ttl } : {}) };
+      threadId = ref.thread_id;
     }
     let events: RunEventStream | undefined;
     let inserted = false;
@@ -123,9 +133,10 @@ export class TaskAdmission {
         {
           threadId,
           runId,
-          // Read (or created) by this call: admission takes them instead of reading them again. A thread
-          // created here has an id nobody else has seen yet: admission needs no lock on it.
-          loaded: { assistant: this.assistant, thread, newThread: created },
+          // Read by this call: admission takes them instead of reading them again. A thread to create has an
+          // id nobody else has seen yet: admission needs no lock on it.
+          loaded: { assistant: this.assistant, ...(thread ? { thread } : {}) },
+          ...(createThread ? { createThread } : {}),
           internal,
           ...(auth ? { auth } : {}),
         },
@@ -139,7 +150,9 @@ export class TaskAdmission {
       return { taskId: run.run_id, run, internal, end: quiet(end), ...(events ? { events } : {}) };
     } catch (error) {
       events?.close();
-      if (created) await deleteThreadEventually(this.deps.storage, threadId);
+      // The new context goes again (admission itself leaves nothing behind when the run is not inserted, but
+      // the call may fail after it). A thread id that was taken is someone else's thread: left alone.
+      if (createThread && !(error instanceof ThreadExistsError)) await deleteThreadEventually(this.deps.storage, threadId);
       // With "enqueue" nothing but a taken run id is a conflict: the message was sent before. Its first
       // send registered its push config; a repeat registers none (v1.0 would give it a second id).
       if (!inserted && error instanceof ConflictError) {

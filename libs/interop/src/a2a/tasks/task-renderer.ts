@@ -25,16 +25,17 @@ export class TaskRenderer {
 
   /**
    * `firstInternal`: the first run's marker, when the caller has it (else it is read for the history);
-   * `currentResult`: the current run's result, when the caller has it from settlement in this process.
+   * `currentResult`: the current run's result, when the caller has it from settlement in this process,
+   * or `null` when the caller knows there is none yet (a run it has just admitted).
    */
   async render(
     first: Run,
     current: Run,
     options: RenderOptions = {},
     firstInternal?: RunInternal,
-    currentResult?: RunResult,
+    currentResult?: RunResult | null,
   ): Promise<Task> {
-    const result = currentResult ?? (await this.result(current));
+    const result = currentResult !== undefined ? currentResult : await this.result(current);
     const failure = await this.failure(current);
     const task = projectTask({ run: current, result, taskId: first.run_id, failure });
     if (options.includeArtifacts === false) task.artifacts = [];

@@ -1,6 +1,7 @@
 import { TaskState, type StreamResponse, type Task } from "@a2a-js/sdk";
-import type { Run, Storage } from "@agent-server/core";
-import type { Engine, EngineRunKwargs, RunEventStream, StreamEvent } from "@agent-server/engine";
+import { TERMINAL_RUN_STATUSES, type Run, type RunInternal, type Storage } from "@agent-server/core";
+import type { Engine, EngineRunKwargs, RunEnd, RunEventStream, StreamEvent } from "@agent-server/engine";
+import type { AdmittedTask } from "./admitted-task.js";
 import { resultArtifactId, TERMINAL_TASK_STATES, textPart } from "../task-projection.js";
 import { currentRun } from "./task-lineage.js";
 import type { TaskRenderer } from "./task-renderer.js";
@@ -16,25 +17,30 @@ import type { TaskRenderer } from "./task-renderer.js";
  * artifact and the status. A task already terminal or waiting for input gets the task and its status,
  * and the stream ends. `events` is closed when the stream ends, also when its client leaves early (the
  * run goes on).
+ *
+ * A new task (its marker from admission, `admitted.internal`) is rendered from what admission and
+ * settlement in this process hand over, as a blocking send is: its first event from the admitted row
+ * (nothing recorded yet), its last from the run's end. So the events and the statements are the same
+ * whether the run ends before or after the first event is sent.
  */
 export async function* followTask(
   storage: Storage,
   renderer: TaskRenderer,
-  taskId: string,
-  run: Run,
-  end: Promise<unknown>,
-  events?: RunEventStream,
+  admitted: AdmittedTask,
 ): AsyncGenerator<StreamResponse, void, undefined> {
+  const { taskId, run, end, events, internal } = admitted;
   const tokens = pullTokens(events);
   try {
-    const firstRun = (await storage.runs.get(taskId)) ?? run;
-    const initial = await renderer.render(firstRun, (await storage.runs.get(run.run_id)) ?? run);
+    const fresh = internal !== undefined && run.run_id === taskId && !TERMINAL_RUN_STATUSES.includes(run.status);
+    const firstRun = fresh ? run : ((await storage.runs.get(taskId)) ?? run);
+    const current = fresh || run.run_id === taskId ? firstRun : ((await storage.runs.get(run.run_id)) ?? run);
+    const initial = fresh ? await renderer.render(run, run, {}, internal, null) : await renderer.render(firstRun, current);
     yield { payload: { $case: "task", value: initial } };
     if (TERMINAL_TASK_STATES.includes(initial.status!.state) || initial.status!.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
       yield statusUpdate(initial);
       return;
     }
-    yield* runUpdates(storage, renderer, firstRun, run, end, tokens);
+    yield* runUpdates(storage, renderer, firstRun, run, end, tokens, fresh ? internal : undefined);
   } finally {
     events?.close();
   }
@@ -72,6 +78,8 @@ export async function* runUpdates(
   run: Run,
   end: Promise<unknown>,
   tokens?: PulledTokens,
+  /** A new task's marker: its end, when settled in this process, is rendered without reads. */
+  firstInternal?: RunInternal,
 ): AsyncGenerator<StreamResponse, { task: Task; current: Run }, undefined> {
   const taskId = first.run_id;
   yield {
@@ -86,7 +94,12 @@ export async function* runUpdates(
     },
   };
   if (tokens) yield* tokenUpdates(tokens.iterator, tokens.first, { taskId, contextId: run.thread_id, artifactId: resultArtifactId(run) });
-  await end.catch(() => undefined);
+  const ended = (await end.catch(() => undefined)) as RunEnd | undefined;
+  if (firstInternal && ended?.run?.run_id === taskId) {
+    const task = await renderer.render(ended.run, ended.run, {}, firstInternal, ended.result ?? null);
+    yield* outcomeUpdates(task);
+    return { task, current: ended.run };
+  }
   // Read again: the first run object predates the run's end.
   const settled = (await storage.runs.get(taskId)) ?? first;
   const current = await currentRun(storage, settled);

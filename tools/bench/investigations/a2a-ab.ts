@@ -1,0 +1,168 @@
+/**
+ * Ours against the lean a2a-js + LangGraph peer (and, with --baseline, ours at another checkout), A2A
+ * SendMessage in a new context, in interleaved rounds: each server in turn, so the machine's drift over the
+ * minutes falls on all of them alike. Per round and server: sequential p50 and the server's CPU per message
+ * (from /proc), then throughput at 16 and 64 in flight. Prints the medians over the rounds.
+ *
+ *   npx tsx tools/bench/investigations/a2a-ab.ts [--rounds 6] [--postgres] [--baseline <checkout>] [--sealed]
+ *     [--sample] [--no-peers] [--cpu-prof <dir>]
+ *
+ * --sealed adds ours with LANGGRAPH_AES_KEY (encryption at rest's cost); --sample the bench's other peer.
+ *
+ * --cpu-prof writes V8 profiles of our server(s) into <dir>, to read with DevTools or
+ * profile-turns.ts' --self mode.
+ */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { concurrent } from "../src/measure.js";
+import { A2A_LANGGRAPH, ensureInstalled } from "../src/peers/install.js";
+import { openBenchPostgres, type BenchPostgres } from "../src/postgres.js";
+import { cleanUp, killAllNow } from "../src/processes.js";
+import { a2aClient, expectCompletedEcho, helloMessage } from "../src/scenarios/a2a.js";
+import { startA2aLangGraphServer, type A2aLangGraphVariant } from "../src/servers/a2a-langgraph.js";
+import { startOurServer } from "../src/servers/ours.js";
+import type { RunningServer } from "../src/servers/running-server.js";
+
+const { values: args } = parseArgs({
+  allowNegative: true,
+  options: {
+    rounds: { type: "string", default: "6" },
+    postgres: { type: "boolean", default: false },
+    baseline: { type: "string" },
+    sample: { type: "boolean", default: false },
+    sealed: { type: "boolean", default: false },
+    peers: { type: "boolean", default: true },
+    "cpu-prof": { type: "string" },
+    sequential: { type: "string", default: "300" },
+    seconds: { type: "string", default: "3" },
+  },
+});
+const ROUNDS = Number(args.rounds);
+const SEQUENTIAL = Number(args.sequential);
+const SECONDS = Number(args.seconds);
+
+interface Contender {
+  label: string;
+  start(): Promise<RunningServer>;
+}
+
+interface RoundFigures {
+  p50: number;
+  cpuMsPerMessage: number;
+  at16: number;
+  at64: number;
+}
+
+const CLOCK_TICKS_PER_MS = 100 / 1000;
+
+/** utime + stime of a process, ms (its threads included). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_MS;
+}
+
+async function measure(server: RunningServer): Promise<RoundFigures> {
+  const client = await a2aClient(server);
+  const send = async () => {
+    expectCompletedEcho(await client.sendMessage(helloMessage()));
+  };
+  for (let i = 0; i < 100; i += 1) await send();
+  const samples: number[] = [];
+  const cpuBefore = cpuMs(server.pid);
+  for (let i = 0; i < SEQUENTIAL; i += 1) {
+    const started = performance.now();
+    await send();
+    samples.push(performance.now() - started);
+  }
+  const cpuMsPerMessage = (cpuMs(server.pid) - cpuBefore) / SEQUENTIAL;
+  samples.sort((a, b) => a - b);
+  const budget = (c: number) => ({ minOps: 2 * c, maxOps: 1_000 * c, maxSeconds: SECONDS });
+  const at16 = (await concurrent(send, budget(16), 16)).opsPerSec;
+  const at64 = (await concurrent(send, budget(64), 64)).opsPerSec;
+  return { p50: samples[Math.floor(samples.length / 2)]!, cpuMsPerMessage, at16, at64 };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function contenders(postgres: BenchPostgres | undefined): Contender[] {
+  const nodeArgs = args["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${args["cpu-prof"]}`] : undefined;
+  const ours = (label: string, checkout?: string, sealed = false): Contender => ({
+    label,
+    start: () =>
+      postgres
+        ? startOurServer({
+            storage: "postgres",
+            checkout,
+            sealed,
+            databaseUrl: postgres.url,
+            databaseSchema: postgres.newSchema("ab"),
+            nodeArgs,
+          })
+        : startOurServer({ storage: "sqlite", checkout, sealed, dataDir: mkdtempSync(join(tmpdir(), "ab-ours-")), nodeArgs }),
+  });
+  const peer = (variant: A2aLangGraphVariant): Contender => ({
+    label: `peer ${variant}`,
+    start: () =>
+      startA2aLangGraphServer(
+        postgres
+          ? { kind: "postgres", url: postgres.url, schema: postgres.newSchema("ab_peer") }
+          : { kind: "sqlite", file: join(mkdtempSync(join(tmpdir(), "ab-peer-")), "checkpoints.sqlite") },
+        variant,
+      ),
+  });
+  return [
+    ours("ours"),
+    ...(args.baseline ? [ours("ours (baseline)", args.baseline)] : []),
+    ...(args.sealed ? [ours("ours (LANGGRAPH_AES_KEY)", undefined, true)] : []),
+    ...(args.peers ? [peer("lean")] : []),
+    ...(args.sample ? [peer("sample")] : []),
+  ];
+}
+
+async function main(): Promise<void> {
+  await ensureInstalled(A2A_LANGGRAPH);
+  const postgres = args.postgres ? await openBenchPostgres() : undefined;
+  const all = contenders(postgres);
+  const servers = [];
+  for (const contender of all) servers.push(await contender.start());
+  const figures = new Map<string, RoundFigures[]>(all.map((c) => [c.label, []]));
+  try {
+    for (let round = 0; round < ROUNDS; round += 1) {
+      // Rotated, so no server is always first after the others' load.
+      for (let i = 0; i < all.length; i += 1) {
+        const at = (i + round) % all.length;
+        const result = await measure(servers[at]!);
+        figures.get(all[at]!.label)!.push(result);
+        console.log(
+          `round ${round + 1} ${all[at]!.label}: p50 ${result.p50.toFixed(2)} ms, cpu ${result.cpuMsPerMessage.toFixed(2)} ms/msg, 16: ${result.at16.toFixed(0)}/s, 64: ${result.at64.toFixed(0)}/s`,
+        );
+      }
+    }
+  } finally {
+    for (const server of servers) await server.stop();
+  }
+  console.log(`\nmedians over ${ROUNDS} rounds (${postgres ? "PostgreSQL" : "SQLite"}):`);
+  console.log("| server | p50 ms | server CPU ms/msg | 16 concurrent ops/s | 64 concurrent ops/s |\n|---|---|---|---|---|");
+  for (const [label, rounds] of figures) {
+    const m = (pick: (r: RoundFigures) => number, digits: number) => median(rounds.map(pick)).toFixed(digits);
+    console.log(
+      `| ${label} | ${m((r) => r.p50, 2)} | ${m((r) => r.cpuMsPerMessage, 2)} | ${m((r) => r.at16, 0)} | ${m((r) => r.at64, 0)} |`,
+    );
+  }
+}
+
+process.on("SIGINT", () => {
+  killAllNow();
+  process.exit(130);
+});
+try {
+  await main();
+} finally {
+  await cleanUp();
+}
