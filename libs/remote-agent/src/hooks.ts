@@ -23,8 +23,9 @@ export type RemoteCallOutcome = "completed" | "failed" | "canceled" | "rejected"
 /**
  * What the server hosting the graph wants to know of its remote calls (metrics), and its own app as a
  * fetch (agents named by a path are its own: they are called in process, through the app's auth). Graph
- * modules are loaded in their own module scope (tsx gives each its own instances), so the hooks live on
- * `globalThis`, not in a module variable.
+ * modules may have module instances of their own (a project with its own LangGraph copy, a second
+ * server in one process: loaded in a tsx scope of their own), so the hooks live on `globalThis`, not in a
+ * module variable.
  */
 export interface RemoteAgentHooks {
   /** This server's app: `/a2a/echo` is sent through it. */

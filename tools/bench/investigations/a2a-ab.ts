@@ -7,7 +7,8 @@
  *   npx tsx tools/bench/investigations/a2a-ab.ts [--rounds 6] [--postgres] [--baseline <checkout>] [--sealed]
  *     [--sample] [--no-peers] [--cpu-prof <dir>]
  *
- * --sealed adds ours with LANGGRAPH_AES_KEY (encryption at rest's cost); --sample the bench's other peer.
+ * --sealed adds ours with LANGGRAPH_AES_KEY (encryption at rest's cost); --also-args="<serve flags>" ours with
+ * those flags (e.g. "--workers 64"); --sample the bench's other peer.
  *
  * --cpu-prof writes V8 profiles of our server(s) into <dir>, to read with DevTools or
  * profile-turns.ts' --self mode.
@@ -33,6 +34,7 @@ const { values: args } = parseArgs({
     baseline: { type: "string" },
     sample: { type: "boolean", default: false },
     sealed: { type: "boolean", default: false },
+    "also-args": { type: "string" },
     peers: { type: "boolean", default: true },
     "cpu-prof": { type: "string" },
     sequential: { type: "string", default: "300" },
@@ -92,7 +94,7 @@ function median(values: number[]): number {
 
 function contenders(postgres: BenchPostgres | undefined): Contender[] {
   const nodeArgs = args["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${args["cpu-prof"]}`] : undefined;
-  const ours = (label: string, checkout?: string, sealed = false): Contender => ({
+  const ours = (label: string, checkout?: string, sealed = false, extra?: string[]): Contender => ({
     label,
     start: () =>
       postgres
@@ -103,8 +105,9 @@ function contenders(postgres: BenchPostgres | undefined): Contender[] {
             databaseUrl: postgres.url,
             databaseSchema: postgres.newSchema("ab"),
             nodeArgs,
+            args: extra,
           })
-        : startOurServer({ storage: "sqlite", checkout, sealed, dataDir: mkdtempSync(join(tmpdir(), "ab-ours-")), nodeArgs }),
+        : startOurServer({ storage: "sqlite", checkout, sealed, dataDir: mkdtempSync(join(tmpdir(), "ab-ours-")), nodeArgs, args: extra }),
   });
   const peer = (variant: A2aLangGraphVariant): Contender => ({
     label: `peer ${variant}`,
@@ -120,6 +123,7 @@ function contenders(postgres: BenchPostgres | undefined): Contender[] {
     ours("ours"),
     ...(args.baseline ? [ours("ours (baseline)", args.baseline)] : []),
     ...(args.sealed ? [ours("ours (LANGGRAPH_AES_KEY)", undefined, true)] : []),
+    ...(args["also-args"] ? [ours(`ours ${args["also-args"]}`, undefined, false, args["also-args"].split(" "))] : []),
     ...(args.peers ? [peer("lean")] : []),
     ...(args.sample ? [peer("sample")] : []),
   ];

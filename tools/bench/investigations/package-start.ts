@@ -31,7 +31,7 @@ async function project(name: string, devDependencies: Record<string, string>): P
   for (const graph of ["echo.ts", "approval.ts"]) copyFileSync(join(REPO_ROOT, "examples/src", graph), join(dir, "src", graph));
   writeFileSync(
     join(dir, "langgraph.json"),
-    JSON.stringify({ node_version: "20", graphs: { echo: "../src/echo.ts:graph", approval: "./src/approval.ts:graph" } }),
+    JSON.stringify({ node_version: "20", graphs: { echo: "./src/echo.ts:graph", approval: "./src/approval.ts:graph" } }),
   );
   writeFileSync(
     join(dir, "package.json"),

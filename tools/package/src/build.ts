@@ -108,6 +108,13 @@ function emitDeclarations(entry: string, outDir: string): void {
   }
 }
 
+/**
+ * Optional peers of our dependencies that code we use loads: npm installs no optional peer, and our
+ * sources never import them by name, so they are listed as dependencies here. `@a2a-js/sdk/server/grpc`
+ * (the A2A gRPC binding, `--grpc-port`) imports `@bufbuild/protobuf`.
+ */
+const OPTIONAL_PEERS_USED = ["@bufbuild/protobuf"];
+
 /** Bundles `@agent-server/*` and relative imports; records every other package as external. */
 function externals(found: Set<string>): Plugin {
   const builtins = new Set(builtinModules);
@@ -180,7 +187,7 @@ export async function buildPackage(): Promise<string> {
   };
   const pins = workspacePins();
   const dependencies = Object.fromEntries(
-    [...found]
+    [...found, ...OPTIONAL_PEERS_USED]
       .filter((name) => !(name in PEERS))
       .sort()
       .map((name) => [name, pins.get(name) ?? installedVersion(name)]),

@@ -2,11 +2,12 @@ import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { SendMessageRequest, TaskState, type Task } from "@a2a-js/sdk";
-import { dockerfileStages, freePort, imageRuntime, replayBuildStage } from "@agent-server/server/testing";
+import { dockerfileStages, freePort, imageRuntime, moduleLog, replayBuildStage } from "@agent-server/server/testing";
 import { createTestSchema, type TestSchema } from "@agent-server/testing/postgres";
 import { Client } from "@langchain/langgraph-sdk";
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
@@ -141,6 +142,43 @@ describe("the agent-server package installed into a user's project", () => {
     }
 
     await stopsCleanly(dev, base);
+  });
+
+  it("npx agent-server serve: the graphs run on the server's own LangGraph instance; MCP loads on its first request", async () => {
+    const modules = moduleLog();
+    const port = await freePort();
+    const serve = project.agentServer(["serve", "--port", String(port), "--host", "127.0.0.1"], modules.env);
+    await serve.waitFor(/listening on/, 120_000);
+    const base = `http://127.0.0.1:${port}`;
+    const langGraph = join(project.dir, "node_modules/@langchain/langgraph/dist/index.js");
+    const atStart = modules.loaded();
+    // Loaded once (tsx registered for the process, no scope of the graphs' own), the graph files as they are.
+    expect(atStart.filter((url) => url.replace(/\?.*$/, "") === pathToFileURL(langGraph).href)).toHaveLength(1);
+    expect(atStart.filter((url) => url.includes("tsx-namespace"))).toEqual([]);
+    expect(atStart).toContain(pathToFileURL(join(project.dir, "src/echo.ts")).href);
+    expect(atStart.filter((url) => /\/@modelcontextprotocol\/sdk\/|\/@grpc\/grpc-js\//.test(url))).toEqual([]);
+
+    const done = await new Client({ apiUrl: base }).runs.wait(null, "echo", { input: { messages: [{ role: "user", content: "shared" }] } });
+    expect(JSON.stringify(done)).toContain("echo: shared");
+    const mcp = new McpClient({ name: "tarball-test", version: "1.0.0" });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+    expect((await mcp.listTools()).tools.map((t) => t.name)).toContain("echo");
+    await mcp.close();
+    expect(modules.loaded().some((url) => url.includes("/@modelcontextprotocol/sdk/"))).toBe(true);
+    await stopsCleanly(serve, base);
+    modules.dispose();
+  });
+
+  it("npx agent-server serve --grpc-port: the A2A gRPC binding loads from the installed package", async () => {
+    const port = await freePort();
+    const serve = project.agentServer(["serve", "--port", String(port), "--host", "127.0.0.1", "--grpc-port", "0"]);
+    await serve.waitFor(/A2A gRPC listening on/, 120_000);
+    const base = `http://127.0.0.1:${port}`;
+    const card = (await (await fetch(`${base}/a2a/echo/.well-known/agent-card.json`)).json()) as {
+      supportedInterfaces: { protocolBinding: string }[];
+    };
+    expect(card.supportedInterfaces.map((i) => i.protocolBinding)).toContain("GRPC");
+    await stopsCleanly(serve, base);
   });
 
   it("npx agent-server dockerfile: the build's steps replayed in a clean copy, then the image's command serves", async () => {

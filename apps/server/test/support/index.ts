@@ -8,6 +8,7 @@ export { BIN, EXAMPLE_CONFIG, jsonLines, killAll, REPO_ROOT, startCli, waitForOu
 export { startServeProcesses, type ServeProcess } from "./serve-processes.js";
 export { dockerfileStages, imageRuntime, replayBuildStage, type Instruction } from "./dockerfile-replay.js";
 export { freePort } from "./ports.js";
+export { moduleLog, type ModuleLog } from "./module-log.js";
 
 /** The project the scale-out tests and investigations serve from several processes. */
 export const SCALE_OUT_PROJECT = fileURLToPath(new URL("./fixture-project/langgraph-scale-out.json", import.meta.url));

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { InvalidInputError } from "@agent-server/core";
 import type { ServerRuntime } from "./server-runtime.js";
+import { claimSharedScope, importShared, sharesServerLangGraph } from "./shared-scope.js";
 import type { CompiledGraph, RunnableConfig } from "./types.js";
 
 /** Imports a module (by URL) with the same module instances the graph module got. */
@@ -58,13 +59,20 @@ export async function loadGraph(spec: GraphSpec, scopeFor: (file: string) => Pro
 }
 
 /**
- * One tsx scope for all the TypeScript graphs of one project load (`Registry.load`): the project's modules,
- * LangGraph among them, are evaluated once, as in one Node process (and as the official server loads
- * them), instead of once per graph. Each new scope costs a full evaluation of LangGraph (~0.6 s).
+ * The module scopes of one project load (`Registry.load`). TypeScript graphs whose LangGraph is the
+ * server's own load in the server's scope (shared-scope.ts): LangGraph is evaluated once, graph and
+ * server share its instances, as in the official server. Otherwise all the TypeScript graphs of the load
+ * share one tsx scope of their own, evaluated once instead of once per graph; each such scope costs a
+ * full evaluation of LangGraph (~0.6 s).
  */
 export function projectScopes(): (file: string) => Promise<ModuleScope> {
   let typescript: Promise<ModuleScope> | undefined;
-  return (file) => (isTypeScript(file) ? (typescript ??= moduleScope(file)) : moduleScope(file));
+  let shared: boolean | undefined;
+  return async (file) => {
+    if (!isTypeScript(file)) return moduleScope(file);
+    if (sharesServerLangGraph(file) && (shared ??= claimSharedScope())) return importShared;
+    return (typescript ??= moduleScope(file));
+  };
 }
 
 function isTypeScript(file: string): boolean {
