@@ -30,7 +30,12 @@ type Outcome =
   | { via: "sdk"; acknowledged: true }
   | { via: "a2a" | "sdk"; acknowledged: false; status?: number; message: string }
   /** A blocking send answered with the task still at work: the disk refused its run's writes, the run is kept. */
-  | { via: "a2a"; acknowledged: false; kept: true; taskId: string; sent: string; status?: undefined; message: string };
+  | { via: "a2a"; acknowledged: false; kept: true; taskId: string; sent: string; status?: undefined; message: string }
+  /**
+   * A wait whose run met the full disk after the wait's 200 had begun (keep-alives after a second): the
+   * body's error names the fault and the kept run (`RunStalledError`).
+   */
+  | { via: "sdk"; acknowledged: false; kept: true; runId: string; status?: undefined; message: string };
 
 function text(n: number, bytes = MESSAGE_BYTES): string {
   return `message ${n} `.padEnd(bytes, `${n % 10}abcdefghij`);
@@ -71,6 +76,10 @@ async function waitSdk(sdk: Client, message: string): Promise<Outcome> {
     return { via: "sdk", acknowledged: false, message: `unexpected values ${JSON.stringify(values).slice(0, 300)}` };
   } catch (error) {
     const e = error as { status?: number; message: string };
+    const kept = /run ([0-9a-f-]{36}) is kept and resumes once it takes writes again/.exec(e.message);
+    if (e.status === undefined && kept && DISK_FULL.test(e.message)) {
+      return { via: "sdk", acknowledged: false, kept: true, runId: kept[1]!, message: e.message };
+    }
     return { via: "sdk", acknowledged: false, status: e.status, message: e.message };
   }
 }
@@ -175,7 +184,7 @@ describe("SQLite on a filling disk (a real serve process on a 16 MiB tmpfs)", ()
     );
     expect(recovered).toMatchObject({ acknowledged: true });
     // A task answered while still at work (its run kept through the full disk) completes with its own reply.
-    const kept = outcomes.flatMap((o) => ("kept" in o ? [o] : []));
+    const kept = outcomes.flatMap((o) => ("kept" in o && o.via === "a2a" ? [o] : []));
     for (const task of kept) {
       let read = await a2a.getTask({ tenant: "", id: task.taskId, historyLength: 0 });
       for (const until = Date.now() + 10_000; read.status?.state !== TaskState.TASK_STATE_COMPLETED && Date.now() < until;) {
@@ -206,6 +215,12 @@ describe("SQLite on a filling disk (a real serve process on a 16 MiB tmpfs)", ()
         .prepare("SELECT thread_id, metadata FROM threads t WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.thread_id)")
         .all();
       expect(threadsWithoutRuns).toEqual([]);
+      // A stateless run whose wait was told it is kept has ended well: gone with its temporary thread, or success.
+      for (const outcome of outcomes) {
+        if (!("kept" in outcome) || outcome.via !== "sdk") continue;
+        const row = storage.db.prepare("SELECT status FROM runs WHERE run_id = ?").get(outcome.runId) as { status: string } | undefined;
+        expect(row?.status ?? "deleted with its thread").toMatch(/^(success|deleted with its thread)$/);
+      }
       const statuses = storage.db.prepare("SELECT status, count(*) AS n FROM runs GROUP BY status").all();
       console.log(`disk full: runs after recovery ${JSON.stringify(statuses)}`);
     } finally {

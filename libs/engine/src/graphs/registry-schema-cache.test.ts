@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { getPriority as osPriority, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryStorage } from "@agent-server/storage-memory";
@@ -58,6 +58,25 @@ class SchemaEvents {
 
 const modeSchema = (modes: string[]) => ({ properties: { mode: { type: "string", enum: modes } } });
 
+/** Whether a thread of this process ran at nice 19 before `until` settled, and the main thread's nice value. */
+async function watchThreadNiceness(until: Promise<unknown>): Promise<{ lowest: boolean; main: number }> {
+  let done = false;
+  void until.finally(() => (done = true));
+  const niceOf = (task: string) => Number(readFileSync(`/proc/self/task/${task}/stat`, "utf8").split(") ")[1]!.split(" ")[16]);
+  let lowest = false;
+  while (!done && process.platform === "linux") {
+    for (const task of readdirSync("/proc/self/task")) {
+      try {
+        if (niceOf(task) === 19) lowest = true;
+      } catch {
+        // The thread ended meanwhile.
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return { lowest, main: process.platform === "linux" ? niceOf(String(process.pid)) : osPriority() };
+}
+
 describe("source schemas across restarts", () => {
   const storage = createMemoryStorage();
   let root: string;
@@ -95,7 +114,13 @@ describe("source schemas across restarts", () => {
     const events = new SchemaEvents();
     const extracted = events.next();
     const engine = await startEngine(events);
+    // The compiler's thread runs at the lowest priority (Linux: a thread's nice value is its own), the
+    // server's own threads at theirs.
+    const niceness = watchThreadNiceness(extracted);
     await extracted;
+    const { lowest, main } = await niceness;
+    expect(lowest).toBe(process.platform === "linux");
+    expect(main).toBe(osPriority());
     expect(events).toMatchObject({ extracted: [["modes"]], failures: [] });
     expect(readdirSync(cacheDir).filter((name) => name.endsWith(".json"))).toHaveLength(1);
     expect((await schemasOf(engine.registry)).state).toMatchObject(modeSchema(["careful", "fast"]));

@@ -15,6 +15,8 @@ export interface OurServerOptions {
   /** PostgreSQL: the server and the schema (created and migrated at start-up when new). */
   databaseUrl?: string;
   databaseSchema?: string;
+  /** False: answer as soon as the server listens, its schema extraction perhaps still running (default: wait). */
+  waitForSchemas?: boolean;
   /** Another checkout's CLI entry and example project (a baseline of an earlier version): default this one's. */
   checkout?: string;
   /** With LANGGRAPH_AES_KEY: everything users send sealed at rest (docs/security.md). */
@@ -65,7 +67,7 @@ export async function startOurServer(options: OurServerOptions): Promise<Running
   try {
     const [, url] = await server.waitFor(/listening on (http:\/\/[^\s"]+)/);
     const base = url!.replace(/\/$/, "");
-    await schemasExtracted(base);
+    if (options.waitForSchemas !== false) await schemasExtracted(base);
     return {
       name:
         options.sealed && options.storage !== "memory"
@@ -88,7 +90,7 @@ export async function startOurServer(options: OurServerOptions): Promise<Running
  * worker thread (seconds of CPU on a cold schema cache, as in a fresh SQLite data dir), which would
  * otherwise share the cores with the first scenarios. `/schemas` answers once that extraction is done.
  */
-async function schemasExtracted(base: string): Promise<void> {
+export async function schemasExtracted(base: string): Promise<void> {
   const search = await fetch(`${base}/assistants/search`, {
     method: "POST",
     headers: { "content-type": "application/json" },
