@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canPrepareCheckpointWrites, WireSerializationError, type Storage } from "@agent-server/core";
+import { WireSerializationError, type Storage } from "@agent-server/core";
 import { newRun, uid, type Harness } from "./harness.js";
 import { results, sampleResult } from "./results.js";
 
@@ -147,55 +147,6 @@ export function describeSettle(h: Harness): void {
       expect(await results(s).getResult(run.run_id)).toBeNull();
       expect((await s.threads.get(run.thread_id))?.status).toBe("busy");
       expect(await s.runs.settle(uid(), "success", { result: sampleResult(run.thread_id), from: ["running"] })).toBeNull();
-    });
-
-    it("writes the run's held checkpoint writes with it, folded in order, and writes them even when the terminal write does not land", async () => {
-      const s = await h.open();
-      const saver = s.checkpointer;
-      if (!s.runs.settle || !canPrepareCheckpointWrites(saver)) return;
-      const prepare = async (threadId: string, id: string, step: number) => {
-        const config = { configurable: { thread_id: threadId, checkpoint_ns: "" } };
-        const checkpoint = {
-          v: 4,
-          id,
-          ts: new Date().toISOString(),
-          channel_values: { x: step },
-          channel_versions: { x: `${step}` },
-          versions_seen: {},
-        };
-        const written = { configurable: { ...config.configurable, checkpoint_id: id } };
-        return [
-          await saver.prepareCheckpoint(config, checkpoint, { source: "loop", step, parents: {} }, { x: `${step}` }),
-          await saver.preparePendingWrites(written, [["x", step + 1]], "task-1"),
-        ];
-      };
-      const run = await claimedRun(s, "w1");
-      const config = { configurable: { thread_id: run.thread_id, checkpoint_ns: "" } };
-      // The same checkpoint twice (the last stands) and the same task's ordinary write twice (the first stands).
-      const held = [...(await prepare(run.thread_id, "1f0-a", 1)), ...(await prepare(run.thread_id, "1f0-a", 2))];
-      expect(await saver.getTuple(config)).toBeUndefined();
-      const settled = await s.runs.settle(run.run_id, "success", {
-        from: ["running"],
-        owner: "w1",
-        checkpoints: held,
-        thread: { status: "idle", values: { x: 2 } },
-        releaseLease: true,
-      });
-      expect(settled?.run.status).toBe("success");
-      const tuple = await saver.getTuple(config);
-      expect(tuple?.checkpoint.id).toBe("1f0-a");
-      expect(tuple?.metadata?.step).toBe(2);
-      expect(tuple?.pendingWrites).toEqual([["task-1", "x", 2]]);
-      // A stale owner's settlement changes no run; what its execution wrote is kept, as a direct write would be.
-      const other = await claimedRun(s, "w2");
-      const stale = await s.runs.settle(other.run_id, "success", {
-        from: ["running"],
-        owner: "stale",
-        checkpoints: await prepare(other.thread_id, "1f0-b", 1),
-      });
-      expect(stale).toBeNull();
-      expect((await s.runs.get(other.run_id))?.status).toBe("running");
-      expect((await saver.getTuple({ configurable: { thread_id: other.thread_id, checkpoint_ns: "" } }))?.checkpoint.id).toBe("1f0-b");
     });
   });
 }

@@ -26,15 +26,17 @@ type WriteRows = [Uint8Array, Uint8Array, Uint8Array, Uint8Array][];
  * LANGGRAPH_AES_JSON_KEYS, sealed like every metadata column's.
  */
 export class RunAwarePostgresSaver extends PostgresSaver implements PreparingCheckpointSaver {
+  private readonly writes: WriteStatements;
   private readonly blobSerde: SerializerProtocol;
   private readonly writeSerde: SerializerProtocol;
 
   constructor(
     private readonly writePool: pg.Pool,
-    private readonly schemaName: string,
+    schema: string,
     private readonly seal: Sealer = new Sealer(),
   ) {
-    super(writePool, undefined, { schema: schemaName });
+    super(writePool, undefined, { schema });
+    this.writes = writeStatements(schema);
     this.blobSerde = sealedSerde(this.serde, seal.cipher, "checkpoint_blobs.blob");
     this.writeSerde = sealedSerde(this.serde, seal.cipher, "checkpoint_writes.blob");
   }
@@ -108,8 +110,26 @@ export class RunAwarePostgresSaver extends PostgresSaver implements PreparingChe
    * folded as applying them in order would leave them: a checkpoint written twice keeps its last version, a
    * blob its first (blobs never change), a pending write its first unless a later batch replaces it.
    */
-  commitPrepared(prepared: readonly PreparedCheckpointWrite[]): Promise<void> {
-    return writePrepared(this.writePool, this.schemaName, prepared);
+  async commitPrepared(prepared: readonly PreparedCheckpointWrite[]): Promise<void> {
+    const writes = prepared as readonly PreparedPostgresWrite[];
+    // A statement takes at most 65,535 parameters: a larger batch goes in halves, each atomic.
+    if (writes.length > 1 && writes.reduce((sum, write) => sum + parameterCount(write), 0) > MAX_PARAMETERS) {
+      const half = Math.ceil(writes.length / 2);
+      await this.commitPrepared(writes.slice(0, half));
+      return this.commitPrepared(writes.slice(half));
+    }
+    const folded = foldPrepared(writes);
+    const params: unknown[] = [];
+    const inserts: string[] = [];
+    const values = (rows: unknown[][]) => rows.map((row) => `(${placeholders(params, row)})`).join(", ");
+    if (folded.blobs.length > 0) inserts.push(this.writes.blobs(values(folded.blobs)));
+    if (folded.kept.length > 0) inserts.push(this.writes.pendingWrites(values(folded.kept), false));
+    if (folded.replaced.length > 0) inserts.push(this.writes.pendingWrites(values(folded.replaced), true));
+    if (folded.checkpoints.length > 0) inserts.push(this.writes.checkpoints(values(folded.checkpoints)));
+    if (inserts.length === 0) return;
+    const last = inserts.pop()!;
+    const sql = inserts.length === 0 ? last : `WITH ${inserts.map((insert, i) => `w${i} AS (${insert})`).join(", ")} ${last}`;
+    await this.writePool.query(sql, params);
   }
 
   // Checkpoint metadata is jsonb, which refuses NUL and lone surrogates: a run whose metadata held one
@@ -192,6 +212,8 @@ export class RunAwarePostgresSaver extends PostgresSaver implements PreparingChe
   }
 }
 
+type WriteStatements = ReturnType<typeof writeStatements>;
+
 /** The saver's writes as INSERTs over the tables PostgresSaver's migrations create; `values`: `(…), (…)`. */
 function writeStatements(schema: string) {
   const s = `"${schema}"`;
@@ -231,48 +253,10 @@ interface PreparedWriteRows extends PreparedCheckpointWrite {
 
 type PreparedPostgresWrite = PreparedCheckpointRow | PreparedWriteRows;
 
-/** Below PostgreSQL's 65,535 parameters a statement, with room for a settlement's own. */
-export const MAX_PARAMETERS = 60_000;
+const MAX_PARAMETERS = 60_000;
 
-/** The parameters `preparedInserts` adds for `prepared` (at most: folding may drop some). */
-export function preparedParameters(prepared: readonly PreparedCheckpointWrite[]): number {
-  let count = 0;
-  for (const write of prepared as readonly PreparedPostgresWrite[]) {
-    count += write.kind === "checkpoint" ? write.row.length + write.blobs.length * 6 : write.rows.length * 8;
-  }
-  return count;
-}
-
-/** Writes `prepared` in one statement (in halves, each atomic, past `MAX_PARAMETERS`). */
-export async function writePrepared(pool: pg.Pool, schema: string, prepared: readonly PreparedCheckpointWrite[]): Promise<void> {
-  if (prepared.length > 1 && preparedParameters(prepared) > MAX_PARAMETERS) {
-    const half = Math.ceil(prepared.length / 2);
-    await writePrepared(pool, schema, prepared.slice(0, half));
-    return writePrepared(pool, schema, prepared.slice(half));
-  }
-  const params: unknown[] = [];
-  const inserts = preparedInserts(schema, prepared, (value) => `$${params.push(value)}`);
-  if (inserts.length === 0) return;
-  const last = inserts.pop()!;
-  await pool.query(inserts.length === 0 ? last : `WITH ${inserts.map((insert, i) => `w${i} AS (${insert})`).join(", ")} ${last}`, params);
-}
-
-/**
- * The INSERTs that write `prepared` (this driver's saver prepared them) in `schema`, values added through
- * `add`, which answers each value's placeholder: each table's rows in one INSERT, folded as applying them in
- * order would leave them (`foldPrepared`). Empty when there is nothing to write. A caller makes them
- * data-modifying CTEs of one statement (`commitPrepared`, a run's settlement).
- */
-export function preparedInserts(schema: string, prepared: readonly PreparedCheckpointWrite[], add: (value: unknown) => string): string[] {
-  const folded = foldPrepared(prepared as readonly PreparedPostgresWrite[]);
-  const statements = writeStatements(schema);
-  const values = (rows: unknown[][]) => rows.map((row) => `(${row.map(add).join(", ")})`).join(", ");
-  const inserts: string[] = [];
-  if (folded.blobs.length > 0) inserts.push(statements.blobs(values(folded.blobs)));
-  if (folded.kept.length > 0) inserts.push(statements.pendingWrites(values(folded.kept), false));
-  if (folded.replaced.length > 0) inserts.push(statements.pendingWrites(values(folded.replaced), true));
-  if (folded.checkpoints.length > 0) inserts.push(statements.checkpoints(values(folded.checkpoints)));
-  return inserts;
+function parameterCount(write: PreparedPostgresWrite): number {
+  return write.kind === "checkpoint" ? write.row.length + write.blobs.length * 6 : write.rows.length * 8;
 }
 
 /**
@@ -306,6 +290,11 @@ function foldPrepared(prepared: readonly PreparedPostgresWrite[]) {
     kept: all.filter((write) => !write.replace).map((write) => write.row),
     replaced: all.filter((write) => write.replace).map((write) => write.row),
   };
+}
+
+/** Appends `values` to `params` and returns their placeholders (`$7, $8, …`). */
+function placeholders(params: unknown[], values: unknown[]): string {
+  return values.map((value) => `$${params.push(value)}`).join(", ");
 }
 
 /** `value` through its JSON text, rewritten by `code`; the value itself when the text is unchanged. */

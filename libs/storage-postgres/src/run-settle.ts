@@ -11,10 +11,9 @@ import {
 import type pg from "pg";
 import { FOREIGN_KEY_VIOLATION, Params, pgCode, query, RESULT_COLUMNS, resultValues, toDbJson, type Tables } from "./db.js";
 import type { Sealer } from "./sealing.js";
-import { MAX_PARAMETERS, preparedInserts, preparedParameters, writePrepared } from "./checkpointer.js";
 
 /**
- * `RunRepo.settle` on PostgreSQL: one statement. The run's held checkpoint writes, the result's INSERT (guarded by the lease), the
+ * `RunRepo.settle` on PostgreSQL: one statement. The result's INSERT (guarded by the lease), the
  * terminal UPDATE (clearing the lease with `releaseLease`) and the thread's UPDATE (only when the
  * terminal write landed: it reads the run's row from the UPDATE's RETURNING) are CTEs of one query, so
  * they commit together and cost one round trip. `runColumns` are the columns of a `Run`.
@@ -36,12 +35,6 @@ export async function settleRun(
   const owner = options.owner !== undefined ? params.add(options.owner) : undefined;
   if (owner) where.push(`lease_owner = ${owner}`);
   const ctes: string[] = [];
-  // The run's held checkpoint writes go first, in the same statement; a batch too large for one statement
-  // (past MAX_PARAMETERS) is written just before.
-  const checkpoints = options.checkpoints ?? [];
-  if (preparedParameters(checkpoints) > MAX_PARAMETERS) await writePrepared(pool, t.schema, checkpoints);
-  else
-    ctes.push(...preparedInserts(t.schema, checkpoints, (value) => params.add(value)).map((insert, i) => `checkpoint_${i} AS (${insert})`));
   if (result) {
     ctes.push(`recorded AS (
       INSERT INTO ${t.runResults} (run_id, ${RESULT_COLUMNS}, created_at)

@@ -139,7 +139,10 @@ export class AgentSqliteSaver extends SqliteSaver implements PreparingCheckpoint
 
   /** Applies `prepared` in order in one transaction, shared with the writes of the same turn (`GroupCommit`). */
   commitPrepared(prepared: readonly PreparedCheckpointWrite[]): Promise<void> {
-    return this.commits.write(() => applyPrepared(prepared));
+    const writes = prepared as readonly PreparedSqliteWrite[];
+    return this.commits.write(() => {
+      for (const write of writes) write.apply();
+    });
   }
 
   /**
@@ -183,14 +186,6 @@ export class AgentSqliteSaver extends SqliteSaver implements PreparingCheckpoint
       yield await this.reads.tuple(row, tupleConfig, row.checkpoint_ns);
     }
   }
-}
-
-/**
- * Runs the statements of writes this driver's saver prepared, in order; inside the caller's transaction
- * (`commitPrepared`, or a run's settlement: `RunSettlement.checkpoints`).
- */
-export function applyPrepared(prepared: readonly PreparedCheckpointWrite[]): void {
-  for (const write of prepared as readonly PreparedSqliteWrite[]) write.apply();
 }
 
 /** A JSON path label that names `key` literally (SQLite reads `\\` and `\"` inside quotes). */

@@ -28,7 +28,7 @@ import {
   type TaskRuns,
   type ThreadStatus,
 } from "@agent-server/core";
-import { applyPrepared, type CheckpointTables } from "./checkpointer.js";
+import type { CheckpointTables } from "./checkpointer.js";
 import { intOr, isUniqueViolation, returningRow, Statements, type Db } from "./db.js";
 import { RunRows, type RunRow } from "./run-rows.js";
 import { COLUMNS, LATEST_CONTINUATION_SQL, LIST_CONTINUATIONS_SQL, TASK_ROOTS_OF_THREAD_SQL, TASK_ROOTS_SQL, TASK_SQL } from "./run-sql.js";
@@ -270,9 +270,8 @@ export class SqliteRunRepo implements RunRepo {
   }
 
   /**
-   * The run's held checkpoint writes, the result (guarded by the lease), the terminal write (clearing the
-   * lease with it) and the thread in one IMMEDIATE transaction: one commit. A terminal write alone is one
-   * autocommit statement.
+   * The result (guarded by the lease), the terminal write (clearing the lease with it) and the thread in
+   * one IMMEDIATE transaction: one commit. A terminal write alone is one autocommit statement.
    */
   async settle(runId: string, to: RunStatus, options: RunSettlement): Promise<SettledRun | null> {
     // Serialized before the transaction: a value that is not JSON writes nothing.
@@ -280,9 +279,7 @@ export class SqliteRunRepo implements RunRepo {
     const thread = options.thread ? threadUpdateRow(options.thread, this.codecs.threads) : null;
     const owner = options.owner ?? null;
     const release = options.releaseLease === true && owner !== null;
-    const checkpoints = options.checkpoints ?? [];
     const write = (): SettledRun | null => {
-      applyPrepared(checkpoints);
       if (result !== null) this.s.get(INSERT_RESULT_GUARDED_SQL).run(runId, result, nowIso(), runId, owner, owner);
       const settled = this.transitionNow(runId, to, options, release, true);
       if (!settled) return null;
@@ -302,7 +299,7 @@ export class SqliteRunRepo implements RunRepo {
         pushConfigs,
       };
     };
-    return result === null && thread === null && checkpoints.length === 0 ? write() : this.db.transaction(write).immediate();
+    return result === null && thread === null ? write() : this.db.transaction(write).immediate();
   }
 
   /**

@@ -1,4 +1,3 @@
-import type { PreparedCheckpointWrite } from "../checkpoint-batches.js";
 import type {
   DefaultValues,
   Interrupt,
@@ -121,12 +120,6 @@ export interface RunSettlement {
   };
   /** Clears `owner`'s lease with the terminal write (the executor is done with the run). */
   releaseLease?: boolean;
-  /**
-   * Checkpoint writes the run's graph call still held, prepared by this driver's own saver
-   * (`PreparingCheckpointSaver`): written first, in the same transaction, whether the terminal write lands
-   * or not (a run another owner took over keeps what this execution wrote, as a direct write would have).
-   */
-  checkpoints?: readonly PreparedCheckpointWrite[];
 }
 
 /** What `RunRepo.getTask` reads in one go. */

@@ -152,28 +152,6 @@ export class RunCheckpoints {
     });
   }
 
-  /**
-   * The graph call has ended and its run goes on to settle: hands over what is still held, to be written in
-   * the settlement's own transaction (`RunSettlement.checkpoints`), once the commits under way have landed;
-   * rejects with the first that failed. The run then holds nothing (a read of the thread sees what was
-   * committed) and writes straight through.
-   */
-  async handOver(): Promise<readonly PreparedCheckpointWrite[]> {
-    this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    try {
-      await this.committed;
-      this.throwIfFailed();
-      const held = this.held;
-      this.held = [];
-      return held;
-    } finally {
-      if (this.registered) this.writes.release(this.threadId, this);
-      this.registered = false;
-    }
-  }
-
   private hold(prepared: PreparedCheckpointWrite): void {
     this.held.push(prepared);
     if (!this.registered && !this.closed) {

@@ -6,7 +6,6 @@ import {
   withEncryptionUser,
   type Run,
   type Storage,
-  type PreparedCheckpointWrite,
   type StorageFault,
 } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
@@ -76,7 +75,6 @@ export class RunExecutor {
       let snapshot: ThreadSnapshot | undefined;
       let outcome: ExecutionOutcome;
       let checkpoints: RunCheckpoints | undefined;
-      let held: readonly PreparedCheckpointWrite[] = [];
       // Told to clients only once settlement has freed the thread; dropped if the run is handed back.
       const stop = new StopAnnouncements();
       const limit = armRunTimeout(execution, runTimeoutMs(kwargs, this.runTimeoutMs));
@@ -104,14 +102,11 @@ export class RunExecutor {
             }
           })(),
         );
+        // What the run still holds commits before anything reads its end (a failed commit fails the run as
+        // LangGraph's own failed checkpoint write would).
+        await checkpoints?.close();
         if (signal.aborted) throw signal.reason;
-        // What the run still holds is written with its settlement when the stream gave the run's last
-        // checkpoint; otherwise it commits before the state is read back. Either way a commit that failed
-        // fails the run, as LangGraph's own failed checkpoint write would.
-        const last = finalSnapshot(final, run.thread_id);
-        if (last) held = (await checkpoints?.handOver()) ?? [];
-        else await checkpoints?.close();
-        snapshot = last ?? (await readThreadSnapshot(graph, run.thread_id));
+        snapshot = finalSnapshot(final, run.thread_id) ?? (await readThreadSnapshot(graph, run.thread_id));
         if (rebuildsChannels(graph)) snapshot.valuesNotInCheckpoint = true;
         outcome = { kind: "success", result: toRunResult(snapshot) };
       } catch (error) {
@@ -141,7 +136,6 @@ export class RunExecutor {
           internal,
           owner: execution.owner,
           startedAt: started,
-          checkpoints: held,
           announceStop: () => stop.release((event) => this.publish(run, event)),
         });
       let final: Awaited<ReturnType<typeof settle>>;

@@ -1,7 +1,5 @@
 import {
-  canPrepareCheckpointWrites,
   type DefaultValues,
-  type PreparedCheckpointWrite,
   isStorageOutage,
   WireSerializationError,
   type Run,
@@ -113,12 +111,6 @@ export class Settlement {
        * for a run that was erased or lost.
        */
       announceStop?: () => Promise<void>;
-      /**
-       * Checkpoint writes the run's graph call still held (`RunCheckpoints.handOver`): written with the
-       * terminal write (`RunSettlement.checkpoints`), or before it on a driver without `settle`; dropped
-       * when the run is erased.
-       */
-      checkpoints?: readonly PreparedCheckpointWrite[];
     },
   ): Promise<Run | null | "lost"> {
     const runId = run.run_id;
@@ -126,7 +118,6 @@ export class Settlement {
     let status: RunStatus = outcome.kind === "success" ? "success" : outcome.kind;
     let error = outcome.kind === "error" || outcome.kind === "timeout" ? outcome.error : undefined;
     const owner = options.owner;
-    const held = options.checkpoints ?? [];
     const executionCompleted = outcome.kind === "success";
     // The terminal write, owner-guarded (a stale executor whose run another owner now holds changes
     // nothing), with the run's own error in the same write (it outlives the thread's `error`, which the
@@ -147,16 +138,15 @@ export class Settlement {
       // is too late (refused, as after any terminal write), not one to erase a half-settled run for.
       options.rollbackClosed?.();
       try {
-        write = await this.writeSettled(run, status, error, captured, snapshot, executionCompleted, owner, held);
+        write = await this.writeSettled(run, status, error, captured, snapshot, executionCompleted, owner);
         if (write.won) recorded = captured;
       } catch (captureError) {
         if (captured === undefined || !(captureError instanceof WireSerializationError)) throw captureError;
         status = "error";
         error = captureError;
-        write = await this.writeSettled(run, status, error, undefined, snapshot, executionCompleted, owner, held);
+        write = await this.writeSettled(run, status, error, undefined, snapshot, executionCompleted, owner);
       }
     } else {
-      if (held.length > 0) await this.commitCheckpoints(held);
       if (executionCompleted && options.captureResult) {
         // The result is first-write-wins: an execution that lost its run must not record one for it.
         if (owner !== undefined && (await this.leaseLost(runId, owner))) return "lost";
@@ -351,13 +341,6 @@ export class Settlement {
    * status are written without it and the thread step runs on its own afterwards, its failure logged.
    * A result that cannot be serialized throws `WireSerializationError` (nothing written).
    */
-  /** Held checkpoint writes on their own, for a driver without `settle` (before its terminal write). */
-  private async commitCheckpoints(held: readonly PreparedCheckpointWrite[]): Promise<void> {
-    const saver = this.storage.checkpointer;
-    if (!canPrepareCheckpointWrites(saver)) throw new Error("held checkpoint writes, but the driver's saver cannot write them");
-    await saver.commitPrepared(held);
-  }
-
   private async writeSettled(
     run: Run,
     status: RunStatus,
@@ -366,12 +349,10 @@ export class Settlement {
     snapshot: ThreadSnapshot | undefined,
     executionCompleted: boolean,
     owner: string | undefined,
-    checkpoints: readonly PreparedCheckpointWrite[],
   ): Promise<TerminalWrite> {
     const settle = (withThread: boolean) =>
       this.storage.runs.settle!(run.run_id, status, {
         from: ["running"],
-        ...(checkpoints.length > 0 ? { checkpoints } : {}),
         ...(owner !== undefined ? { owner } : {}),
         ...(error !== undefined ? { error: storedRunError(error) } : {}),
         ...(result !== undefined ? { result } : {}),
