@@ -168,7 +168,10 @@ describe.each(drivers)("run recovery on $name", (driver) => {
     const opened = await driver.open();
     try {
       const before = await startEngine(opened.storage, { workers: 0 });
-      const run = await before.createRun({ assistant_id: "slow", input: { delayMs: 10 } });
+      // Steps slow enough that the resumed run is still at work when its waiter below is registered (the
+      // resuming engine claims it as it starts): a waiter that comes after a temporary thread has gone
+      // reads no values.
+      const run = await before.createRun({ assistant_id: "slow", input: { delayMs: 300 } });
       expect((run.kwargs as { temporary?: boolean }).temporary).toBe(true);
       await loseWorkerMidRun(before, opened.storage, run, goneProcessOwner(), { interruptAfter: ["first"] });
       await before.stop(0);
@@ -176,13 +179,14 @@ describe.each(drivers)("run recovery on $name", (driver) => {
       const storage = await restart(opened);
       const after = await startEngine(storage, { leaseMs: HOUR, workers: 0 });
       try {
-        const waiting = after.waitRun(run.run_id);
+        // This waiter's engine stops before the run resumes: however it ends, nobody reads it.
+        const waiting = after.waitRun(run.run_id).catch(() => undefined);
         await after.stop(0);
         const resumed = await startEngine(storage, { leaseMs: HOUR });
         try {
           const end = await resumed.waitRun(run.run_id);
           expect(end).toMatchObject({ status: "success", values: { steps: [1, 2] } });
-          await waiting.catch(() => undefined);
+          await waiting;
           // A temporary thread goes with its run's end, as for any stateless run.
           await eventually(async () => (await storage.threads.get(run.thread_id)) === null);
         } finally {
