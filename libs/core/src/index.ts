@@ -18,7 +18,6 @@ export type { EncryptionRepo, OwnerPresence, RecordedKey, Storage, StorageFactor
 export { LocalSignalBus, MAX_SIGNAL_CHANNEL_LENGTH, checkChannel, deliver as deliverSignal } from "./signals.js";
 export type { SignalBus, SignalHandler } from "./signals.js";
 export { RepoBackedStore } from "./langgraph-store.js";
-export { canPrepareCheckpointWrites, type PreparedCheckpointWrite, type PreparingCheckpointSaver } from "./checkpoint-batches.js";
 export { KeyedMutex } from "./keyed-mutex.js";
 export * from "./rules/index.js";
 export * from "./tracing/index.js";

@@ -1,4 +1,3 @@
-import { HeldCheckpointWrites, withHeldCheckpoints } from "./runs/run-checkpoints.js";
 import {
   LocalSignalBus,
   nowIso,
@@ -64,7 +63,6 @@ export class Engine {
   private readonly watch: RunWatch;
   private readonly cancellation: RunCancellation;
   private readonly storage: Storage;
-  private readonly checkpoints: HeldCheckpointWrites;
   private admitting = false;
   private stopping = false;
   private housekeeping: NodeJS.Timeout | undefined;
@@ -75,9 +73,7 @@ export class Engine {
   readonly storeIndex: StoreIndexer | undefined;
 
   constructor(private readonly options: EngineOptions) {
-    // Runs hold their checkpoint writes briefly; the engine's own reads see them (runs/run-checkpoints.ts).
-    this.checkpoints = new HeldCheckpointWrites(options.storage.checkpointer);
-    this.storage = withHeldCheckpoints(options.storage, this.checkpoints);
+    this.storage = options.storage;
     this.threadLock = new ThreadLock(this.storage);
     this.owner = newLeaseOwner({ announced: this.storage.presence !== undefined });
     this.signals = new EngineSignals(this.storage.signals ?? new LocalSignalBus(), (error) => this.backgroundFailed("signals", error));
@@ -129,7 +125,6 @@ export class Engine {
         this.waiters.stalled(runId, fault);
         this.signals.stalled(runId, fault);
       },
-      this.checkpoints,
     );
     this.pool = new WorkerPool(
       this.storage,

@@ -1,6 +1,6 @@
 import { WRITES_IDX_MAP, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
-import { checkpointMetadata, sealedSerde, type PreparedCheckpointWrite, type PreparingCheckpointSaver } from "@agent-server/core";
+import { checkpointMetadata, sealedSerde } from "@agent-server/core";
 import type pg from "pg";
 import { decodeJsonText, encodeJsonText } from "./db.js";
 import { Sealer } from "./sealing.js";
@@ -25,7 +25,7 @@ type WriteRows = [Uint8Array, Uint8Array, Uint8Array, Uint8Array][];
  * saver's own SQL joins on, and stays plaintext, as does its metadata (history filters read it) but for
  * LANGGRAPH_AES_JSON_KEYS, sealed like every metadata column's.
  */
-export class RunAwarePostgresSaver extends PostgresSaver implements PreparingCheckpointSaver {
+export class RunAwarePostgresSaver extends PostgresSaver {
   private readonly writes: WriteStatements;
   private readonly blobSerde: SerializerProtocol;
   private readonly writeSerde: SerializerProtocol;
@@ -60,9 +60,16 @@ export class RunAwarePostgresSaver extends PostgresSaver implements PreparingChe
    * and COMMIT (3 + channels round trips, each holding a pooled connection).
    */
   override async put(config: SaverConfig, checkpoint: SaverCheckpoint, metadata: SaverMetadata, newVersions: SaverVersions) {
-    const prepared = await this.prepareCheckpoint(config, checkpoint, metadata, newVersions);
-    await this.commitPrepared([prepared]);
-    return prepared.config;
+    if (config.configurable === undefined) throw new Error(`Missing "configurable" field in "config" param`);
+    const { thread_id: threadId, checkpoint_ns: checkpointNs = "", checkpoint_id: parentId } = config.configurable;
+    const [blobs, dumpedMetadata] = await Promise.all([
+      this._dumpBlobs(threadId, checkpointNs, checkpoint.channel_values, newVersions),
+      this._dumpMetadata(checkpointMetadata(config, metadata) as SaverMetadata),
+    ]);
+    const params: unknown[] = [threadId, checkpointNs, checkpoint.id, parentId, this._dumpCheckpoint(checkpoint), dumpedMetadata];
+    const rows = blobs.map(([, , channel, version, type, blob]) => `($1, $2, ${placeholders(params, [channel, version, type, blob])})`);
+    await this.writePool.query(this.writes.checkpoint(rows), params);
+    return { configurable: { thread_id: threadId, checkpoint_ns: checkpointNs, checkpoint_id: checkpoint.id } };
   }
 
   /**
@@ -72,66 +79,16 @@ export class RunAwarePostgresSaver extends PostgresSaver implements PreparingChe
    */
   override async putWrites(config: SaverConfig, writes: SaverWrites, taskId: string): Promise<void> {
     if (writes.length === 0) return;
-    await this.commitPrepared([await this.preparePendingWrites(config, writes, taskId)]);
-  }
-
-  /** The checkpoint and its changed channels' blobs, serialized (and sealed) now. */
-  async prepareCheckpoint(
-    config: SaverConfig,
-    checkpoint: SaverCheckpoint,
-    metadata: SaverMetadata,
-    newVersions: SaverVersions,
-  ): Promise<PreparedCheckpointRow> {
-    if (config.configurable === undefined) throw new Error(`Missing "configurable" field in "config" param`);
-    const { thread_id: threadId, checkpoint_ns: checkpointNs = "", checkpoint_id: parentId } = config.configurable;
-    const [blobs, dumpedMetadata] = await Promise.all([
-      this._dumpBlobs(threadId, checkpointNs, checkpoint.channel_values, newVersions),
-      this._dumpMetadata(checkpointMetadata(config, metadata) as SaverMetadata),
-    ]);
-    return {
-      kind: "checkpoint",
-      config: { configurable: { thread_id: threadId, checkpoint_ns: checkpointNs, checkpoint_id: checkpoint.id } },
-      row: [threadId, checkpointNs, checkpoint.id, parentId, this._dumpCheckpoint(checkpoint), dumpedMetadata],
-      blobs: blobs.map(([, , channel, version, type, blob]) => [threadId, checkpointNs, channel, version, type, blob]),
-    };
-  }
-
-  /** A task's pending writes, serialized (and sealed) now. */
-  async preparePendingWrites(config: SaverConfig, writes: SaverWrites, taskId: string): Promise<PreparedWriteRows> {
     const upsert = writes.every(([channel]) => channel in WRITES_IDX_MAP);
     const { thread_id: threadId, checkpoint_ns: checkpointNs, checkpoint_id: checkpointId } = config.configurable ?? {};
-    const dumped = await this._dumpWrites(threadId, checkpointNs, checkpointId, taskId, writes);
-    return { kind: "writes", upsert, rows: dumped };
+    let dumped = await this._dumpWrites(threadId, checkpointNs, checkpointId, taskId, writes);
+    if (upsert) dumped = [...new Map(dumped.map((row) => [row[4], row])).values()];
+    const params: unknown[] = [threadId, checkpointNs, checkpointId, taskId];
+    const rows = dumped.map(
+      ([, , , , idx, channel, type, blob]) => `($1, $2, $3, $4, ${placeholders(params, [idx, channel, type, blob])})`,
+    );
+    await this.writePool.query(this.writes.pendingWrites(rows, upsert), params);
   }
-
-  /**
-   * Writes `prepared` in one statement (atomic, one round trip): each table's rows in one INSERT, the
-   * INSERTs as data-modifying CTEs of the last. One statement cannot touch a row twice, so rows are first
-   * folded as applying them in order would leave them: a checkpoint written twice keeps its last version, a
-   * blob its first (blobs never change), a pending write its first unless a later batch replaces it.
-   */
-  async commitPrepared(prepared: readonly PreparedCheckpointWrite[]): Promise<void> {
-    const writes = prepared as readonly PreparedPostgresWrite[];
-    // A statement takes at most 65,535 parameters: a larger batch goes in halves, each atomic.
-    if (writes.length > 1 && writes.reduce((sum, write) => sum + parameterCount(write), 0) > MAX_PARAMETERS) {
-      const half = Math.ceil(writes.length / 2);
-      await this.commitPrepared(writes.slice(0, half));
-      return this.commitPrepared(writes.slice(half));
-    }
-    const folded = foldPrepared(writes);
-    const params: unknown[] = [];
-    const inserts: string[] = [];
-    const values = (rows: unknown[][]) => rows.map((row) => `(${placeholders(params, row)})`).join(", ");
-    if (folded.blobs.length > 0) inserts.push(this.writes.blobs(values(folded.blobs)));
-    if (folded.kept.length > 0) inserts.push(this.writes.pendingWrites(values(folded.kept), false));
-    if (folded.replaced.length > 0) inserts.push(this.writes.pendingWrites(values(folded.replaced), true));
-    if (folded.checkpoints.length > 0) inserts.push(this.writes.checkpoints(values(folded.checkpoints)));
-    if (inserts.length === 0) return;
-    const last = inserts.pop()!;
-    const sql = inserts.length === 0 ? last : `WITH ${inserts.map((insert, i) => `w${i} AS (${insert})`).join(", ")} ${last}`;
-    await this.writePool.query(sql, params);
-  }
-
   // Checkpoint metadata is jsonb, which refuses NUL and lone surrogates: a run whose metadata held one
   // failed at its first checkpoint on PostgreSQL alone. It is stored NUL-encoded as every jsonb value of
   // ours is (db.ts), and filters are encoded the same way, so `@>` still compares like with like.
@@ -214,81 +171,27 @@ export class RunAwarePostgresSaver extends PostgresSaver implements PreparingChe
 
 type WriteStatements = ReturnType<typeof writeStatements>;
 
-/** The saver's writes as INSERTs over the tables PostgresSaver's migrations create; `values`: `(…), (…)`. */
+/** The saver's writes as single statements over the tables PostgresSaver's migrations create. */
 function writeStatements(schema: string) {
   const s = `"${schema}"`;
+  const checkpointInsert = `INSERT INTO ${s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
+    VALUES ($1, $2, $3, $4, $5, $6)
+    ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata`;
+  const writesInsert = `INSERT INTO ${s}.checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob) VALUES `;
   return {
-    checkpoints: (values: string) =>
-      `INSERT INTO ${s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
-       VALUES ${values}
-       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata`,
-    blobs: (values: string) =>
-      `INSERT INTO ${s}.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob) VALUES ${values}
-       ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING`,
-    pendingWrites: (values: string, replace: boolean) =>
-      `INSERT INTO ${s}.checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob) VALUES ${values}` +
-      (replace
+    checkpoint: (blobRows: string[]) =>
+      blobRows.length === 0
+        ? checkpointInsert
+        : `WITH blobs AS (INSERT INTO ${s}.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)
+             VALUES ${blobRows.join(", ")}
+             ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING)
+           ${checkpointInsert}`,
+    pendingWrites: (rows: string[], upsert: boolean) =>
+      writesInsert +
+      rows.join(", ") +
+      (upsert
         ? ` ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob`
         : ` ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO NOTHING`),
-  };
-}
-
-interface PreparedCheckpointRow extends PreparedCheckpointWrite {
-  readonly kind: "checkpoint";
-  /** What `put` answers LangGraph with: the checkpoint's coordinates. */
-  readonly config: SaverConfig;
-  /** thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata. */
-  readonly row: unknown[];
-  /** thread_id, checkpoint_ns, channel, version, type, blob. */
-  readonly blobs: unknown[][];
-}
-
-interface PreparedWriteRows extends PreparedCheckpointWrite {
-  readonly kind: "writes";
-  /** Special channels only: they replace what their fixed index holds. */
-  readonly upsert: boolean;
-  /** thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob. */
-  readonly rows: unknown[][];
-}
-
-type PreparedPostgresWrite = PreparedCheckpointRow | PreparedWriteRows;
-
-const MAX_PARAMETERS = 60_000;
-
-function parameterCount(write: PreparedPostgresWrite): number {
-  return write.kind === "checkpoint" ? write.row.length + write.blobs.length * 6 : write.rows.length * 8;
-}
-
-/**
- * The rows `prepared` leaves, applied in order, one per key: checkpoints keep their last version, blobs
- * their first, pending writes their first unless a later replacing batch wrote the same index
- * (`replaced` then holds it, `kept` the rest). O(rows).
- */
-function foldPrepared(prepared: readonly PreparedPostgresWrite[]) {
-  const checkpoints = new Map<string, unknown[]>();
-  const blobs = new Map<string, unknown[]>();
-  const writes = new Map<string, { row: unknown[]; replace: boolean }>();
-  const key = (row: unknown[], width: number) => JSON.stringify(row.slice(0, width));
-  for (const write of prepared) {
-    if (write.kind === "checkpoint") {
-      checkpoints.set(key(write.row, 3), write.row);
-      for (const blob of write.blobs) {
-        const blobKey = key(blob, 4);
-        if (!blobs.has(blobKey)) blobs.set(blobKey, blob);
-      }
-      continue;
-    }
-    for (const row of write.upsert ? [...new Map(write.rows.map((row) => [row[4], row])).values()] : write.rows) {
-      const writeKey = key(row, 5);
-      if (write.upsert || !writes.has(writeKey)) writes.set(writeKey, { row, replace: write.upsert });
-    }
-  }
-  const all = [...writes.values()];
-  return {
-    checkpoints: [...checkpoints.values()],
-    blobs: [...blobs.values()],
-    kept: all.filter((write) => !write.replace).map((write) => write.row),
-    replaced: all.filter((write) => write.replace).map((write) => write.row),
   };
 }
 

@@ -7,15 +7,7 @@ import {
   type PendingWrite,
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
-import {
-  checkpointMetadata,
-  copiedCheckpointMetadata,
-  NO_ENCRYPTION,
-  sealedSerde,
-  type FieldCipher,
-  type PreparedCheckpointWrite,
-  type PreparingCheckpointSaver,
-} from "@agent-server/core";
+import { checkpointMetadata, copiedCheckpointMetadata, NO_ENCRYPTION, sealedSerde, type FieldCipher } from "@agent-server/core";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { baseType, CheckpointReads } from "./checkpoint-reads.js";
 import { Statements, type Db } from "./db.js";
@@ -34,7 +26,7 @@ import { CHECKPOINT_RUN_ID_EXPR } from "./migrations.js";
  * metadata stays plaintext: history filters, rollback and copy read it in SQL. Reads are its own
  * (checkpoint-reads.ts): SqliteSaver's would pass a sealed write through a TEXT cast.
  */
-export class AgentSqliteSaver extends SqliteSaver implements PreparingCheckpointSaver {
+export class AgentSqliteSaver extends SqliteSaver {
   /** SqliteSaver prepares its insert statements on every call; a graph step makes several. */
   private readonly statements: Statements;
   /** Checkpoints and pending writes commit together with those of the same turn (this run's and others'). */
@@ -67,17 +59,6 @@ export class AgentSqliteSaver extends SqliteSaver implements PreparingCheckpoint
   }
 
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): Promise<RunnableConfig> {
-    const prepared = await this.prepareCheckpoint(config, checkpoint, metadata);
-    await this.commitPrepared([prepared]);
-    return prepared.config;
-  }
-
-  override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
-    await this.commitPrepared([await this.preparePendingWrites(config, writes, taskId)]);
-  }
-
-  /** The checkpoint serialized (and sealed) now, its insert applied by `commitPrepared`. */
-  async prepareCheckpoint(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): Promise<PreparedSqliteWrite> {
     this.setup();
     const configurable = config.configurable;
     const threadId = configurable?.thread_id as string | undefined;
@@ -93,16 +74,13 @@ export class AgentSqliteSaver extends SqliteSaver implements PreparingCheckpoint
       `INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
-    const row = [threadId, checkpointNs, checkpoint.id, configurable?.checkpoint_id, type, serializedCheckpoint, serializedMetadata];
-    return {
-      kind: "checkpoint",
-      config: { configurable: { thread_id: threadId, checkpoint_ns: checkpointNs, checkpoint_id: checkpoint.id } },
-      apply: () => insert.run(...row),
-    };
+    await this.commits.write(() =>
+      insert.run(threadId, checkpointNs, checkpoint.id, configurable?.checkpoint_id, type, serializedCheckpoint, serializedMetadata),
+    );
+    return { configurable: { thread_id: threadId, checkpoint_ns: checkpointNs, checkpoint_id: checkpoint.id } };
   }
 
-  /** The pending writes serialized (and sealed) now, their inserts applied by `commitPrepared`. */
-  async preparePendingWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<PreparedSqliteWrite> {
+  override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
     this.setup();
     const configurable = config.configurable;
     if (!configurable?.thread_id) throw new Error("Missing thread_id field in config.configurable.");
@@ -128,20 +106,8 @@ export class AgentSqliteSaver extends SqliteSaver implements PreparingCheckpoint
         ];
       }),
     );
-    return {
-      kind: "writes",
-      config,
-      apply: () => {
-        for (const row of rows) insert.run(...row);
-      },
-    };
-  }
-
-  /** Applies `prepared` in order in one transaction, shared with the writes of the same turn (`GroupCommit`). */
-  commitPrepared(prepared: readonly PreparedCheckpointWrite[]): Promise<void> {
-    const writes = prepared as readonly PreparedSqliteWrite[];
-    return this.commits.write(() => {
-      for (const write of writes) write.apply();
+    await this.commits.write(() => {
+      for (const row of rows) insert.run(...row);
     });
   }
 
@@ -194,13 +160,6 @@ function quotedLabel(key: string): string {
 }
 
 type RunnableConfig = Parameters<SqliteSaver["put"]>[0];
-
-interface PreparedSqliteWrite extends PreparedCheckpointWrite {
-  /** What `put` answers LangGraph with (the checkpoint's coordinates), or the writes' own config. */
-  readonly config: RunnableConfig;
-  /** Runs the write's statements; called inside `commitPrepared`'s transaction. */
-  readonly apply: () => void;
-}
 type ListOptions = Parameters<SqliteSaver["list"]>[1];
 
 interface CheckpointRow {

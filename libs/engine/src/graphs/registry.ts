@@ -55,11 +55,6 @@ export class GraphRegistry {
     this.staticSchemas = new StaticSchemaCache({ ...DEFAULT_STATIC_SCHEMA_OPTIONS, ...schemaOptions });
   }
 
-  /** The checkpointer graphs are compiled against (the engine's: reads see what runs hold, run-checkpoints.ts). */
-  get checkpointer(): Storage["checkpointer"] {
-    return this.storage.checkpointer;
-  }
-
   /**
    * Loads every graph of the config (paths relative to `cwd`), in either form of a `graphs` entry; fails
    * on the first that cannot load.

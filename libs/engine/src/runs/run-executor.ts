@@ -24,7 +24,7 @@ import type { RunLogger } from "./run-logger.js";
 import type { ExecutionOutcome, Settlement } from "./settlement.js";
 import type { ThreadExecution } from "./thread-execution.js";
 import type { ActiveExecution, PoolRun } from "./worker-pool.js";
-import type { HeldCheckpointWrites, RunCheckpoints } from "./run-checkpoints.js";
+import { newThreadSaver } from "./new-thread-saver.js";
 import { StopAnnouncements } from "./stop-announcements.js";
 import { untilStorageReturns } from "./storage-retry.js";
 
@@ -44,8 +44,6 @@ export class RunExecutor {
     private readonly observer?: EngineObserver,
     /** A run was handed back for a storage fault: its waiters, here and elsewhere, hear it (run-ends.ts). */
     private readonly stalled?: (runId: string, fault: StorageFault) => void,
-    /** Where a run's graph call holds its checkpoint writes (run-checkpoints.ts); absent: the graph's saver as it is. */
-    private readonly checkpoints?: HeldCheckpointWrites,
   ) {}
 
   /** Rejects only after logging: the worker pool that awaits it has nobody to tell. */
@@ -74,7 +72,6 @@ export class RunExecutor {
       let graphId: string | undefined;
       let snapshot: ThreadSnapshot | undefined;
       let outcome: ExecutionOutcome;
-      let checkpoints: RunCheckpoints | undefined;
       // Told to clients only once settlement has freed the thread; dropped if the run is handed back.
       const stop = new StopAnnouncements();
       const limit = armRunTimeout(execution, runTimeoutMs(kwargs, this.runTimeoutMs));
@@ -89,11 +86,9 @@ export class RunExecutor {
         const signal = execution.controller.signal;
         const final: FinalCheckpoint = {};
         // Nor can a thread its admission created have one: LangGraph's opening read is answered without storage.
-        checkpoints =
-          typeof graph.checkpointer === "object"
-            ? this.checkpoints?.forRun(run.thread_id, { newThread: attempt === 1 && newThread === true })
-            : undefined;
-        const call = { attempt, signal, resume, control: execution.control, graphId, final, saver: checkpoints?.saver };
+        const own = graph.checkpointer;
+        const saver = attempt === 1 && newThread && typeof own === "object" ? newThreadSaver(own) : undefined;
+        const call = { attempt, signal, resume, control: execution.control, graphId, final, saver };
         await limit.bound(
           (async () => {
             if (kwargs.protocol === true) return this.protocol.execute(run, graph!, graphId!, call);
@@ -102,16 +97,11 @@ export class RunExecutor {
             }
           })(),
         );
-        // What the run still holds commits before anything reads its end (a failed commit fails the run as
-        // LangGraph's own failed checkpoint write would).
-        await checkpoints?.close();
         if (signal.aborted) throw signal.reason;
         snapshot = finalSnapshot(final, run.thread_id) ?? (await readThreadSnapshot(graph, run.thread_id));
         if (rebuildsChannels(graph)) snapshot.valuesNotInCheckpoint = true;
         outcome = { kind: "success", result: toRunResult(snapshot) };
       } catch (error) {
-        // Checkpoints the run wrote before it stopped are stored before it is handed back or settled.
-        await checkpoints?.close().catch(() => undefined);
         const handBack = execution.timedOut ? undefined : (shutdownHandBack(error, execution) ?? storageHandBack(error, execution));
         if (handBack && (await this.handBack(run, attempt, execution, handBack, error))) {
           this.logger?.runEnded(run.run_id, run.thread_id, "handed-back", Date.now() - started);

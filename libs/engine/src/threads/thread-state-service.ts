@@ -114,7 +114,7 @@ export class ThreadStateService {
    */
   async currentCheckpoint(threadId: string): Promise<Checkpoint | null> {
     await this.thread(threadId);
-    const tuple = await this.registry.checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
+    const tuple = await this.storage.checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
     const id = tuple?.checkpoint.id ?? (tuple?.config.configurable?.checkpoint_id as string | undefined);
     return id ? { thread_id: threadId, checkpoint_ns: "", checkpoint_id: id } : null;
   }
@@ -173,9 +173,7 @@ export class ThreadStateService {
 
   /** The thread's graph, built for `access` (a graph factory is told whether the state is read or written). */
   private async graph(thread: Thread, access: GraphAccess): Promise<{ graph: CompiledGraph; resolved: ThreadGraph } | null> {
-    // Checkpoints as graphs read them: what a run of the thread holds is committed first.
-    const storage = { runs: this.storage.runs, assistants: this.storage.assistants, checkpointer: this.registry.checkpointer };
-    const resolved = await resolveThreadGraph(storage, this.registry, thread);
+    const resolved = await resolveThreadGraph(this.storage, this.registry, thread);
     if (!resolved) return null;
     return { graph: await this.registry.get(resolved.graphId, resolved.config, { access }), resolved };
   }
@@ -189,7 +187,7 @@ export class ThreadStateService {
 
   /** A named checkpoint that does not exist is a 404, not an empty state or a fork from nothing. */
   private async requireCheckpoint(config: { configurable: Record<string, unknown> }): Promise<void> {
-    const tuple = await this.registry.checkpointer.getTuple(config);
+    const tuple = await this.storage.checkpointer.getTuple(config);
     if (!tuple) throw new NotFoundError(`Checkpoint "${String(config.configurable.checkpoint_id)}" not found`);
   }
 }
