@@ -20,7 +20,7 @@ import { parseArgs } from "node:util";
 import { concurrent } from "../src/measure.js";
 import { A2A_LANGGRAPH, ensureInstalled } from "../src/peers/install.js";
 import { openBenchPostgres, type BenchPostgres } from "../src/postgres.js";
-import { cleanUp, killAllNow } from "../src/processes.js";
+import { runScript } from "../src/processes.js";
 import { a2aClient, expectCompletedEcho, helloMessage } from "../src/scenarios/a2a.js";
 import { startA2aLangGraphServer, type A2aLangGraphVariant } from "../src/servers/a2a-langgraph.js";
 import { startOurServer } from "../src/servers/ours.js";
@@ -161,12 +161,4 @@ async function main(): Promise<void> {
   }
 }
 
-process.on("SIGINT", () => {
-  killAllNow();
-  process.exit(130);
-});
-try {
-  await main();
-} finally {
-  await cleanUp();
-}
+await runScript(main);

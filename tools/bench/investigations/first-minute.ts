@@ -9,7 +9,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { cleanUp, killAllNow } from "../src/processes.js";
+import { runScript } from "../src/processes.js";
 import { a2aClient, expectCompletedEcho, helloMessage } from "../src/scenarios/a2a.js";
 import { schemasExtracted, startOurServer } from "../src/servers/ours.js";
 import type { RunningServer } from "../src/servers/running-server.js";
@@ -50,12 +50,4 @@ async function main(): Promise<void> {
   }
 }
 
-process.on("SIGINT", () => {
-  killAllNow();
-  process.exit(130);
-});
-try {
-  await main();
-} finally {
-  await cleanUp();
-}
+await runScript(main);

@@ -49,6 +49,22 @@ export function cleanUp(): Promise<void> {
   return cleaning;
 }
 
+/**
+ * Runs a script's `main` with the processes it starts cleaned up however it ends: at its end, and at once
+ * (SIGKILL) on Ctrl-C.
+ */
+export async function runScript(main: () => Promise<void>): Promise<void> {
+  process.on("SIGINT", () => {
+    killAllNow();
+    process.exit(130);
+  });
+  try {
+    await main();
+  } finally {
+    await cleanUp();
+  }
+}
+
 /** SIGKILLs every process group still running, synchronously: for signal handlers and `exit`. */
 export function killAllNow(): void {
   for (const pid of groups) killGroup(pid, "SIGKILL");
