@@ -21,6 +21,7 @@ export const BUSY_TIMEOUT_MS = 10_000;
  * - wal_autocheckpoint=4000 pages (16 MiB of WAL at 4 KiB pages, SQLite's default is 1000): a page a run
  *   rewrites many times (a runs index, the thread row) is copied into the database once per checkpoint,
  *   so fewer, larger checkpoints read and write less per run (6 % less server CPU per A2A SendMessage).
+ *   On a database file it is a backstop once the storage's checkpoint worker runs (wal-checkpointer.ts).
  */
 export function openDatabase(path: string): Db {
   const db = new Database(path);

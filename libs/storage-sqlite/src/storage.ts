@@ -17,6 +17,7 @@ import { SqliteStoreRepo } from "./store.js";
 import { loadSqliteVec, registerVectorFunctions, type SqliteVectorSearch } from "./store-vectors.js";
 import { SqliteThreadLock } from "./thread-lock.js";
 import { SqliteThreadRepo } from "./threads.js";
+import { isDatabaseFile, WalCheckpointer, type WalCheckpointerOptions } from "./wal-checkpointer.js";
 
 /**
  * The SQLite driver: every repository and the LangGraph SqliteSaver over one better-sqlite3 connection
@@ -41,6 +42,8 @@ export class SqliteStorage implements Storage {
   readonly signals = new LocalSignalBus("process");
   readonly checkpointer: AgentSqliteSaver;
   readonly langgraphStore: RepoBackedStore;
+  /** Copies the WAL into the database off the event loop (wal-checkpointer.ts); none for an in-memory database. */
+  readonly walCheckpointer: WalCheckpointer | undefined;
   private readonly threadLock: SqliteThreadLock;
   private closed = false;
   private pingStatement: Stmt | undefined;
@@ -71,6 +74,11 @@ export class SqliteStorage implements Storage {
     this.encryption = new SqliteEncryptionRepo(db, cipher);
     this.langgraphStore = new RepoBackedStore(this.store);
     this.threadLock = new SqliteThreadLock(db);
+    const walCheckpoints = options.walCheckpoints ?? "background";
+    this.walCheckpointer =
+      isDatabaseFile(path) && walCheckpoints !== "inline"
+        ? new WalCheckpointer(db, path, walCheckpoints === "background" ? {} : walCheckpoints)
+        : undefined;
   }
 
   withThreadLock<T>(threadId: string, fn: () => Promise<T>): Promise<T> {
@@ -106,6 +114,7 @@ export class SqliteStorage implements Storage {
     if (this.closed) return;
     this.closed = true;
     try {
+      await this.walCheckpointer?.close();
       this.checkpointer.commits.flush();
       this.db.pragma("optimize"); // refreshes planner statistics where they are stale; cheap
     } finally {
@@ -125,11 +134,17 @@ export interface SqliteStorageOptions {
    * opens it on read; default NO_ENCRYPTION. Values written before a key was set still read.
    */
   cipher?: FieldCipher;
+  /**
+   * Who copies the WAL back into the database: "background" (default), a worker thread with its own
+   * connection (wal-checkpointer.ts), or "inline", SQLite's automatic checkpoint inside the commit that
+   * crosses 4,000 pages. Options tune the worker (tests).
+   */
+  walCheckpoints?: "background" | "inline" | WalCheckpointerOptions;
 }
 
 /** Opens (creating if needed) the database file, applies pending migrations and returns the driver. */
 export async function openSqliteStorage({ path, ...options }: { path: string } & SqliteStorageOptions): Promise<SqliteStorage> {
-  if (path !== ":memory:" && path !== "" && !path.startsWith("file:")) mkdirSync(dirname(path), { recursive: true });
+  if (isDatabaseFile(path)) mkdirSync(dirname(path), { recursive: true });
   const db = openDatabase(path);
   try {
     applyMigrations(db);

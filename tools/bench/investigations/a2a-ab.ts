@@ -10,7 +10,7 @@
  * --sealed adds ours with LANGGRAPH_AES_KEY (encryption at rest's cost); --also-args="<serve flags>" ours with
  * those flags (e.g. "--workers 64"); --sample the bench's other peer.
  *
- * --cpu-prof writes V8 profiles of our server(s) into <dir>, to read with DevTools or
+ * --cpu-prof writes V8 profiles of every server (ours and the peers) into <dir>, to read with DevTools or
  * profile-turns.ts' --self mode.
  */
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -117,6 +117,7 @@ function contenders(postgres: BenchPostgres | undefined): Contender[] {
           ? { kind: "postgres", url: postgres.url, schema: postgres.newSchema("ab_peer") }
           : { kind: "sqlite", file: join(mkdtempSync(join(tmpdir(), "ab-peer-")), "checkpoints.sqlite") },
         variant,
+        nodeArgs,
       ),
   });
   return [

@@ -17,12 +17,13 @@ import { inspectorAssetsDir, inspectorVendorFiles } from "../../../libs/inspecto
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const OUT = join(REPO_ROOT, "dist/package");
 
-/** Entry points: the CLI, the peer check the bin runs first, and the schema worker (a file of its own). */
+/** Entry points: the CLI, the peer check the bin runs first, and the two workers (each a file of its own). */
 const ENTRIES = [
   { in: "apps/server/src/main.ts", out: "main" },
   { in: "apps/server/src/api.ts", out: "index" },
   { in: "apps/server/src/peers.ts", out: "peers" },
   { in: "libs/engine/src/graphs/schemas/static-schema-worker.mjs", out: "static-schema-worker" },
+  { in: "libs/storage-sqlite/src/wal-checkpoint-worker.mjs", out: "wal-checkpoint-worker" },
   // `agent-server/a2a`: remoteAgent for the project's graphs.
   { in: "libs/remote-agent/src/index.ts", out: "a2a" },
 ];

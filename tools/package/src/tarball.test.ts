@@ -1,5 +1,5 @@
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -7,6 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { SendMessageRequest, TaskState, type Task } from "@a2a-js/sdk";
+import Database from "better-sqlite3";
 import { dockerfileStages, freePort, imageRuntime, moduleLog, replayBuildStage } from "@agent-server/server/testing";
 import { createTestSchema, type TestSchema } from "@agent-server/testing/postgres";
 import { Client } from "@langchain/langgraph-sdk";
@@ -141,6 +142,10 @@ describe("the agent-server package installed into a user's project", () => {
       expect((await fetch(`${base}/${path}`)).status, path).toBe(200);
     }
 
+    // The WAL is copied into the database file by the package's checkpoint worker (far fewer pages than
+    // SQLite's own automatic checkpoint waits for): the file alone already holds the thread made above.
+    await eventually(() => threadsInFileAlone(join(project.dir, ".agent-server/agent-server.sqlite")).includes(thread.thread_id));
+
     await stopsCleanly(dev, base);
   });
 
@@ -250,3 +255,26 @@ describe("the agent-server package installed into a user's project", () => {
     });
   });
 });
+
+/** The thread ids a SQLite database file holds without its WAL (read from a copy of the file alone). */
+function threadsInFileAlone(file: string): string[] {
+  const dir = mkdtempSync(join(tmpdir(), "file-alone-"));
+  const copy = join(dir, "copy.sqlite");
+  copyFileSync(file, copy);
+  const db = new Database(copy, { readonly: true });
+  try {
+    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'threads'").get()) return [];
+    return (db.prepare("SELECT thread_id FROM threads").all() as { thread_id: string }[]).map((row) => row.thread_id);
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function eventually(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("condition not reached in time");
+    await sleep(100);
+  }
+}

@@ -27,7 +27,11 @@ export function a2aLangGraphName(kind: A2aLangGraphSaver["kind"], variant: A2aLa
  * The @a2a-js/sdk server whose executor invokes the echo graph (peers/a2a-langgraph-server.mjs), run inside
  * its peer install beside a copy of examples/src/echo.ts, so the graph resolves the peer's LangGraph.
  */
-export async function startA2aLangGraphServer(saver: A2aLangGraphSaver, variant: A2aLangGraphVariant = "sample"): Promise<RunningServer> {
+export async function startA2aLangGraphServer(
+  saver: A2aLangGraphSaver,
+  variant: A2aLangGraphVariant = "sample",
+  nodeArgs: readonly string[] = [],
+): Promise<RunningServer> {
   const dir = peerDir(A2A_LANGGRAPH);
   const script = join(dir, "a2a-langgraph-server.mjs");
   copyFileSync(SERVER_SOURCE, script);
@@ -35,7 +39,7 @@ export async function startA2aLangGraphServer(saver: A2aLangGraphSaver, variant:
   copyPeerApp(dir);
   const where = saver.kind === "sqlite" ? [saver.file] : [saver.url, saver.schema];
   // tsx from the peer install (its folder is the cwd): it loads echo.ts, as langgraphjs dev and ours load theirs.
-  const args = ["--import", "tsx", script, ...(variant === "lean" ? ["--lean"] : []), saver.kind, ...where];
+  const args = [...nodeArgs, "--import", "tsx", script, ...(variant === "lean" ? ["--lean"] : []), saver.kind, ...where];
   const server = startProcess(process.execPath, args, { cwd: dir, env: peerEnv() });
   try {
     const [, url] = await server.waitFor(/listening on (http:\/\/\S+)/);
