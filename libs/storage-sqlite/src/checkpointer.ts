@@ -185,7 +185,9 @@ export class CheckpointTables {
 
   /**
    * Deletes the checkpoints a run wrote (metadata `run_id`, every namespace) and their pending writes.
-   * Uses the `checkpoints_run_id` expression index: O(log n + checkpoints of that run).
+   * Walks the thread's checkpoints (their primary key's prefix) and reads each one's metadata: O(checkpoints
+   * of the thread), as pruning does; a rollback is rare, and an index of runs' checkpoints cost every run
+   * three more pages written (migration 15).
    */
   deleteRun(threadId: string, runId: string): number {
     this.s

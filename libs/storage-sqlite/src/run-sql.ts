@@ -5,15 +5,17 @@ export const COLUMNS =
   "run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs, multitask_strategy, cancel_reason, attempt";
 
 /**
- * A2A task lineage queries. `task_root` / `task_id` are generated from `internal` (migration 4) and the
- * partial indexes runs_task_roots (assistant_id, created_at, seq), runs_task_roots_thread (assistant_id,
- * thread_id, created_at, seq) and runs_task_continuations (task_id, created_at, seq) hold only the matching
- * runs: each query walks its index (backwards for newest first, forwards for listContinuations) and stops
- * after offset + limit rows (no sort, no scan of other runs). Exported for the query-plan test.
+ * A2A task lineage queries. `task_root` / `task_id` are generated from `internal` (migration 4). The
+ * partial indexes runs_task_roots (assistant_id, created_at, seq) and runs_task_continuations (task_id,
+ * created_at, seq) hold only the matching runs: those queries walk their index (backwards for newest
+ * first, forwards for listContinuations) and stop after offset + limit rows. A context's roots walk its
+ * thread's runs newest first (runs_thread_created) and skip the runs that are not roots of the assistant:
+ * O(offset + limit + the thread's other runs passed on the way); a context's runs are its tasks' own.
+ * Exported for the query-plan test.
  */
 export const TASK_ROOTS_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY runs_task_roots
   WHERE task_root = 1 AND assistant_id = ? ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`;
-export const TASK_ROOTS_OF_THREAD_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY runs_task_roots_thread
+export const TASK_ROOTS_OF_THREAD_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY runs_thread_created
   WHERE task_root = 1 AND assistant_id = ? AND thread_id = ? ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`;
 export const LATEST_CONTINUATION_SQL = `SELECT ${COLUMNS} FROM runs INDEXED BY runs_task_continuations
   WHERE task_id = ? ORDER BY created_at DESC, seq DESC LIMIT 1`;

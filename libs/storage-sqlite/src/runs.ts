@@ -1,4 +1,5 @@
 import {
+  ACTIVE_RUN_STATUSES,
   addMs,
   claimOnCreate,
   ConflictError,
@@ -30,6 +31,7 @@ import {
 } from "@agent-server/core";
 import type { CheckpointTables } from "./checkpointer.js";
 import { intOr, isUniqueViolation, returningRow, Statements, type Db } from "./db.js";
+import { ACTIVE_RUNS } from "./migrations.js";
 import { RunRows, type RunRow } from "./run-rows.js";
 import { COLUMNS, LATEST_CONTINUATION_SQL, LIST_CONTINUATIONS_SQL, TASK_ROOTS_OF_THREAD_SQL, TASK_ROOTS_SQL, TASK_SQL } from "./run-sql.js";
 import { INSERT_RESULT_GUARDED_SQL, SETTLE_THREAD_SQL, threadUpdateRow } from "./run-settle-sql.js";
@@ -39,11 +41,11 @@ import { insertNewThreadSql, newThreadRow, type NewThreadRow } from "./thread-ro
 export { LATEST_CONTINUATION_SQL, LIST_CONTINUATIONS_SQL, TASK_ROOTS_OF_THREAD_SQL, TASK_ROOTS_SQL } from "./run-sql.js";
 
 /**
- * The oldest `limit` eligible pending runs (partial index runs_pending), skipping threads that have a
+ * The oldest `limit` eligible pending runs (partial index runs_active), skipping threads that have a
  * running run or one still held under a live lease (index runs_thread_status). Parameter: @now.
  */
 const claimableSql = (limit: number) => `SELECT r.run_id FROM runs r
-  WHERE r.status = 'pending' AND r.created_at <= @now
+  WHERE r.status = 'pending' AND r.${ACTIVE_RUNS} AND r.created_at <= @now
     AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.run_id <> r.run_id
                       AND (x.status = 'running' OR (x.lease_owner IS NOT NULL AND x.lease_expires_at > @now)))
   ORDER BY r.created_at, r.seq LIMIT ${limit}`;
@@ -248,6 +250,8 @@ export class SqliteRunRepo implements RunRepo {
       const statuses = Array.isArray(query.status) ? query.status : [query.status];
       clauses.push("status IN (SELECT value FROM json_each(?))");
       params.push(JSON.stringify(statuses));
+      // Pending and running runs only (cancelling by status): the partial index of active runs serves it.
+      if (statuses.every((status) => ACTIVE_RUN_STATUSES.includes(status))) clauses.push(ACTIVE_RUNS);
     }
     if (query.metadata !== undefined) {
       // O(runs the other predicates leave): containment is evaluated per row by the registered function.
@@ -388,7 +392,8 @@ export class SqliteRunRepo implements RunRepo {
   async listExpiredLeases(now: string, limit: number): Promise<Run[]> {
     const rows = this.s
       .get(
-        `SELECT ${COLUMNS} FROM runs WHERE status = 'running' AND lease_expires_at < ?
+        // O(running runs): the partial index of active runs holds only those, sorted here by lease.
+        `SELECT ${COLUMNS} FROM runs WHERE status = 'running' AND ${ACTIVE_RUNS} AND lease_expires_at < ?
          ORDER BY lease_expires_at, seq LIMIT ?`,
       )
       .all(now, intOr(limit, 10)) as RunRow[];
@@ -399,7 +404,7 @@ export class SqliteRunRepo implements RunRepo {
     const rows = this.s
       .get(
         `SELECT ${COLUMNS}, lease_owner, lease_expires_at FROM runs
-         WHERE status = 'running' AND lease_expires_at IS NOT NULL
+         WHERE status = 'running' AND ${ACTIVE_RUNS} AND lease_expires_at IS NOT NULL
          ORDER BY lease_expires_at, seq LIMIT ?`,
       )
       .all(intOr(limit, 10)) as Array<RunRow & { lease_owner: string; lease_expires_at: string }>;
@@ -450,9 +455,9 @@ export class SqliteRunRepo implements RunRepo {
     return this.rows.errorOf(row?.error ?? null);
   }
 
-  /** Counted on the partial index of pending runs (`runs_pending`). */
+  /** Counted on the partial index of active runs (`runs_active`). */
   async countPending(): Promise<number> {
-    const row = this.s.get(`SELECT count(*) AS pending FROM runs WHERE status = 'pending'`).get() as { pending: number };
+    const row = this.s.get(`SELECT count(*) AS pending FROM runs WHERE status = 'pending' AND ${ACTIVE_RUNS}`).get() as { pending: number };
     return row.pending;
   }
 

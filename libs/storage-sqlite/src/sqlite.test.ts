@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { WireSerializationError, type Storage } from "@agent-server/core";
+import { ACTIVE_RUNS } from "./migrations.js";
 import { eraseRunsSql } from "./runs.js";
 import { openSqliteStorage, type SqliteStorage } from "./storage.js";
 import { tempDir } from "../test/helpers.js";
@@ -233,12 +234,17 @@ describe("query plans", () => {
     noScan("SELECT * FROM runs WHERE run_id = 'x'", "runs");
     noScan("SELECT * FROM runs WHERE thread_id = 'x' ORDER BY created_at DESC, seq DESC LIMIT 10", "runs");
     noScan(
-      `SELECT r.run_id FROM runs r WHERE r.status = 'pending' AND r.created_at <= 'z'
+      `SELECT r.run_id FROM runs r WHERE r.status = 'pending' AND r.${ACTIVE_RUNS} AND r.created_at <= 'z'
        AND NOT EXISTS (SELECT 1 FROM runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
        ORDER BY r.created_at, r.seq LIMIT 1`,
       "(r|x)",
     );
-    noScan("SELECT * FROM runs WHERE status = 'running' AND lease_expires_at < 'z' ORDER BY lease_expires_at", "runs");
+    noScan(`SELECT * FROM runs WHERE status = 'running' AND ${ACTIVE_RUNS} AND lease_expires_at < 'z' ORDER BY lease_expires_at`, "runs");
+    noScan(`SELECT count(*) FROM runs WHERE status = 'pending' AND ${ACTIVE_RUNS}`, "runs");
+    noScan(
+      `SELECT * FROM runs WHERE status IN (SELECT value FROM json_each('["running"]')) AND ${ACTIVE_RUNS} ORDER BY created_at DESC, seq DESC LIMIT 10`,
+      "runs",
+    );
     noScan("SELECT result FROM run_results WHERE run_id = 'x'", "run_results");
     noScan("SELECT * FROM events WHERE run_id = 'x' AND event_id > 3 ORDER BY event_id", "events");
     noScan("DELETE FROM events WHERE expires_at < 'z'", "events");

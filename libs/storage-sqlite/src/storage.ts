@@ -116,7 +116,11 @@ export class SqliteStorage implements Storage {
     try {
       await this.walCheckpointer?.close();
       this.checkpointer.commits.flush();
-      this.db.pragma("optimize"); // refreshes planner statistics where they are stale; cheap
+      try {
+        this.db.pragma("optimize"); // refreshes planner statistics where they are stale; cheap
+      } catch {
+        // Maintenance only (a full disk refuses its writes): the close goes on.
+      }
     } finally {
       this.db.close();
     }
