@@ -7,19 +7,22 @@ import type { LogFormat } from "../cli/index.js";
 export type { Logger };
 
 /**
- * The server's logger. Both formats write synchronously to stdout: a log line is never lost when the
- * process exits right after it (shutdown, a failed start), and the volume is a few lines per run.
+ * The server's logger. Both formats write to stdout off the event loop (sonic-boom's asynchronous writes:
+ * a line is handed to libuv's thread pool, lines made meanwhile go out together), and flush synchronously
+ * when the process exits, so a line is not lost when it exits right after it (shutdown, a failed start);
+ * only a SIGKILL can drop the lines still in flight. Written synchronously, the two lines of every run were
+ * two pipe writes on the request path (~3 % of the server's CPU per A2A message, docs/benchmarks.md).
  * `pretty` puts each record on one line, its fields as JSON after the message, so run ids stay greppable.
  */
 export function createLogger(format: LogFormat, destination: NodeJS.WritableStream = process.stdout): Logger {
   // With tracing on, a record made inside a span carries its trace_id and span_id (off: no fields added).
   const options = { base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime, mixin: traceIds };
-  if (format === "json") return pino(options, pino.destination({ dest: fdOf(destination), sync: true }));
+  if (format === "json") return pino(options, pino.destination({ dest: fdOf(destination), sync: false }));
   return pino(
     options,
     pinoPretty({
       destination: fdOf(destination),
-      sync: true,
+      sync: false,
       singleLine: true,
       translateTime: "SYS:HH:MM:ss.l",
       ignore: "pid,hostname",
