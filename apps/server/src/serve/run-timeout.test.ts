@@ -6,7 +6,7 @@ import { SendMessageRequest, TaskState, type Task } from "@a2a-js/sdk";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { jsonLines, killAll, startCli } from "../../test/support/cli-process.js";
+import { jsonLines, killAll, loggedRecord, startCli } from "../../test/support/cli-process.js";
 
 const PROJECT = fileURLToPath(new URL("../../test/support/fixture-project/langgraph-run-timeout.json", import.meta.url));
 let dataDir: string | undefined;
@@ -43,7 +43,7 @@ describe("the run time limit on a real serve process (SQLite, one worker)", () =
     const echo = await new ClientFactory().createFromUrl(`${server.url}/a2a/echo/`);
     const answered = (await echo.sendMessage(say("still there?"))) as Task;
     expect(answered.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    const ended = jsonLines(server.stdout()).find((line) => line.msg === "run ended (timeout) in " + String(line.duration_ms) + " ms");
+    const ended = await loggedRecord(server, (line) => line.msg === "run ended (timeout) in " + String(line.duration_ms) + " ms");
     expect(ended).toMatchObject({ level: 40, status: "timeout", run_id: task.id });
   });
 });

@@ -134,8 +134,11 @@ function lastValues(events: WireEvent[]): { steps?: string[]; messages?: Array<{
   return (values.at(-1)?.params.data ?? {}) as { steps?: string[]; messages?: Array<{ content: unknown }> };
 }
 
-function executorOfRun(servers: ServeProcess[], runId: string): ServeProcess | undefined {
-  return servers.find((s) => jsonLines(s.stdout()).some((l) => l.msg === "run started" && l.run_id === runId));
+/** The server whose logs say it started `runId`, once one does (log lines are written within 200 ms). */
+async function executorOfRun(servers: ServeProcess[], runId: string): Promise<ServeProcess | undefined> {
+  const startedIt = (s: ServeProcess) => jsonLines(s.stdout()).some((l) => l.msg === "run started" && l.run_id === runId);
+  for (let i = 0; i < 100 && !servers.some(startedIt); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  return servers.find(startedIt);
 }
 
 describe("thread streams across two serve processes on one PostgreSQL", () => {
@@ -179,7 +182,7 @@ describe("thread streams across two serve processes on one PostgreSQL", () => {
       const [streamedOnA, streamedOnB] = await Promise.all([onA.events, onB.events]);
       await a.client.runs.join(threadId, runId);
       expect((await a.client.runs.get(threadId, runId)).status).toBe("success");
-      const executor = executorOfRun(servers, runId);
+      const executor = await executorOfRun(servers, runId);
       expect(executor).toBeDefined();
       const remote = executor === a ? b : a;
       const streamedRemotely = remote === a ? streamedOnA : streamedOnB;

@@ -136,6 +136,23 @@ export async function killAll(): Promise<void> {
 }
 
 /** JSON log lines of a `--log-format json` process. */
+/**
+ * The first JSON log record of `server` that `matches`, once written: the server's logger writes its lines
+ * within 200 ms of their making (observability/logger.ts), not before the response that follows them.
+ */
+export async function loggedRecord(
+  server: { stdout(): string },
+  matches: (record: Record<string, unknown>) => boolean,
+  timeoutMs = 5_000,
+): Promise<Record<string, unknown> | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = jsonLines(server.stdout()).find(matches);
+    if (found || Date.now() > deadline) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 export function jsonLines(text: string): Record<string, unknown>[] {
   return text
     .split("\n")

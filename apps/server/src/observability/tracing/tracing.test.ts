@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { jsonLines, killAll, startCli } from "../../../test/support/cli-process.js";
+import { jsonLines, killAll, loggedRecord, startCli } from "../../../test/support/cli-process.js";
 import { AgentCard, SendMessageRequest, TaskState, type Task } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client";
 import { GrpcTransportFactory } from "@a2a-js/sdk/client/grpc";
@@ -124,7 +124,7 @@ describe("traces over OTLP/HTTP", () => {
     expect(statements.some((s) => ancestry(spans, s).includes("run traced"))).toBe(true);
 
     // Log records made inside the trace carry its ids.
-    const started = jsonLines(server.stdout()).find((l) => l.msg === "run started");
+    const started = await loggedRecord(server, (l) => l.msg === "run started");
     expect(started).toMatchObject({ trace_id: caller.traceId, span_id: run.spanId });
   }, 60_000);
 
