@@ -11,12 +11,16 @@ const db = new Database(path);
 db.pragma("synchronous = NORMAL");
 
 let failing = false;
+let reported = "";
 const checkpoint = () => {
   try {
     // PASSIVE: copies what no reader still needs and never waits for a lock; a busy or partial checkpoint is
     // simply taken up again at the next tick.
     const [{ log, checkpointed }] = db.pragma("wal_checkpoint(PASSIVE)");
-    if (checkpointed > 0 || failing) parentPort.postMessage({ log, checkpointed });
+    // Only what changed: an idle database leaves the server's thread alone.
+    const report = `${log}/${checkpointed}`;
+    if ((checkpointed > 0 && report !== reported) || failing) parentPort.postMessage({ log, checkpointed });
+    reported = report;
     failing = false;
   } catch (error) {
     // A full disk or an I/O error: the WAL still holds every commit; say so once and try again next tick.

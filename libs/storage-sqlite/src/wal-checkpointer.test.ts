@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync } from "node:fs";
 import Database from "better-sqlite3";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { WAL_AUTOCHECKPOINT_PAGES } from "./db.js";
 import { openSqliteStorage, type SqliteStorage } from "./storage.js";
 import { BACKSTOP_AUTOCHECKPOINT_PAGES } from "./wal-checkpointer.js";
@@ -10,15 +10,6 @@ const tmp = tempDir("agent-sqlite-wal-");
 afterAll(() => tmp.cleanup());
 
 const autocheckpoint = (storage: SqliteStorage) => storage.db.pragma("wal_autocheckpoint", { simple: true });
-
-async function until<T>(read: () => T | undefined, what: string): Promise<T> {
-  for (let i = 0; i < 250; i++) {
-    const value = read();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** Threads read from the database file alone, without its WAL (a copy of the file, opened read-only). */
 function threadsInFileAlone(path: string): number {
@@ -38,11 +29,12 @@ describe("WAL checkpoints off the event loop", () => {
     const path = tmp.file();
     const storage = await openSqliteStorage({ path, walCheckpoints: { startAfterMs: 0, intervalMs: 20 } });
     try {
-      await until(() => (autocheckpoint(storage) === BACKSTOP_AUTOCHECKPOINT_PAGES ? true : undefined), "the worker to start");
+      const waited = { timeout: 5_000, interval: 20 };
+      await vi.waitFor(() => expect(autocheckpoint(storage)).toBe(BACKSTOP_AUTOCHECKPOINT_PAGES), waited);
       for (let n = 0; n < 200; n++) await storage.threads.create({ thread_id: `t-${n}`, metadata: { n } });
       // Far below the backstop: only the worker can have put these rows into the file itself.
-      await until(() => (threadsInFileAlone(path) === 200 ? true : undefined), "the rows in the database file");
-      const report = await until(() => storage.walCheckpointer?.last, "the worker's report");
+      await vi.waitFor(() => expect(threadsInFileAlone(path)).toBe(200), waited);
+      const report = await vi.waitFor(() => storage.walCheckpointer?.last ?? expect.fail("no report from the worker yet"), waited);
       expect(report.checkpointed).toBeGreaterThan(0);
       expect(report.error).toBeUndefined();
       expect(storage.walCheckpointer?.running).toBe(true);

@@ -1,6 +1,5 @@
 import { Worker } from "node:worker_threads";
-import type { Db } from "./db.js";
-import { WAL_AUTOCHECKPOINT_PAGES } from "./db.js";
+import { WAL_AUTOCHECKPOINT_PAGES, type Db } from "./db.js";
 
 /**
  * WAL pages the server's own connection lets the WAL reach before it checkpoints itself while the

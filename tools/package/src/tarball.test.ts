@@ -13,7 +13,7 @@ import { createTestSchema, type TestSchema } from "@agent-server/testing/postgre
 import { Client } from "@langchain/langgraph-sdk";
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildPackage, REPO_ROOT } from "./build.js";
 import { createUserProject, signalGroup, stopAll, type ServerProcess, type UserProject } from "./project.js";
 
@@ -144,7 +144,10 @@ describe("the agent-server package installed into a user's project", () => {
 
     // The WAL is copied into the database file by the package's checkpoint worker (far fewer pages than
     // SQLite's own automatic checkpoint waits for): the file alone already holds the thread made above.
-    await eventually(() => threadsInFileAlone(join(project.dir, ".agent-server/agent-server.sqlite")).includes(thread.thread_id));
+    await vi.waitFor(() => expect(threadsInFileAlone(join(project.dir, ".agent-server/agent-server.sqlite"))).toContain(thread.thread_id), {
+      timeout: 10_000,
+      interval: 100,
+    });
 
     await stopsCleanly(dev, base);
   });
@@ -268,13 +271,5 @@ function threadsInFileAlone(file: string): string[] {
   } finally {
     db.close();
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-async function eventually(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await sleep(100);
   }
 }
