@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { checkChannel, deliverSignal, type SignalBus, type SignalHandler } from "@agent-server/core";
 import pg from "pg";
+import { query } from "./db.js";
 
 /**
  * PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; a signal's JSON is cut into chunks of at most
@@ -144,7 +145,7 @@ export class PostgresSignalBus implements SignalBus {
         }
         try {
           // A function scan yields the rows in array order: the notifications are queued in that order.
-          await this.pool.query("SELECT pg_notify(c, p) FROM unnest($1::text[], $2::text[]) AS n(c, p)", [channels, payloads]);
+          await query(this.pool, "SELECT pg_notify(c, p) FROM unnest($1::text[], $2::text[]) AS n(c, p)", [channels, payloads]);
           for (const pending of batch) pending.resolve();
         } catch (error) {
           for (const pending of batch) pending.reject(error);

@@ -1,11 +1,11 @@
-import { NO_ENCRYPTION, RepoBackedStore, tracingEnabled, type FieldCipher, type Storage, type TruncateFlags } from "@agent-server/core";
+import { NO_ENCRYPTION, RepoBackedStore, type FieldCipher, type Storage, type TruncateFlags } from "@agent-server/core";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import pg from "pg";
 import { PostgresAssistantRepo } from "./assistants.js";
 import { checkpointSql, RunAwarePostgresSaver } from "./checkpointer.js";
 import { guardPool, poolOptions } from "./connections.js";
 import { PostgresCronRepo } from "./crons.js";
-import { Tables, tracedSaverPool, transaction } from "./db.js";
+import { saverPool, statementNames, Tables, transaction } from "./db.js";
 import { PostgresDeliveryRepo } from "./deliveries.js";
 import { PostgresEncryptionRepo } from "./encryption.js";
 import { PostgresEventRepo } from "./events.js";
@@ -34,6 +34,12 @@ export interface PostgresStorageOptions {
    * Default NO_ENCRYPTION: nothing is sealed, and a sealed value read back says which key it needs.
    */
   cipher?: FieldCipher;
+  /**
+   * False: statements are sent unnamed, parsed and planned on every call, for a pooler that hands one
+   * session's prepared statements to another (PgBouncer in transaction mode before 1.21). Default true.
+   * Process-wide: once false, no driver in this process names its statements.
+   */
+  preparedStatements?: boolean;
 }
 
 export class PostgresStorage implements Storage {
@@ -69,7 +75,7 @@ export class PostgresStorage implements Storage {
     guardPool(pool);
     const seal = new Sealer(cipher);
     // First: the thread repo reads the values a thread's pointer names through it.
-    this.checkpointer = new RunAwarePostgresSaver(tracingEnabled() ? tracedSaverPool(pool) : pool, schema, seal);
+    this.checkpointer = new RunAwarePostgresSaver(saverPool(pool), schema, seal);
     this.assistants = new PostgresAssistantRepo(pool, this.tables, seal);
     this.threads = new PostgresThreadRepo(pool, this.tables, this.checkpointer, seal);
     this.runs = new PostgresRunRepo(pool, this.tables, seal);
@@ -131,6 +137,7 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
   const schema = options.schema ?? "public";
   new Tables(schema); // validates the name before anything connects
   if (!options.pool && !options.connectionString) throw new Error("openPostgresStorage needs a connectionString or a pool");
+  if (options.preparedStatements === false) statementNames.disable();
   const ownsPool = !options.pool;
   const pool = options.pool ?? new pg.Pool(poolOptions(options.connectionString!, options.poolSize));
   const storage = new PostgresStorage(pool, schema, ownsPool, options.cipher);
