@@ -15,13 +15,19 @@ const TIMESTAMP_OID = 1114;
  * - json/jsonb: NUL-decoded (see `encodeJsonText`) and parsed into a fresh object per read;
  * - timestamptz: ISO-8601 UTC with milliseconds (`Date#toISOString()`), the model's format.
  */
+const parseJson = (text: string): unknown => JSON.parse(decodeJsonText(text));
+const parseTimestamp = (oid: number) => {
+  const parse = pg.types.getTypeParser(oid, "text") as (text: string) => Date;
+  return (text: string) => parse(text).toISOString();
+};
+const parseTimestamptz = parseTimestamp(TIMESTAMPTZ_OID);
+const parseTimestampNoZone = parseTimestamp(TIMESTAMP_OID);
+// pg asks for every column of every result: the parsers are made once, not per column.
 const TYPES = {
   getTypeParser(oid: number, format?: "text" | "binary") {
-    if (oid === JSONB_OID || oid === JSON_OID) return (text: string) => JSON.parse(decodeJsonText(text));
-    if (oid === TIMESTAMPTZ_OID || oid === TIMESTAMP_OID) {
-      const parse = pg.types.getTypeParser(oid, "text") as (text: string) => Date;
-      return (text: string) => parse(text).toISOString();
-    }
+    if (oid === JSONB_OID || oid === JSON_OID) return parseJson;
+    if (oid === TIMESTAMPTZ_OID) return parseTimestamptz;
+    if (oid === TIMESTAMP_OID) return parseTimestampNoZone;
     return pg.types.getTypeParser(oid, format as "text");
   },
 } as pg.CustomTypesConfig;

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { SignalBus, StorageFault } from "@agent-server/core";
 import type { RunEnd } from "../runs/waiters.js";
 import type { StreamEvent } from "../streaming/types.js";
+import { Peers, type PeerSignal } from "./peers.js";
 
 /** Work was admitted (or a thread freed up) somewhere: idle workers try to claim. Payload: `{origin}`. */
 export const WAKE_CHANNEL = "queue";
@@ -13,6 +14,11 @@ export const CONTROL_CHANNEL = "control";
  * `values` chunk is the whole state and most runs are followed by nobody elsewhere.
  */
 export const FOLLOW_CHANNEL = "follows";
+/** Engines saying they listen (peers.ts): `{origin, kind}`. */
+export const PEERS_CHANNEL = "peers";
+/** How often an engine says it still listens, and how long a silent peer counts as there. */
+export const PEER_HEARTBEAT_MS = 10_000;
+const PEER_TIMEOUT_MS = 3.5 * PEER_HEARTBEAT_MS;
 /** One run's live stream, its end, and answers to a control signal about it. */
 export const runChannel = (runId: string): string => `run:${runId}`;
 /** One thread's protocol events (the thread streaming protocol), as their appender stored them. */
@@ -48,6 +54,7 @@ export class EngineSignals {
   /** Whether other processes hear this bus (PostgreSQL): else there is nobody to publish to. */
   readonly crossProcess: boolean;
   private readonly stops: (() => void)[] = [];
+  private readonly peers = new Peers(PEER_TIMEOUT_MS);
 
   constructor(
     readonly bus: SignalBus,
@@ -68,21 +75,49 @@ export class EngineSignals {
     if (!this.crossProcess) return;
     const [wake, control, follows] = await Promise.all([
       this.bus.subscribe(WAKE_CHANNEL, (payload) => {
-        if ((payload as { origin?: unknown })?.origin !== this.origin) handlers.wake();
+        const origin = (payload as { origin?: unknown })?.origin;
+        if (origin === this.origin) return;
+        if (typeof origin === "string") this.peers.heard(origin);
+        handlers.wake();
       }),
       this.bus.subscribe(CONTROL_CHANNEL, (payload) => {
         const signal = payload as ControlSignal;
         if (signal?.origin === this.origin || typeof signal?.runId !== "string") return;
+        if (typeof signal.origin === "string") this.peers.heard(signal.origin);
         const answer = handlers.control(signal.runId, signal.action === "rollback" ? "rollback" : "interrupt");
         if (answer !== "absent" && signal.action === "rollback")
           this.send(runChannel(signal.runId), { kind: "ack", origin: this.origin, accepted: answer === "accepted" });
       }),
       this.bus.subscribe(FOLLOW_CHANNEL, (payload) => {
         const signal = payload as { origin?: unknown; runId?: unknown } | null;
-        if (signal?.origin !== this.origin && typeof signal?.runId === "string") handlers.followed(signal.runId);
+        if (signal?.origin === this.origin || typeof signal?.runId !== "string") return;
+        if (typeof signal.origin === "string") this.peers.heard(signal.origin);
+        handlers.followed(signal.runId);
       }),
     ]);
-    this.stops.push(wake, control, follows);
+    const peers = await this.bus.subscribe(PEERS_CHANNEL, (payload) => {
+      const signal = payload as Partial<PeerSignal> | null;
+      if (typeof signal?.origin !== "string" || signal.origin === this.origin) return;
+      this.peers.heard(signal.origin);
+      if (signal.kind === "hello") this.send(PEERS_CHANNEL, { origin: this.origin, kind: "here" } satisfies PeerSignal);
+    });
+    // Said once every channel listens, so the answers (and any signal a peer sends on hearing it) arrive.
+    await this.bus.publish(PEERS_CHANNEL, { origin: this.origin, kind: "hello" } satisfies PeerSignal).catch(this.onError);
+    const heartbeat = setInterval(
+      () => this.send(PEERS_CHANNEL, { origin: this.origin, kind: "here" } satisfies PeerSignal),
+      PEER_HEARTBEAT_MS,
+    );
+    heartbeat.unref();
+    this.stops.push(wake, control, follows, peers, () => clearInterval(heartbeat));
+  }
+
+  /**
+   * Whether a signal that only informs (a wake-up, a run's events and end, a thread's events) has anyone
+   * to reach, and whether a follow has anyone to ask: another engine heard from lately. Control requests
+   * (a cancel must reach an executor even if its heartbeats were lost) and answers (ack) always go.
+   */
+  private get othersListen(): boolean {
+    return this.crossProcess && this.peers.any();
   }
 
   /**
@@ -91,7 +126,7 @@ export class EngineSignals {
    * Never throws: a lost signal leaves a stream elsewhere to its status checks.
    */
   async follow(runId: string): Promise<void> {
-    if (!this.crossProcess) return;
+    if (!this.othersListen) return;
     await this.bus.publish(FOLLOW_CHANNEL, { origin: this.origin, runId }).catch(this.onError);
   }
 
@@ -100,27 +135,27 @@ export class EngineSignals {
   }
 
   wake(): void {
-    if (this.crossProcess) this.send(WAKE_CHANNEL, { origin: this.origin });
+    if (this.othersListen) this.send(WAKE_CHANNEL, { origin: this.origin });
   }
 
   event(runId: string, event: StreamEvent): void {
-    if (this.crossProcess) this.send(runChannel(runId), { kind: "event", origin: this.origin, event });
+    if (this.othersListen) this.send(runChannel(runId), { kind: "event", origin: this.origin, event });
   }
 
   end(runId: string, end: RunEnd, options: { withValues: boolean }): void {
-    if (!this.crossProcess) return;
+    if (!this.othersListen) return;
     // The run row and its result stay in this process: others read them where they need them.
     const { values, run: _run, result: _result, ...rest } = end;
     this.send(runChannel(runId), { kind: "end", origin: this.origin, end: options.withValues ? { ...rest, values } : rest });
   }
 
   stalled(runId: string, fault: StorageFault): void {
-    if (this.crossProcess) this.send(runChannel(runId), { kind: "stalled", origin: this.origin, fault });
+    if (this.othersListen) this.send(runChannel(runId), { kind: "stalled", origin: this.origin, fault });
   }
 
   /** A thread's protocol event, stored already: other processes deliver it to their streams of the thread. */
   threadEvent(threadId: string, event: unknown): void {
-    if (this.crossProcess) this.send(threadChannel(threadId), { origin: this.origin, event });
+    if (this.othersListen) this.send(threadChannel(threadId), { origin: this.origin, event });
   }
 
   /** Protocol events of a thread appended by other engines; resolves once later ones will be delivered. */
