@@ -9,12 +9,18 @@ export const prefixed = (alias: string): string =>
     .join(", ");
 
 /**
- * A2A task lineage queries over the columns generated from `internal` (migration 0002) and their partial
- * indexes runs_task_roots_idx (assistant_id, created_at DESC, seq DESC), runs_task_roots_thread_idx
- * (assistant_id, thread_id, created_at DESC, seq DESC) and runs_task_continuations_idx (task_id, created_at
- * DESC, seq DESC): an index range read in order (backwards for listContinuations, oldest first), stopped
- * at offset + limit. `runs` is the runs table.
- * Exported for the query-plan test.
+ * The condition of the partial index runs_active_idx (migration 0012), to repeat verbatim beside a status
+ * predicate with a parameter: the planner uses a partial index only when it can prove the query implies it.
+ */
+export const ACTIVE_RUNS = "status IN ('pending', 'running')";
+
+/**
+ * A2A task lineage queries over the columns generated from `internal` (migration 0002) and their indexes:
+ * runs_task_roots_idx (assistant_id, created_at DESC, seq DESC, partial), runs_task_continuations_idx
+ * (task_id, created_at DESC, seq DESC, partial), and for a context's roots either that first one or the
+ * thread's runs (runs_thread_created_idx), whichever the planner finds smaller: an index range read in
+ * order (backwards for listContinuations, oldest first), stopped at offset + limit. `runs` is the runs
+ * table. Exported for the query-plan test.
  */
 export const taskSql = (runs: string) => ({
   roots: `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE task_root AND assistant_id = $1

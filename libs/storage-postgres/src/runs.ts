@@ -1,4 +1,5 @@
 import {
+  ACTIVE_RUN_STATUSES,
   addMs,
   claimOnCreate,
   ConflictError,
@@ -43,7 +44,7 @@ import {
 } from "./db.js";
 import { containsSql } from "./filters-sql.js";
 import { errorJson, settleRun } from "./run-settle.js";
-import { deleteRunsWhere, prefixed, RUN_COLUMNS, taskSql } from "./run-sql.js";
+import { ACTIVE_RUNS, deleteRunsWhere, prefixed, RUN_COLUMNS, taskSql } from "./run-sql.js";
 import type { Sealer } from "./sealing.js";
 
 export { deleteRunsWhere, RUN_COLUMNS, taskSql };
@@ -216,7 +217,10 @@ export class PostgresRunRepo implements RunRepo {
     if (q.status !== undefined) {
       const statuses = Array.isArray(q.status) ? q.status : [q.status];
       where.push(`status = ANY(${params.add(statuses)}::text[])`);
+      // Pending and running runs only (cancelling by status): the partial index of active runs serves it.
+      if (statuses.every((status) => ACTIVE_RUN_STATUSES.includes(status))) where.push(ACTIVE_RUNS);
     }
+    // O(runs the other predicates leave): no index on runs' metadata (migration 0012).
     if (q.metadata) where.push(containsSql(params, "metadata", q.metadata));
     return this.runs(
       query<Run>(
@@ -417,7 +421,7 @@ export class PostgresRunRepo implements RunRepo {
     return (this.seal.row("runs", row)?.error as RunError | null | undefined) ?? null;
   }
 
-  /** Counted on the partial index of pending runs (`runs_pending_claim_idx`, an index-only scan). */
+  /** Counted on the partial index of active runs (`runs_active_idx`, an index-only scan). */
   async countPending(): Promise<number> {
     const [row] = await query<{ pending: string }>(this.pool, `SELECT count(*) AS pending FROM ${this.t.runs} WHERE status = 'pending'`);
     return Number(row?.pending ?? 0);

@@ -35,7 +35,8 @@ describe("A2A task lineage queries", () => {
       (await s.pool.query(`EXPLAIN (COSTS OFF) ${text}`, values)).rows.map((r: Record<string, string>) => r["QUERY PLAN"]!);
     const cases: Array<[string, unknown[], string]> = [
       [sql.roots, ["a", 10, 0], "Index Scan using runs_task_roots_idx"],
-      [sql.rootsOfThread, ["a", 10, 0, "t"], "Index Scan using runs_task_roots_thread_idx"],
+      // A context's roots: the assistant's roots or the thread's runs, whichever is smaller (here the first).
+      [sql.rootsOfThread, ["a", 10, 0, "t"], "Index Scan using (runs_task_roots_idx|runs_thread_created_idx)"],
       [sql.latestContinuation, ["root"], "Index Scan using runs_task_continuations_idx"],
       // Oldest first: the same (DESC) index read backwards.
       [sql.listContinuations, ["root", 100], "Index Scan Backward using runs_task_continuations_idx"],
