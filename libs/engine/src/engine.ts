@@ -28,6 +28,7 @@ import { RunWatch } from "./runs/run-watch.js";
 import { WorkerPool } from "./runs/worker-pool.js";
 import { ProtocolRuns } from "./protocol/protocol-run.js";
 import { ThreadEventLog } from "./protocol/thread-event-log.js";
+import { AssistantCache } from "./runs/assistant-cache.js";
 import { EngineSignals } from "./signals/engine-signals.js";
 import { StreamHub, type RunEventStream } from "./streaming/stream-hub.js";
 import type { StreamEvent } from "./streaming/types.js";
@@ -50,6 +51,8 @@ export class Engine {
   readonly crons: CronScheduler;
   /** Signals to and from the other processes on the same storage (or within this one). */
   readonly signals: EngineSignals;
+  /** Assistant reads of the admission path, from memory while this engine is alone on its database. */
+  readonly assistants: AssistantCache;
   private readonly pollMs: number;
   private readonly waiters = new RunWaiters();
   private readonly threadExecution = new ThreadExecution();
@@ -103,8 +106,10 @@ export class Engine {
       },
     );
     this.settlement = new Settlement(this.storage, this.hub, this.outbox, this.waiters, options.logger, options.observer);
+    this.assistants = new AssistantCache(this.storage, () => this.signals.alone);
     this.admission = new Admission(
       this.storage,
+      this.assistants,
       this.registry,
       (ids, action, heldLock, reason) => this.cancel(ids, { action, heldLock, reason }),
       options.runTimeoutMs,

@@ -101,8 +101,11 @@ describe("A2A agent cards", () => {
     // One graph: it is the default (deps read structurally, as a2aRoutes does).
     const echo = await server.storage.assistants.get(server.engine.registry.resolveAssistantId("echo"));
     const single = a2aRoutes({
-      engine: { registry: { ids: () => ["echo"], resolveAssistantId: () => echo!.assistant_id, description: () => undefined } },
-      storage: { assistants: { get: async () => echo } },
+      engine: {
+        registry: { ids: () => ["echo"], resolveAssistantId: () => echo!.assistant_id, description: () => undefined },
+        assistants: { get: async () => echo },
+      },
+      storage: {},
     } as unknown as A2AHandlerDeps);
     const response = await single.request("http://agent.test/.well-known/agent-card.json");
     expect(response.status).toBe(200);

@@ -17,6 +17,7 @@ import {
   type ThreadHeader,
   type ThreadTtl,
 } from "@agent-server/core";
+import type { AssistantCache } from "./assistant-cache.js";
 import type { GraphRegistry } from "../graphs/registry.js";
 import { withTraceparent } from "../tracing/index.js";
 import type { AdmissionOptions, EngineRunKwargs, RunAuthContext, RunCreateRequest } from "./run-request.js";
@@ -53,6 +54,7 @@ export const REJECT_MESSAGE = "Thread is already running a task. Wait for it to 
 export class Admission {
   constructor(
     private readonly storage: Storage,
+    private readonly assistants: Pick<AssistantCache, "get">,
     private readonly registry: GraphRegistry,
     /** Cancels runs of the thread admission holds the lock of (`held`), for `reason` (cancel-reason.ts). */
     private readonly cancel: (
@@ -140,7 +142,7 @@ export class Admission {
 
   private async assistant(assistantIdOrGraph: string, loaded?: Assistant): Promise<Assistant> {
     const assistantId = this.registry.resolveAssistantId(assistantIdOrGraph);
-    const assistant = loaded?.assistant_id === assistantId ? loaded : await this.storage.assistants.get(assistantId);
+    const assistant = loaded?.assistant_id === assistantId ? loaded : await this.assistants.get(assistantId);
     if (!assistant) throw new NotFoundError(`Assistant "${assistantIdOrGraph}" not found`);
     if (!this.registry.has(assistant.graph_id)) throw new NotFoundError(`Graph "${assistant.graph_id}" not found`);
     return assistant;

@@ -120,6 +120,11 @@ export class EngineSignals {
     return this.crossProcess && this.peers.any();
   }
 
+  /** Whether this engine knows itself the only one on its database: its signals reach others, and none was heard. */
+  get alone(): boolean {
+    return this.crossProcess && !this.peers.any();
+  }
+
   /**
    * Tells every other process that this one streams `runId`, and resolves once the signal is out (sent
    * before the run is created, it reaches the listening connections before the run can be claimed).

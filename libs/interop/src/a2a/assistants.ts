@@ -3,7 +3,7 @@ import type { A2AHandlerDeps } from "./handler-deps.js";
 
 /** The assistant an A2A request names (assistant id or graph name), or null when there is none. */
 export async function findAssistant(deps: A2AHandlerDeps, idOrGraph: string): Promise<Assistant | null> {
-  return deps.storage.assistants.get(deps.engine.registry.resolveAssistantId(idOrGraph));
+  return deps.engine.assistants.get(deps.engine.registry.resolveAssistantId(idOrGraph));
 }
 
 /**
