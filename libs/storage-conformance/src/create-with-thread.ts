@@ -232,6 +232,29 @@ export function describeCreateWithThread(h: Harness, declared?: boolean): void {
       expect(runs[0]!.status).toBe("running");
       expect((await s.threads.get(threadId))!.status).toBe("busy");
     });
+
+    it("creates at once, one of them on a taken thread id: only that one fails, the others are written", async () => {
+      const s = await open();
+      if (!s) return;
+      const assistant = await assistantOf(s);
+      const taken = await newThread(s);
+      const fresh = [ids(assistant), ids(assistant), ids(assistant)];
+      const create = (id: { thread_id: string; run_id: string; assistant_id: string }) =>
+        s.runs.createWithThread!({ thread_id: id.thread_id }, id, { claim: { owner: "w1", leaseMs: LEASE_MS } });
+      const attempts = await Promise.allSettled([
+        create(fresh[0]!),
+        create({ ...ids(assistant), thread_id: taken.thread_id }),
+        create(fresh[1]!),
+        create(fresh[2]!),
+      ]);
+      expect(attempts.map((a) => a.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
+      expect((attempts[1] as PromiseRejectedResult).reason).toBeInstanceOf(ThreadExistsError);
+      for (const id of fresh) {
+        expect(await s.runs.get(id.run_id)).toMatchObject({ ...id, status: "running" });
+        expect((await s.threads.get(id.thread_id))!.status).toBe("busy");
+      }
+      expect(await s.runs.search({ thread_id: taken.thread_id })).toEqual([]);
+    });
   });
 }
 

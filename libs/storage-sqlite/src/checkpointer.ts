@@ -29,16 +29,16 @@ import { CHECKPOINT_RUN_ID_EXPR } from "./migrations.js";
 export class AgentSqliteSaver extends SqliteSaver {
   /** SqliteSaver prepares its insert statements on every call; a graph step makes several. */
   private readonly statements: Statements;
-  /** Checkpoints and pending writes commit together with those of the same turn (this run's and others'). */
+  /** Checkpoints and pending writes commit with the storage's other writes of the same turn (this run's and others'). */
   readonly commits: GroupCommit;
   private readonly checkpointSerde: SerializerProtocol;
   private readonly writesSerde: SerializerProtocol;
   private readonly reads: CheckpointReads;
 
-  constructor(db: Db, cipher: FieldCipher = NO_ENCRYPTION) {
+  constructor(db: Db, cipher: FieldCipher = NO_ENCRYPTION, commits = new GroupCommit(db)) {
     super(db);
     this.statements = new Statements(db);
-    this.commits = new GroupCommit(db);
+    this.commits = commits;
     this.checkpointSerde = sealedSerde(this.serde, cipher, CHECKPOINT_BLOB.aad);
     this.writesSerde = sealedSerde(this.serde, cipher, WRITE_BLOB.aad);
     this.reads = new CheckpointReads(db, { checkpoint: this.checkpointSerde, writes: this.writesSerde, metadata: this.serde });

@@ -3,29 +3,31 @@ import { tracingEnabled } from "@agent-server/core";
 import type { Db } from "./db.js";
 
 interface QueuedWrite {
-  apply: () => void;
-  resolve: () => void;
+  apply: () => unknown;
+  resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
 
 /**
- * Writes that share commits. Each commit costs SQLite a WAL append and its locks, whatever it holds, and
- * a graph step makes several small writes (a checkpoint, its pending writes) while other runs make
- * theirs: writes queued in one event-loop turn are applied in order in one transaction, and each
- * promise resolves once that transaction has committed, as if the write had committed alone. A write
- * that throws fails only itself: the batch is then applied write by write. With tracing on, each write is
- * applied in its own caller's context, so its statement's span joins that caller's trace, not the trace
- * of whichever write happened to open the batch.
+ * Writes that share commits. Each commit costs SQLite a WAL append of every page it changed and its
+ * locks, whatever it holds; concurrent runs change many of the same pages (the newest leaf of each table
+ * and index keyed by time or sequence). Writes queued in one event-loop turn — runs admitted, checkpoints
+ * and pending writes of graph steps, settlements — are applied in order in one IMMEDIATE transaction,
+ * and each promise resolves with its write's value once that transaction has committed, as if the write
+ * had committed alone. A write that throws fails only itself: the batch is rolled back and applied write
+ * by write, each in its own transaction, so a write may run twice and must not act outside the database.
+ * With tracing on, each write is applied in its own caller's context, so its statement's span joins
+ * that caller's trace, not the trace of whichever write happened to open the batch.
  */
 export class GroupCommit {
   private queue: QueuedWrite[] = [];
 
   constructor(private readonly db: Db) {}
 
-  write(write: () => void): Promise<void> {
+  write<T>(write: () => T): Promise<T> {
     const apply = tracingEnabled() ? AsyncResource.bind(write) : write;
-    return new Promise((resolve, reject) => {
-      if (this.queue.push({ apply, resolve, reject }) === 1) setImmediate(() => this.flush());
+    return new Promise<T>((resolve, reject) => {
+      if (this.queue.push({ apply, resolve: resolve as (value: unknown) => void, reject }) === 1) setImmediate(() => this.flush());
     });
   }
 
@@ -34,21 +36,19 @@ export class GroupCommit {
     const batch = this.queue;
     if (batch.length === 0) return;
     this.queue = [];
+    let values: unknown[];
     try {
-      this.db.transaction(() => {
-        for (const write of batch) write.apply();
-      })();
+      values = this.db.transaction(() => batch.map((write) => write.apply())).immediate();
     } catch {
       for (const write of batch) {
         try {
-          this.db.transaction(write.apply)();
-          write.resolve();
+          write.resolve(this.db.transaction(write.apply).immediate());
         } catch (error) {
           write.reject(error);
         }
       }
       return;
     }
-    for (const write of batch) write.resolve();
+    batch.forEach((write, i) => write.resolve(values[i]));
   }
 }

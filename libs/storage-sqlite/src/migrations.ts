@@ -364,6 +364,25 @@ DROP INDEX checkpoints_run_id;
 CREATE INDEX runs_active ON runs (status, created_at, seq) WHERE status IN ('pending', 'running');
 `,
   },
+  {
+    version: 16,
+    name: "lean_thread_indexes",
+    // Three more pages a run wrote for lookups that do not need them:
+    // - runs_assistant: no query reads runs by assistant alone (an assistant's task roots have
+    //   runs_task_roots; deleting an assistant leaves its runs);
+    // - threads_values_ref: the threads still holding a values pointer are listed only before a search or
+    //   count filters on values, which evaluates every thread's values anyway (O(threads) either way);
+    // - threads_status keeps only the threads that are not idle: a run moved its thread's entry out of
+    //   `busy` and into `idle` (two pages) at every settlement; now it leaves the index. A search for a
+    //   status other than idle names the condition (NOT_IDLE) so the planner may use it; one for idle
+    //   threads walks the creation or update order.
+    sql: `
+DROP INDEX runs_assistant;
+DROP INDEX threads_values_ref;
+DROP INDEX threads_status;
+CREATE INDEX threads_status ON threads (status, created_at) WHERE status <> 'idle';
+`,
+  },
 ];
 
 /**
@@ -371,6 +390,8 @@ CREATE INDEX runs_active ON runs (status, created_at, seq) WHERE status IN ('pen
  * predicate: SQLite uses a partial index only when the query's WHERE names its condition.
  */
 export const ACTIVE_RUNS = "status IN ('pending', 'running')";
+/** The condition of the partial index threads_status (migration lean_thread_indexes). */
+export const NOT_IDLE = "status <> 'idle'";
 
 /** A checkpoint's metadata `run_id` (NULL for metadata that is not JSON), as rollback's delete reads it. */
 export const CHECKPOINT_RUN_ID_EXPR =

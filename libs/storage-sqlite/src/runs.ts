@@ -31,6 +31,7 @@ import {
 } from "@agent-server/core";
 import type { CheckpointTables } from "./checkpointer.js";
 import { intOr, isUniqueViolation, returningRow, Statements, type Db } from "./db.js";
+import type { GroupCommit } from "./group-commit.js";
 import { ACTIVE_RUNS } from "./migrations.js";
 import { RunRows, type RunRow } from "./run-rows.js";
 import { COLUMNS, LATEST_CONTINUATION_SQL, LIST_CONTINUATIONS_SQL, TASK_ROOTS_OF_THREAD_SQL, TASK_ROOTS_SQL, TASK_SQL } from "./run-sql.js";
@@ -87,9 +88,9 @@ export class SqliteRunRepo implements RunRepo {
   private readonly nextPending;
   private readonly claim;
   private readonly markBusy;
-  /** `create` with a claim: the insert and, claimed, the thread's `busy`, in one IMMEDIATE transaction. */
+  /** `create` with a claim: the insert and, claimed, the thread's `busy` (a write of the group commit). */
   private readonly insertClaimed;
-  /** `createWithThread`: the thread's insert and the run's (`insertRow`) in one IMMEDIATE transaction. */
+  /** `createWithThread`: the thread's insert and the run's (`insertRow`) (a write of the group commit). */
   private readonly insertThread;
   private readonly insertWithThread;
   private readonly insertResult;
@@ -104,6 +105,8 @@ export class SqliteRunRepo implements RunRepo {
     private readonly db: Db,
     private readonly checkpoints: CheckpointTables,
     private readonly codecs: TableCodecs,
+    /** Admissions, claims and settlements share commits with the turn's other writes (group-commit.ts). */
+    private readonly commits: GroupCommit,
   ) {
     this.rows = new RunRows(codecs);
     this.toRun = (row) => this.rows.toRun(row);
@@ -136,20 +139,21 @@ export class SqliteRunRepo implements RunRepo {
     );
     // A claim (claimNext's, or create's) marks the run's thread busy in the same transaction.
     this.markBusy = db.prepare("UPDATE threads SET status = 'busy', updated_at = ? WHERE thread_id = ?");
-    this.insertClaimed = db.transaction((params: { thread_id: string; now: string }) => {
+    this.insertClaimed = (params: { thread_id: string; now: string }) => {
       const created = returningRow<{ status: RunStatus; attempt: number }>(this.insertRow, params);
       if (created?.status === "running") this.markBusy.run(params.now, params.thread_id);
       return created;
-    });
+    };
     this.insertThread = db.prepare(insertNewThreadSql("thread_id"));
-    this.insertWithThread = db.transaction((thread: NewThreadRow, params: { run_id: string; thread_id: string; now: string }) => {
+    // A throw leaves the thread written: the group commit then rolls the whole batch back.
+    this.insertWithThread = (thread: NewThreadRow, params: { run_id: string; thread_id: string; now: string }) => {
       if (!returningRow(this.insertThread, thread)) throw new ThreadExistsError(`thread ${thread.thread_id} already exists`);
       const created = returningRow<{ status: RunStatus; attempt: number }>(this.insertRow, params);
       if (!created) throw new Error(`run ${params.run_id} was not inserted on its new thread`);
       // Written busy exactly when the run is claimed (both follow the claim); kept so if they ever differ.
       if (created.status === "running" && thread.status !== "busy") this.markBusy.run(params.now, params.thread_id);
       return created;
-    });
+    };
     // Atomic first-write-wins; a no-op for an unknown run (the SELECT yields no row).
     this.insertResult = db.prepare(
       `INSERT INTO run_results (run_id, result, created_at)
@@ -165,11 +169,10 @@ export class SqliteRunRepo implements RunRepo {
     const { row, params, claim } = this.newRow(input, options);
     let inserted: { status: RunStatus; attempt: number } | undefined;
     try {
-      // Claimed: the insert and the thread's `busy` in one IMMEDIATE transaction (as claimNext's claim);
-      // otherwise the insert alone, one autocommit statement.
-      inserted = claim
-        ? this.insertClaimed.immediate(params)
-        : returningRow<{ status: RunStatus; attempt: number }>(this.insertRow, params);
+      // Claimed: the insert and the thread's `busy` together (as claimNext's claim); otherwise the insert.
+      inserted = await this.commits.write(() =>
+        claim ? this.insertClaimed(params) : returningRow<{ status: RunStatus; attempt: number }>(this.insertRow, params),
+      );
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(`run ${input.run_id} already exists`);
       throw err;
@@ -184,9 +187,9 @@ export class SqliteRunRepo implements RunRepo {
   }
 
   /**
-   * One IMMEDIATE transaction: the thread (already `busy` when the run will be claimed: on a new thread a
-   * claim is always granted), then the run as `create` inserts it. A taken thread id rolls back before the
-   * run is tried; a taken run id rolls the thread back.
+   * One transaction: the thread (already `busy` when the run will be claimed: on a new thread a claim is
+   * always granted), then the run as `create` inserts it. A taken thread id rolls back before the run is
+   * tried; a taken run id rolls the thread back.
    */
   async createWithThread(thread: NewThread, input: NewRun, options?: RunCreateOptions): Promise<Run> {
     if (input.thread_id !== thread.thread_id) throw new InvalidInputError(`run ${input.run_id} is not of thread ${thread.thread_id}`);
@@ -194,7 +197,7 @@ export class SqliteRunRepo implements RunRepo {
     const threadRow = newThreadRow({ ...thread, ...(claim ? { status: "busy" as const } : {}) }, this.codecs.threads);
     let inserted: { status: RunStatus; attempt: number };
     try {
-      inserted = this.insertWithThread.immediate(threadRow, params);
+      inserted = await this.commits.write(() => this.insertWithThread(threadRow, params));
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(`run ${input.run_id} already exists`);
       throw err;
@@ -273,10 +276,7 @@ export class SqliteRunRepo implements RunRepo {
     return row ? this.toRun(row) : null;
   }
 
-  /**
-   * The result (guarded by the lease), the terminal write (clearing the lease with it) and the thread in
-   * one IMMEDIATE transaction: one commit. A terminal write alone is one autocommit statement.
-   */
+  /** The result (guarded by the lease), the terminal write (clearing the lease with it) and the thread in one transaction. */
   async settle(runId: string, to: RunStatus, options: RunSettlement): Promise<SettledRun | null> {
     // Serialized before the transaction: a value that is not JSON writes nothing.
     const result = options.result ? this.rows.resultText(options.result) : null;
@@ -303,7 +303,7 @@ export class SqliteRunRepo implements RunRepo {
         pushConfigs,
       };
     };
-    return result === null && thread === null ? write() : this.db.transaction(write).immediate();
+    return this.commits.write(write);
   }
 
   /**
@@ -360,9 +360,9 @@ export class SqliteRunRepo implements RunRepo {
     // read answers those without taking the write lock, and tells whether a second run is waiting.
     const waiting = this.nextPending.all({ now }).length;
     if (waiting === 0) return null;
-    // BEGIN IMMEDIATE takes the write lock before the claim reads, so two connections (or processes) on
-    // the same file serialize here and never claim the same run.
-    const tx = this.db.transaction(() => {
+    // The commit's BEGIN IMMEDIATE takes the write lock before the claim reads, so two connections (or
+    // processes) on the same file serialize here and never claim the same run.
+    const row = await this.commits.write(() => {
       const claimedAt = nowIso();
       const row = returningRow<RunRow & { internal: string | null }>(this.claim, {
         now,
@@ -373,7 +373,6 @@ export class SqliteRunRepo implements RunRepo {
       if (row) this.markBusy.run(claimedAt, row.thread_id);
       return row;
     });
-    const row = tx.immediate();
     return row ? { run: this.toRun(row), attempt: row.attempt, internal: this.rows.internalOf(row.internal), more: waiting > 1 } : null;
   }
 

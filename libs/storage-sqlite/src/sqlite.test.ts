@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { WireSerializationError, type Storage } from "@agent-server/core";
-import { ACTIVE_RUNS } from "./migrations.js";
+import { ACTIVE_RUNS, NOT_IDLE } from "./migrations.js";
 import { eraseRunsSql } from "./runs.js";
 import { openSqliteStorage, type SqliteStorage } from "./storage.js";
 import { tempDir } from "../test/helpers.js";
@@ -259,6 +259,10 @@ describe("query plans", () => {
     noScan("SELECT * FROM crons WHERE enabled = 1 AND next_run_date IS NOT NULL AND next_run_date <= 'z' ORDER BY next_run_date", "crons");
     noScan("SELECT * FROM store_items WHERE namespace = 'a' OR (namespace >= 'a.' AND namespace < 'a/')", "store_items");
     noScan("SELECT * FROM threads ORDER BY created_at DESC, seq DESC LIMIT 10", "threads");
+    // A status other than idle through the partial index of the threads that are not idle.
+    expect(plan(`SELECT * FROM threads WHERE status = 'busy' AND ${NOT_IDLE} ORDER BY created_at DESC LIMIT 10`)).toMatch(
+      /SEARCH threads USING INDEX threads_status \(status=\?\)/,
+    );
     noScan("SELECT * FROM assistants ORDER BY created_at DESC, seq DESC LIMIT 10", "assistants");
     noScan(
       `DELETE FROM checkpoints WHERE thread_id = 't' AND (CASE WHEN json_valid(CAST(metadata AS TEXT)) THEN json_extract(CAST(metadata AS TEXT), '$.run_id') END) = 'r'`,

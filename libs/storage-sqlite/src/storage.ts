@@ -8,6 +8,7 @@ import { openDatabase, type Db, type Stmt } from "./db.js";
 import { SqliteDeliveryRepo } from "./deliveries.js";
 import { SqliteEncryptionRepo } from "./encryption.js";
 import { SqliteEventRepo } from "./events.js";
+import { GroupCommit } from "./group-commit.js";
 import { applyMigrations } from "./migrations.js";
 import { SqlitePushConfigRepo } from "./push-configs.js";
 import { SqliteRunRepo } from "./runs.js";
@@ -59,10 +60,11 @@ export class SqliteStorage implements Storage {
     const codecs = tableCodecs(cipher);
     registerFunctions(db, cipher);
     const checkpoints = new CheckpointTables(db);
-    this.checkpointer = new AgentSqliteSaver(db, cipher);
+    const commits = new GroupCommit(db);
+    this.checkpointer = new AgentSqliteSaver(db, cipher, commits);
     this.assistants = new SqliteAssistantRepo(db, codecs);
     this.threads = new SqliteThreadRepo(db, checkpoints, this.checkpointer, codecs);
-    this.runs = new SqliteRunRepo(db, checkpoints, codecs);
+    this.runs = new SqliteRunRepo(db, checkpoints, codecs, commits);
     registerVectorFunctions(db);
     // sqlite-vec unless asked for the JavaScript scan, or when its native library does not load here.
     const vectorSearch = options.vectorSearch !== "exact" && loadSqliteVec(db) ? "sqlite-vec" : "exact";

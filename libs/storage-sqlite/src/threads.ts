@@ -19,6 +19,7 @@ import {
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { CheckpointTables } from "./checkpointer.js";
 import { intOr, parseJson, returningRow, sortDir, Statements, type Db } from "./db.js";
+import { NOT_IDLE } from "./migrations.js";
 import { RunRows } from "./run-rows.js";
 import { eraseRuns } from "./runs.js";
 import type { TableCodec, TableCodecs } from "./sealing.js";
@@ -119,7 +120,10 @@ export class SqliteThreadRepo implements ThreadRepo {
     return { ...row, state_values: text, values_ref: null };
   }
 
-  /** Every pointer turned into values, so SQL can filter on them: O(threads holding a pointer). */
+  /**
+   * Every pointer turned into values, so SQL can filter on them: a scan of the threads (O(threads), as the
+   * values filter that follows) and a checkpoint read for each one holding a pointer.
+   */
   private async keepAllValues(): Promise<void> {
     for (const row of this.pendingValues.all() as Pick<ThreadRow, "thread_id" | "values_ref">[]) {
       await this.withValues({ ...row, state_values: null } as ThreadRow);
@@ -336,7 +340,7 @@ function buildWhere(query: Omit<ThreadSearch, "limit" | "offset" | "sort_by" | "
     params.push(JSON.stringify(query.ids));
   }
   if (query.status !== undefined) {
-    clauses.push("status = ?");
+    clauses.push(query.status === "idle" ? "status = ?" : `status = ? AND ${NOT_IDLE}`);
     params.push(query.status);
   }
   if (query.metadata !== undefined) {
