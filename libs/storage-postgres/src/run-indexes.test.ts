@@ -44,3 +44,35 @@ describe("active-run lookups (migration 0012)", () => {
     }
   });
 });
+
+describe("thread status lookups (migration 0013)", () => {
+  it("a search by a status other than idle reads threads_status_idx, which holds no idle thread", async () => {
+    const s = await storages.create();
+    const threads = `"${s.schema}".threads`;
+    // 20 000 idle threads and three busy ones, then ANALYZE.
+    await s.pool.query(
+      `INSERT INTO ${threads} (thread_id, status, created_at, updated_at)
+       SELECT 'bulk-' || i, CASE WHEN i <= 3 THEN 'busy' ELSE 'idle' END, now() - i * interval '1 second', now()
+         FROM generate_series(1, 20000) AS i`,
+    );
+    await s.pool.query(`ANALYZE ${threads}`);
+    const entries = await s.pool.query(`SELECT count(*)::int AS n FROM ${threads} WHERE status <> 'idle'`);
+    expect(entries.rows[0].n).toBe(3);
+    const counter = new StatementCounter(s);
+    try {
+      const { statements } = await counter.count(async () => expect(await s.threads.search({ status: "busy", limit: 10 })).toHaveLength(3));
+      expect(statements).toHaveLength(1);
+      const plan = (await s.pool.query(`EXPLAIN (GENERIC_PLAN, COSTS OFF) ${statements[0]}`)).rows.map(
+        (r: Record<string, string>) => r["QUERY PLAN"],
+      );
+      const text = plan.join("\n");
+      expect(text).toMatch(/Index (Only )?Scan using threads_status_idx/);
+      expect(text).not.toMatch(/Seq Scan/);
+      const idle = await s.threads.search({ status: "idle", limit: 5 });
+      expect(idle.map((thread) => thread.status)).toEqual(["idle", "idle", "idle", "idle", "idle"]);
+      expect(await s.threads.count({ status: "busy" })).toBe(3);
+    } finally {
+      counter.uninstall();
+    }
+  });
+});

@@ -341,7 +341,9 @@ export class PostgresThreadRepo implements ThreadRepo {
   private where(params: Params, q: SearchFilter): { where: string[]; matches?: (row: ThreadRow) => boolean } {
     const where: string[] = [];
     const inProcess: Array<(row: ThreadRow) => boolean> = [];
-    if (q.status !== undefined) where.push(`status = ${params.add(q.status)}`);
+    // threads_status_idx holds the threads that are not idle (migration 0013): naming its condition lets a
+    // named statement's generic plan use it.
+    if (q.status !== undefined) where.push(`status = ${params.add(q.status)}${q.status === "idle" ? "" : " AND status <> 'idle'"}`);
     const { metadata, values, filter } = q;
     if (metadata && this.seal.touchesSealedKeys(metadata)) inProcess.push((row) => jsonContains(row.metadata, metadata));
     else if (metadata) where.push(containsSql(params, "metadata", metadata));
