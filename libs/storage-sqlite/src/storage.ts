@@ -46,6 +46,8 @@ export class SqliteStorage implements Storage {
   /** Copies the WAL into the database off the event loop (wal-checkpointer.ts); none for an in-memory database. */
   readonly walCheckpointer: WalCheckpointer | undefined;
   private readonly threadLock: SqliteThreadLock;
+  /** The writes of runs and checkpoints, committed a turn at a time (group-commit.ts). */
+  private readonly commits: GroupCommit;
   private closed = false;
   private pingStatement: Stmt | undefined;
 
@@ -60,11 +62,11 @@ export class SqliteStorage implements Storage {
     const codecs = tableCodecs(cipher);
     registerFunctions(db, cipher);
     const checkpoints = new CheckpointTables(db);
-    const commits = new GroupCommit(db);
-    this.checkpointer = new AgentSqliteSaver(db, cipher, commits);
+    this.commits = new GroupCommit(db);
+    this.checkpointer = new AgentSqliteSaver(db, cipher, this.commits);
     this.assistants = new SqliteAssistantRepo(db, codecs);
     this.threads = new SqliteThreadRepo(db, checkpoints, this.checkpointer, codecs);
-    this.runs = new SqliteRunRepo(db, checkpoints, codecs, commits);
+    this.runs = new SqliteRunRepo(db, checkpoints, codecs, this.commits);
     registerVectorFunctions(db);
     // sqlite-vec unless asked for the JavaScript scan, or when its native library does not load here.
     const vectorSearch = options.vectorSearch !== "exact" && loadSqliteVec(db) ? "sqlite-vec" : "exact";
@@ -117,7 +119,7 @@ export class SqliteStorage implements Storage {
     this.closed = true;
     try {
       await this.walCheckpointer?.close();
-      this.checkpointer.commits.flush();
+      this.commits.flush();
       try {
         this.db.pragma("optimize"); // refreshes planner statistics where they are stale; cheap
       } catch {
