@@ -19,6 +19,8 @@ export { LocalSignalBus, MAX_SIGNAL_CHANNEL_LENGTH, checkChannel, deliver as del
 export type { SignalBus, SignalHandler } from "./signals.js";
 export { RepoBackedStore } from "./langgraph-store.js";
 export { KeyedMutex } from "./keyed-mutex.js";
+export { isQueueingSaver } from "./queued-checkpoints.js";
+export type { QueuedWrite, QueueingCheckpointSaver, WriteChain } from "./queued-checkpoints.js";
 export * from "./rules/index.js";
 export * from "./tracing/index.js";
 export * from "./encryption/index.js";

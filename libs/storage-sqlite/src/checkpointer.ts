@@ -7,13 +7,30 @@ import {
   type PendingWrite,
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
-import { checkpointMetadata, copiedCheckpointMetadata, NO_ENCRYPTION, sealedSerde, type FieldCipher } from "@agent-server/core";
+import {
+  checkpointMetadata,
+  copiedCheckpointMetadata,
+  NO_ENCRYPTION,
+  sealedSerde,
+  type FieldCipher,
+  type QueuedWrite,
+  type QueueingCheckpointSaver,
+  type WriteChain,
+} from "@agent-server/core";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { baseType, CheckpointReads } from "./checkpoint-reads.js";
 import { Statements, type Db } from "./db.js";
 import { GroupCommit } from "./group-commit.js";
 import { CHECKPOINT_BLOB, WRITE_BLOB } from "./sealing.js";
 import { CHECKPOINT_RUN_ID_EXPR } from "./migrations.js";
+
+/** A write that first asks its chain whether an earlier write of the chain failed. */
+function chained(chain: WriteChain | undefined, apply: () => unknown): () => void {
+  return () => {
+    chain?.check();
+    apply();
+  };
+}
 
 /**
  * The SqliteSaver graphs run with, over the driver's own connection.
@@ -26,7 +43,7 @@ import { CHECKPOINT_RUN_ID_EXPR } from "./migrations.js";
  * metadata stays plaintext: history filters, rollback and copy read it in SQL. Reads are its own
  * (checkpoint-reads.ts): SqliteSaver's would pass a sealed write through a TEXT cast.
  */
-export class AgentSqliteSaver extends SqliteSaver {
+export class AgentSqliteSaver extends SqliteSaver implements QueueingCheckpointSaver {
   /** SqliteSaver prepares its insert statements on every call; a graph step makes several. */
   private readonly statements: Statements;
   /** Checkpoints and pending writes commit with the storage's other writes of the same turn (this run's and others'). */
@@ -59,6 +76,24 @@ export class AgentSqliteSaver extends SqliteSaver {
   }
 
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): Promise<RunnableConfig> {
+    const queued = await this.queuePut(config, checkpoint, metadata);
+    await queued.committed;
+    return queued.value;
+  }
+
+  override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
+    await (
+      await this.queuePutWrites(config, writes, taskId)
+    ).committed;
+  }
+
+  /** `put`, resolved once the checkpoint is in the commit queue (core's QueueingCheckpointSaver). */
+  async queuePut(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    chain?: WriteChain,
+  ): Promise<QueuedWrite<RunnableConfig>> {
     this.setup();
     const configurable = config.configurable;
     const threadId = configurable?.thread_id as string | undefined;
@@ -74,13 +109,17 @@ export class AgentSqliteSaver extends SqliteSaver {
       `INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
-    await this.commits.write(() =>
-      insert.run(threadId, checkpointNs, checkpoint.id, configurable?.checkpoint_id, type, serializedCheckpoint, serializedMetadata),
+    const committed = this.commits.write(
+      chained(chain, () =>
+        insert.run(threadId, checkpointNs, checkpoint.id, configurable?.checkpoint_id, type, serializedCheckpoint, serializedMetadata),
+      ),
+      chain && ((error) => chain.fail(error)),
     );
-    return { configurable: { thread_id: threadId, checkpoint_ns: checkpointNs, checkpoint_id: checkpoint.id } };
+    return { value: { configurable: { thread_id: threadId, checkpoint_ns: checkpointNs, checkpoint_id: checkpoint.id } }, committed };
   }
 
-  override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
+  /** `putWrites`, resolved once the writes are in the commit queue (core's QueueingCheckpointSaver). */
+  async queuePutWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, chain?: WriteChain): Promise<QueuedWrite<void>> {
     this.setup();
     const configurable = config.configurable;
     if (!configurable?.thread_id) throw new Error("Missing thread_id field in config.configurable.");
@@ -106,9 +145,13 @@ export class AgentSqliteSaver extends SqliteSaver {
         ];
       }),
     );
-    await this.commits.write(() => {
-      for (const row of rows) insert.run(...row);
-    });
+    const committed = this.commits.write(
+      chained(chain, () => {
+        for (const row of rows) insert.run(...row);
+      }),
+      chain && ((error) => chain.fail(error)),
+    );
+    return { value: undefined, committed };
   }
 
   /**

@@ -6,6 +6,7 @@ interface QueuedWrite {
   apply: () => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  failed?: (error: unknown) => void;
 }
 
 /**
@@ -24,10 +25,14 @@ export class GroupCommit {
 
   constructor(private readonly db: Db) {}
 
-  write<T>(write: () => T): Promise<T> {
+  /**
+   * Queues `write`; `failed` is told at once (before any later write of the queue is applied) when the
+   * write failed for good, not when its batch was merely rolled back to be applied write by write.
+   */
+  write<T>(write: () => T, failed?: (error: unknown) => void): Promise<T> {
     const apply = tracingEnabled() ? AsyncResource.bind(write) : write;
     return new Promise<T>((resolve, reject) => {
-      if (this.queue.push({ apply, resolve: resolve as (value: unknown) => void, reject }) === 1) setImmediate(() => this.flush());
+      if (this.queue.push({ apply, resolve: resolve as (value: unknown) => void, reject, failed }) === 1) setImmediate(() => this.flush());
     });
   }
 
@@ -44,6 +49,7 @@ export class GroupCommit {
         try {
           write.resolve(this.db.transaction(write.apply).immediate());
         } catch (error) {
+          write.failed?.(error);
           write.reject(error);
         }
       }

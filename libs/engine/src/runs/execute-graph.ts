@@ -8,7 +8,7 @@ import { SubgraphLifecycle } from "../streaming/subgraph-lifecycle.js";
 import type { EmittedEvent } from "../streaming/types.js";
 import { graphTracing } from "../tracing/index.js";
 import { toCommand } from "./command.js";
-import { LENT_CHECKPOINTER_KEY } from "./new-thread-saver.js";
+import { LENT_CHECKPOINTER_KEY } from "./run-saver.js";
 import type { TaskSpans } from "../tracing/task-spans.js";
 import type { EngineRunKwargs, StreamMode } from "./run-request.js";
 import {
@@ -183,7 +183,7 @@ export interface GraphCallOptions {
   graphId?: string;
   resume?: boolean;
   control?: RunControl;
-  /** A saver to lend the graph instead of its own (`newThreadSaver`, for a thread admission created). */
+  /** A saver to lend the graph instead of its own (`runSaver`). */
   saver?: BaseCheckpointSaver;
 }
 

@@ -24,7 +24,7 @@ import type { RunLogger } from "./run-logger.js";
 import type { ExecutionOutcome, Settlement } from "./settlement.js";
 import type { ThreadExecution } from "./thread-execution.js";
 import type { ActiveExecution, PoolRun } from "./worker-pool.js";
-import { newThreadSaver } from "./new-thread-saver.js";
+import { runSaver, savesAsynchronously, type RunSaver } from "./run-saver.js";
 import { StopAnnouncements } from "./stop-announcements.js";
 import { untilStorageReturns } from "./storage-retry.js";
 
@@ -72,6 +72,7 @@ export class RunExecutor {
       let graphId: string | undefined;
       let snapshot: ThreadSnapshot | undefined;
       let outcome: ExecutionOutcome;
+      let lent: RunSaver | undefined;
       // Told to clients only once settlement has freed the thread; dropped if the run is handed back.
       const stop = new StopAnnouncements();
       const limit = armRunTimeout(execution, runTimeoutMs(kwargs, this.runTimeoutMs));
@@ -87,8 +88,9 @@ export class RunExecutor {
         const final: FinalCheckpoint = {};
         // Nor can a thread its admission created have one: LangGraph's opening read is answered without storage.
         const own = graph.checkpointer;
-        const saver = attempt === 1 && newThread && typeof own === "object" ? newThreadSaver(own) : undefined;
-        const call = { attempt, signal, resume, control: execution.control, graphId, final, saver };
+        if (typeof own === "object")
+          lent = runSaver(own, { newThread: attempt === 1 && newThread === true, asyncDurability: savesAsynchronously(graph) });
+        const call = { attempt, signal, resume, control: execution.control, graphId, final, saver: lent?.saver };
         await limit.bound(
           (async () => {
             if (kwargs.protocol === true) return this.protocol.execute(run, graph!, graphId!, call);
@@ -97,6 +99,8 @@ export class RunExecutor {
             }
           })(),
         );
+        // Settlement (what tells the client) comes after the run's checkpoints are durable.
+        await lent?.committed();
         if (signal.aborted) throw signal.reason;
         snapshot = finalSnapshot(final, run.thread_id) ?? (await readThreadSnapshot(graph, run.thread_id));
         if (rebuildsChannels(graph)) snapshot.valuesNotInCheckpoint = true;
@@ -112,6 +116,8 @@ export class RunExecutor {
           : execution.controller.signal.aborted
             ? { kind: "interrupted" }
             : { kind: "error", error };
+        // What the thread holds once the writes the graph queued have landed (or failed).
+        await lent?.committed().catch(() => undefined);
         if (graph) snapshot = await readThreadSnapshot(graph, run.thread_id).catch(() => undefined);
         if (snapshot && graph && rebuildsChannels(graph)) snapshot.valuesNotInCheckpoint = true;
       } finally {
