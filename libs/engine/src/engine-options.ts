@@ -28,6 +28,11 @@ export interface EngineOptions {
    * still handed back after that (a full disk refuses its writes) is kept, and its waiters are answered the fault.
    */
   stallAnswerMs?: number;
+  /**
+   * How long an assistant read while the engine is alone on its database is answered from memory (1 s;
+   * runs/assistant-cache.ts): what a write this process cannot see may stay unseen.
+   */
+  assistantCacheMs?: number;
   /** How long a rollback of a run executing in another process waits for that process to answer (2 s). */
   remoteRollbackMs?: number;
   /** How long events of resumable streams stay replayable. */

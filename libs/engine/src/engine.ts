@@ -106,7 +106,7 @@ export class Engine {
       },
     );
     this.settlement = new Settlement(this.storage, this.hub, this.outbox, this.waiters, options.logger, options.observer);
-    this.assistants = new AssistantCache(this.storage, () => this.signals.alone);
+    this.assistants = new AssistantCache(this.storage, () => this.signals.alone, Date.now, options.assistantCacheMs);
     this.admission = new Admission(
       this.storage,
       this.assistants,

@@ -284,6 +284,7 @@ export class SqliteRunRepo implements RunRepo {
     const owner = options.owner ?? null;
     const release = options.releaseLease === true && owner !== null;
     const write = (): SettledRun | null => {
+      options.after?.check();
       if (result !== null) this.s.get(INSERT_RESULT_GUARDED_SQL).run(runId, result, nowIso(), runId, owner, owner);
       const settled = this.transitionNow(runId, to, options, release, true);
       if (!settled) return null;

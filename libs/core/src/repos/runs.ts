@@ -12,6 +12,7 @@ import type {
   ThreadStatus,
 } from "../model.js";
 import type { RunResult } from "../result.js";
+import type { WriteChain } from "../queued-checkpoints.js";
 import type { ThreadValuesRef } from "../rules/thread-values.js";
 import type { NewThread } from "./threads.js";
 
@@ -120,6 +121,12 @@ export interface RunSettlement {
   };
   /** Clears `owner`'s lease with the terminal write (the executor is done with the run). */
   releaseLease?: boolean;
+  /**
+   * The run's own checkpoint writes, queued before this one in the same commit queue (a driver whose saver
+   * is a QueueingCheckpointSaver): the write asks the chain as it is applied and fails with the chain's
+   * failure instead of settling a run whose checkpoints did not land. Other drivers never get one.
+   */
+  after?: WriteChain;
 }
 
 /** What `RunRepo.getTask` reads in one go. */

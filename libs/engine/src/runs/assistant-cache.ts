@@ -1,6 +1,6 @@
 import type { Assistant, Storage } from "@agent-server/core";
 
-/** Longest an entry is answered from memory: what a write this process cannot see may stay unseen. */
+/** Longest an entry is answered from memory by default: what a write this process cannot see may stay unseen. */
 const TTL_MS = 1000;
 /** Entries kept at most (assistants read for admission; the oldest goes first). */
 const MAX_ENTRIES = 1000;
@@ -13,7 +13,7 @@ const MAX_ENTRIES = 1000;
  * writing methods this class wraps so that each clears the cache before and after it (a read that
  * overlapped a write keeps nothing). Writers it cannot see are another engine (then `usable` is false and
  * every read goes to the database; the first read after a peer appears clears the cache) and one whose
- * hello has not arrived yet, or whose heartbeats were lost: `TTL_MS` bounds how long such a write goes
+ * hello has not arrived yet, or whose heartbeats were lost: `ttlMs` bounds how long such a write goes
  * unseen. Where the engine cannot know whether it is alone (SQLite's signals reach no other process), it
  * never caches.
  */
@@ -28,6 +28,7 @@ export class AssistantCache {
     private readonly storage: Storage,
     private readonly usable: () => boolean,
     private readonly now: () => number = Date.now,
+    private readonly ttlMs: number = TTL_MS,
   ) {
     this.observed = onAssistantWrites(storage, () => this.clear());
   }
@@ -39,7 +40,7 @@ export class AssistantCache {
       return this.storage.assistants.get(assistantId);
     }
     const hit = this.entries.get(assistantId);
-    if (hit && this.now() - hit.at < TTL_MS) return structuredClone(hit.assistant);
+    if (hit && this.now() - hit.at < this.ttlMs) return structuredClone(hit.assistant);
     const generation = this.generation;
     const at = this.now();
     const assistant = await this.storage.assistants.get(assistantId);

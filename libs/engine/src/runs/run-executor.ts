@@ -7,6 +7,7 @@ import {
   type Run,
   type Storage,
   type StorageFault,
+  type WriteChain,
 } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
 import { admittedGraphId, firstClaimWaitMs, type EngineObserver } from "../observe/index.js";
@@ -73,6 +74,7 @@ export class RunExecutor {
       let snapshot: ThreadSnapshot | undefined;
       let outcome: ExecutionOutcome;
       let lent: RunSaver | undefined;
+      let after: WriteChain | undefined;
       // Told to clients only once settlement has freed the thread; dropped if the run is handed back.
       const stop = new StopAnnouncements();
       const limit = armRunTimeout(execution, runTimeoutMs(kwargs, this.runTimeoutMs));
@@ -99,10 +101,14 @@ export class RunExecutor {
             }
           })(),
         );
-        // Settlement (what tells the client) comes after the run's checkpoints are durable.
-        await lent?.committed();
+        const streamed = finalSnapshot(final, run.thread_id);
+        // Settlement (what tells the client) comes after the run's checkpoints are durable: its own write
+        // follows them in the commit queue and is refused if one failed (`after`). A snapshot read back
+        // from storage, or a settlement that is not one write, waits for them instead.
+        if (streamed && lent?.chain && kwargs.protocol !== true && this.storage.runs.settle) after = lent.chain;
+        else await lent?.committed();
         if (signal.aborted) throw signal.reason;
-        snapshot = finalSnapshot(final, run.thread_id) ?? (await readThreadSnapshot(graph, run.thread_id));
+        snapshot = streamed ?? (await readThreadSnapshot(graph, run.thread_id));
         if (rebuildsChannels(graph)) snapshot.valuesNotInCheckpoint = true;
         outcome = { kind: "success", result: toRunResult(snapshot) };
       } catch (error) {
@@ -117,6 +123,7 @@ export class RunExecutor {
             ? { kind: "interrupted" }
             : { kind: "error", error };
         // What the thread holds once the writes the graph queued have landed (or failed).
+        after = undefined;
         await lent?.committed().catch(() => undefined);
         if (graph) snapshot = await readThreadSnapshot(graph, run.thread_id).catch(() => undefined);
         if (snapshot && graph && rebuildsChannels(graph)) snapshot.valuesNotInCheckpoint = true;
@@ -133,10 +140,19 @@ export class RunExecutor {
           owner: execution.owner,
           startedAt: started,
           announceStop: () => stop.release((event) => this.publish(run, event)),
+          ...(after ? { after } : {}),
         });
       let final: Awaited<ReturnType<typeof settle>>;
       try {
-        final = await settle();
+        final = await settle().catch(async (error: unknown) => {
+          // A checkpoint write of the run failed as it committed (not a storage outage, handed back below):
+          // the run ends in error with what the thread kept, as a save LangGraph saw fail would end it.
+          if (!after || !lent?.chain?.failed(error) || isStorageOutage(error)) throw error;
+          after = undefined;
+          outcome = { kind: "error", error };
+          snapshot = graph ? await readThreadSnapshot(graph, run.thread_id).catch(() => undefined) : undefined;
+          return settle();
+        });
       } catch (error) {
         // The database went away before the terminal write landed: the run goes back to the queue and its
         // next attempt settles it from its last checkpoint. When it is no longer ours to hand back (a cancel

@@ -153,7 +153,7 @@ describe("a run's checkpoint writes in the commit queue (sqlite)", () => {
     return engine.createRunAndWait({ ...hi, assistant_id: assistantId }, { threadId, createThread: { thread_id: threadId } });
   };
 
-  it("a run on a new thread commits three times (admission, its steps, settlement); with sync durability once a step", async () => {
+  it("a run on a new thread commits twice (admission; its steps with its settlement); with sync durability once a step", async () => {
     const { storage, engine } = await open({ "echo-sync": echoGraph.withConfig({ durability: "sync" }) as CompiledGraph });
     await runOnNewThread(engine);
     await runOnNewThread(engine, "echo-sync");
@@ -162,7 +162,7 @@ describe("a run's checkpoint writes in the commit queue (sqlite)", () => {
     const before = transactions.count();
     const { run, end } = await runOnNewThread(engine);
     expect(end.status).toBe("success");
-    expect(transactions.count() - before).toBe(3);
+    expect(transactions.count() - before).toBe(2);
     const tuple = await storage.checkpointer.getTuple({ configurable: { thread_id: run.thread_id, checkpoint_ns: "" } });
     expect((tuple?.checkpoint.channel_values.messages as { content: string }[]).map((m) => m.content)).toEqual(["hi", "echo: hi"]);
 

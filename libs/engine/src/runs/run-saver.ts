@@ -21,6 +21,11 @@ export interface RunSaver {
   saver: BaseCheckpointSaver;
   /** Resolves once every write queued through `saver` is durable; rejects with the first that failed. */
   committed(): Promise<void>;
+  /**
+   * The chain of the writes queued through `saver` (absent when it queues nothing): a later write of the
+   * same queue that names it (the settlement's, `RunSettlement.after`) is applied only if they all landed.
+   */
+  chain?: WriteChain & { failed(error: unknown): boolean };
 }
 
 /**
@@ -32,9 +37,10 @@ export interface RunSaver {
  *   QueueingCheckpointSaver: SQLite's group commit), `put` and `putWrites` resolve once their write is
  *   queued. LangGraph chains each save after the last one has resolved: answered at commit, every step's
  *   save was a commit of its own (three per A2A message); answered at queueing, a run's steps share one.
- *   Nothing is told outside before the run settles, and its settlement is queued after `committed()`, so
- *   every answer still comes after its checkpoints are durable. A failed write fails the run's later
- *   writes (`WriteChain`) and `committed()`, as a rejected save fails LangGraph's own chain and run.
+ *   Nothing is told outside before the run settles, and its settlement either follows the writes in the
+ *   queue (`chain`, `RunSettlement.after`) or waits for `committed()`, so every answer still comes after
+ *   its checkpoints are durable. A failed write fails the run's later writes and its settlement
+ *   (`WriteChain`) and `committed()`, as a rejected save fails LangGraph's own chain and run.
  *
  * Every other call goes to the saver itself, with `this` the saver (its own state and commits stay one).
  */
@@ -51,9 +57,11 @@ export function runSaver(saver: BaseCheckpointSaver, options: RunSaverOptions): 
     });
   }
   let committed = (): Promise<void> => Promise.resolve();
+  let chain: RunSaver["chain"];
   if (options.asyncDurability && isQueueingSaver(saver)) {
     const writes = new QueuedWrites();
     committed = () => writes.drained();
+    chain = writes;
     overrides.set("put", async (...args: Parameters<BaseCheckpointSaver["put"]>) => {
       const [config, checkpoint, metadata] = args;
       return writes.track(await saver.queuePut(config, checkpoint, metadata, writes));
@@ -63,7 +71,7 @@ export function runSaver(saver: BaseCheckpointSaver, options: RunSaverOptions): 
       writes.track(await saver.queuePutWrites(config, pending, taskId, writes));
     });
   }
-  if (overrides.size === 0) return { saver, committed };
+  if (overrides.size === 0) return { saver, committed, ...(chain ? { chain } : {}) };
   const bound = new Map<PropertyKey, unknown>();
   const lent = new Proxy(saver, {
     get(target, property) {
@@ -74,7 +82,7 @@ export function runSaver(saver: BaseCheckpointSaver, options: RunSaverOptions): 
       return bound.get(property);
     },
   });
-  return { saver: lent, committed };
+  return { saver: lent, committed, ...(chain ? { chain } : {}) };
 }
 
 /** The queued writes of one graph call: which are not yet durable, and the first that failed. */
@@ -88,6 +96,11 @@ class QueuedWrites implements WriteChain {
 
   fail(error: unknown): void {
     this.failure ??= { error };
+  }
+
+  /** Whether `error` is the chain's failure (a write that named the chain was refused with it). */
+  failed(error: unknown): boolean {
+    return this.failure !== undefined && this.failure.error === error;
   }
 
   track<T>(queued: { value: T; committed: Promise<unknown> }): T {

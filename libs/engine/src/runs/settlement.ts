@@ -8,6 +8,7 @@ import {
   type RunStatus,
   type SettledRun,
   type Storage,
+  type WriteChain,
 } from "@agent-server/core";
 import { admittedGraphId, type EngineObserver } from "../observe/index.js";
 import type { StreamHub } from "../streaming/stream-hub.js";
@@ -111,6 +112,8 @@ export class Settlement {
        * for a run that was erased or lost.
        */
       announceStop?: () => Promise<void>;
+      /** The run's queued checkpoint writes, which its terminal write must follow (`RunSettlement.after`). */
+      after?: WriteChain;
     },
   ): Promise<Run | null | "lost"> {
     const runId = run.run_id;
@@ -138,13 +141,13 @@ export class Settlement {
       // is too late (refused, as after any terminal write), not one to erase a half-settled run for.
       options.rollbackClosed?.();
       try {
-        write = await this.writeSettled(run, status, error, captured, snapshot, executionCompleted, owner);
+        write = await this.writeSettled(run, status, error, captured, snapshot, executionCompleted, owner, options.after);
         if (write.won) recorded = captured;
       } catch (captureError) {
         if (captured === undefined || !(captureError instanceof WireSerializationError)) throw captureError;
         status = "error";
         error = captureError;
-        write = await this.writeSettled(run, status, error, undefined, snapshot, executionCompleted, owner);
+        write = await this.writeSettled(run, status, error, undefined, snapshot, executionCompleted, owner, options.after);
       }
     } else {
       if (executionCompleted && options.captureResult) {
@@ -349,10 +352,12 @@ export class Settlement {
     snapshot: ThreadSnapshot | undefined,
     executionCompleted: boolean,
     owner: string | undefined,
+    after: WriteChain | undefined,
   ): Promise<TerminalWrite> {
     const settle = (withThread: boolean) =>
       this.storage.runs.settle!(run.run_id, status, {
         from: ["running"],
+        ...(after ? { after } : {}),
         ...(owner !== undefined ? { owner } : {}),
         ...(error !== undefined ? { error: storedRunError(error) } : {}),
         ...(result !== undefined ? { result } : {}),
