@@ -7,7 +7,6 @@ import {
   type Run,
   type Storage,
   type StorageFault,
-  type WriteChain,
 } from "@agent-server/core";
 import type { GraphRegistry } from "../graphs/registry.js";
 import { admittedGraphId, firstClaimWaitMs, type EngineObserver } from "../observe/index.js";
@@ -74,7 +73,7 @@ export class RunExecutor {
       let snapshot: ThreadSnapshot | undefined;
       let outcome: ExecutionOutcome;
       let lent: RunSaver | undefined;
-      let after: WriteChain | undefined;
+      let queued: RunSaver | undefined;
       // Told to clients only once settlement has freed the thread; dropped if the run is handed back.
       const stop = new StopAnnouncements();
       const limit = armRunTimeout(execution, runTimeoutMs(kwargs, this.runTimeoutMs));
@@ -103,9 +102,9 @@ export class RunExecutor {
         );
         const streamed = finalSnapshot(final, run.thread_id);
         // Settlement (what tells the client) comes after the run's checkpoints are durable: its own write
-        // follows them in the commit queue and is refused if one failed (`after`). A snapshot read back
+        // follows them in the commit queue and is refused if one failed (`RunSettlement.after`). A snapshot read back
         // from storage, or a settlement that is not one write, waits for them instead.
-        if (streamed && lent?.chain && kwargs.protocol !== true && this.storage.runs.settle) after = lent.chain;
+        if (streamed && lent?.chain && kwargs.protocol !== true && this.storage.runs.settle) queued = lent;
         else await lent?.committed();
         if (signal.aborted) throw signal.reason;
         snapshot = streamed ?? (await readThreadSnapshot(graph, run.thread_id));
@@ -123,7 +122,7 @@ export class RunExecutor {
             ? { kind: "interrupted" }
             : { kind: "error", error };
         // What the thread holds once the writes the graph queued have landed (or failed).
-        after = undefined;
+        queued = undefined;
         await lent?.committed().catch(() => undefined);
         if (graph) snapshot = await readThreadSnapshot(graph, run.thread_id).catch(() => undefined);
         if (snapshot && graph && rebuildsChannels(graph)) snapshot.valuesNotInCheckpoint = true;
@@ -140,15 +139,15 @@ export class RunExecutor {
           owner: execution.owner,
           startedAt: started,
           announceStop: () => stop.release((event) => this.publish(run, event)),
-          ...(after ? { after } : {}),
+          ...(queued?.chain ? { queued: { chain: queued.chain, committed: queued.committed } } : {}),
         });
       let final: Awaited<ReturnType<typeof settle>>;
       try {
         final = await settle().catch(async (error: unknown) => {
           // A checkpoint write of the run failed as it committed (not a storage outage, handed back below):
           // the run ends in error with what the thread kept, as a save LangGraph saw fail would end it.
-          if (!after || !lent?.chain?.failed(error) || isStorageOutage(error)) throw error;
-          after = undefined;
+          if (!queued?.chain?.failed(error) || isStorageOutage(error)) throw error;
+          queued = undefined;
           outcome = { kind: "error", error };
           snapshot = graph ? await readThreadSnapshot(graph, run.thread_id).catch(() => undefined) : undefined;
           return settle();

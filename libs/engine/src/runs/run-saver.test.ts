@@ -187,6 +187,48 @@ describe("a run's checkpoint writes in the commit queue (sqlite)", () => {
   });
 });
 
+describe("an erase of a run whose checkpoint writes are still queued (sqlite)", () => {
+  it("waits for them, so the erased run leaves no checkpoint behind", async () => {
+    const opened = await sqlite.open();
+    const engine = await startEngine(opened.storage, { workers: 2 });
+    try {
+      const storage = opened.storage;
+      const threadId = crypto.randomUUID();
+      const { run } = await storage.runs.createWithThread!(
+        { thread_id: threadId },
+        {
+          run_id: crypto.randomUUID(),
+          thread_id: threadId,
+          assistant_id: (await storage.assistants.search({ graph_id: "echo" }))[0]!.assistant_id,
+        },
+        { claim: { owner: "test", leaseMs: 60_000 } },
+      ).then((created) => ({ run: created }));
+      const lent = runSaver(storage.checkpointer, { newThread: true, asyncDurability: true });
+      const config = { configurable: { thread_id: threadId, checkpoint_ns: "", run_id: run.run_id } };
+      // Queued, not yet committed (the queue commits at the end of this turn).
+      await lent.saver.put(
+        config,
+        { v: 4, id: "1f0-a", ts: new Date().toISOString(), channel_values: { x: 1 }, channel_versions: { x: 1 }, versions_seen: {} },
+        { source: "input", step: -1, parents: {} },
+        {},
+      );
+      const settlement = (engine as unknown as { settlement: { settle: (...args: unknown[]) => Promise<unknown> } }).settlement;
+      await settlement.settle(run, { kind: "success", result: {} }, undefined, {
+        captureResult: false,
+        rollbackRequested: () => true,
+        owner: "test",
+        queued: { chain: lent.chain, committed: lent.committed },
+      });
+      await lent.committed();
+      expect(await storage.runs.get(run.run_id)).toBeNull();
+      expect(await storage.checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } })).toBeUndefined();
+    } finally {
+      await engine.stop(0);
+      await opened.dispose();
+    }
+  });
+});
+
 describe("savesAsynchronously", () => {
   it("is true for LangGraph's default and 'exit', false where the graph or a subgraph it declares asks for 'sync'", () => {
     expect(savesAsynchronously(echoGraph as CompiledGraph)).toBe(true);

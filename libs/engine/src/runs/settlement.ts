@@ -112,12 +112,18 @@ export class Settlement {
        * for a run that was erased or lost.
        */
       announceStop?: () => Promise<void>;
-      /** The run's queued checkpoint writes, which its terminal write must follow (`RunSettlement.after`). */
-      after?: WriteChain;
+      /**
+       * The run's checkpoint writes, still in the commit queue: the terminal write names their chain
+       * (`RunSettlement.after`) and follows them; an erase, whose delete does not queue, waits for them.
+       */
+      queued?: { chain: WriteChain; committed(): Promise<void> };
     },
   ): Promise<Run | null | "lost"> {
     const runId = run.run_id;
-    if (options.rollbackRequested()) return this.eraseRolledBack(run);
+    if (options.rollbackRequested()) {
+      await options.queued?.committed().catch(() => undefined);
+      return this.eraseRolledBack(run);
+    }
     let status: RunStatus = outcome.kind === "success" ? "success" : outcome.kind;
     let error = outcome.kind === "error" || outcome.kind === "timeout" ? outcome.error : undefined;
     const owner = options.owner;
@@ -141,13 +147,13 @@ export class Settlement {
       // is too late (refused, as after any terminal write), not one to erase a half-settled run for.
       options.rollbackClosed?.();
       try {
-        write = await this.writeSettled(run, status, error, captured, snapshot, executionCompleted, owner, options.after);
+        write = await this.writeSettled(run, status, error, captured, snapshot, executionCompleted, owner, options.queued?.chain);
         if (write.won) recorded = captured;
       } catch (captureError) {
         if (captured === undefined || !(captureError instanceof WireSerializationError)) throw captureError;
         status = "error";
         error = captureError;
-        write = await this.writeSettled(run, status, error, undefined, snapshot, executionCompleted, owner, options.after);
+        write = await this.writeSettled(run, status, error, undefined, snapshot, executionCompleted, owner, options.queued?.chain);
       }
     } else {
       if (executionCompleted && options.captureResult) {
