@@ -102,8 +102,8 @@ export class RunExecutor {
         );
         const streamed = finalSnapshot(final, run.thread_id);
         // Settlement (what tells the client) comes after the run's checkpoints are durable: its own write
-        // follows them in the commit queue and is refused if one failed (`RunSettlement.after`). A snapshot read back
-        // from storage, or a settlement that is not one write, waits for them instead.
+        // follows them in the commit queue and is refused if one failed (`RunSettlement.after`). A
+        // snapshot read back from storage, or a settlement that is not one write, waits for them instead.
         if (streamed && lent?.chain && kwargs.protocol !== true && this.storage.runs.settle) queued = lent;
         else await lent?.committed();
         if (signal.aborted) throw signal.reason;
