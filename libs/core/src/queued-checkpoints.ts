@@ -1,5 +1,5 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { BaseCheckpointSaver, Checkpoint, CheckpointMetadata, PendingWrite } from "@langchain/langgraph-checkpoint";
+import type { BaseCheckpointSaver, Checkpoint, ChannelVersions, CheckpointMetadata, PendingWrite } from "@langchain/langgraph-checkpoint";
 
 /** A checkpoint write in a driver's commit queue: `committed` settles once it is durable (or failed). */
 export interface QueuedWrite<T> {
@@ -22,14 +22,15 @@ export interface WriteChain {
 
 /**
  * A saver whose writes go into a commit queue that commits them in the order they were queued (SQLite's
- * group commit). `queuePut` and `queuePutWrites` resolve once the write is queued, and `committed` once
- * it is durable.
+ * group commit; on PostgreSQL, a chain's batches). `queuePut` and `queuePutWrites` resolve once the write
+ * is queued, and `committed` once it is durable. A write without a chain is committed on its own.
  */
 export interface QueueingCheckpointSaver {
   queuePut(
     config: RunnableConfig,
     checkpoint: Checkpoint,
     metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
     chain?: WriteChain,
   ): Promise<QueuedWrite<RunnableConfig>>;
   queuePutWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, chain?: WriteChain): Promise<QueuedWrite<void>>;

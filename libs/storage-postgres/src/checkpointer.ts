@@ -1,7 +1,9 @@
 import { WRITES_IDX_MAP, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
-import { checkpointMetadata, sealedSerde } from "@agent-server/core";
+import { checkpointMetadata, sealedSerde, type QueuedWrite, type QueueingCheckpointSaver, type WriteChain } from "@agent-server/core";
 import type pg from "pg";
+import { CheckpointBatches } from "./checkpoint-batches.js";
+import { CheckpointRows } from "./checkpoint-rows.js";
 import { decodeJsonText, encodeJsonText } from "./db.js";
 import { Sealer } from "./sealing.js";
 
@@ -25,18 +27,19 @@ type WriteRows = [Uint8Array, Uint8Array, Uint8Array, Uint8Array][];
  * saver's own SQL joins on, and stays plaintext, as does its metadata (history filters read it) but for
  * LANGGRAPH_AES_JSON_KEYS, sealed like every metadata column's.
  */
-export class RunAwarePostgresSaver extends PostgresSaver {
-  private readonly writes: WriteStatements;
+export class RunAwarePostgresSaver extends PostgresSaver implements QueueingCheckpointSaver {
+  /** The writes graph calls queue (`queuePut`, `queuePutWrites`), a statement per call and event-loop turn. */
+  readonly batches: CheckpointBatches;
   private readonly blobSerde: SerializerProtocol;
   private readonly writeSerde: SerializerProtocol;
 
   constructor(
     private readonly writePool: pg.Pool,
-    schema: string,
+    private readonly schema: string,
     private readonly seal: Sealer = new Sealer(),
   ) {
     super(writePool, undefined, { schema });
-    this.writes = writeStatements(schema);
+    this.batches = new CheckpointBatches((rows) => this.commitRows(rows));
     this.blobSerde = sealedSerde(this.serde, seal.cipher, "checkpoint_blobs.blob");
     this.writeSerde = sealedSerde(this.serde, seal.cipher, "checkpoint_writes.blob");
   }
@@ -60,16 +63,10 @@ export class RunAwarePostgresSaver extends PostgresSaver {
    * and COMMIT (3 + channels round trips, each holding a pooled connection).
    */
   override async put(config: SaverConfig, checkpoint: SaverCheckpoint, metadata: SaverMetadata, newVersions: SaverVersions) {
-    if (config.configurable === undefined) throw new Error(`Missing "configurable" field in "config" param`);
-    const { thread_id: threadId, checkpoint_ns: checkpointNs = "", checkpoint_id: parentId } = config.configurable;
-    const [blobs, dumpedMetadata] = await Promise.all([
-      this._dumpBlobs(threadId, checkpointNs, checkpoint.channel_values, newVersions),
-      this._dumpMetadata(checkpointMetadata(config, metadata) as SaverMetadata),
-    ]);
-    const params: unknown[] = [threadId, checkpointNs, checkpoint.id, parentId, this._dumpCheckpoint(checkpoint), dumpedMetadata];
-    const rows = blobs.map(([, , channel, version, type, blob]) => `($1, $2, ${placeholders(params, [channel, version, type, blob])})`);
-    await this.writePool.query(this.writes.checkpoint(rows), params);
-    return { configurable: { thread_id: threadId, checkpoint_ns: checkpointNs, checkpoint_id: checkpoint.id } };
+    const rows = new CheckpointRows();
+    const saved = await this.putRows(rows, config, checkpoint, metadata, newVersions);
+    await this.commitRows(rows);
+    return saved;
   }
 
   /**
@@ -79,16 +76,64 @@ export class RunAwarePostgresSaver extends PostgresSaver {
    */
   override async putWrites(config: SaverConfig, writes: SaverWrites, taskId: string): Promise<void> {
     if (writes.length === 0) return;
-    const upsert = writes.every(([channel]) => channel in WRITES_IDX_MAP);
-    const { thread_id: threadId, checkpoint_ns: checkpointNs, checkpoint_id: checkpointId } = config.configurable ?? {};
-    let dumped = await this._dumpWrites(threadId, checkpointNs, checkpointId, taskId, writes);
-    if (upsert) dumped = [...new Map(dumped.map((row) => [row[4], row])).values()];
-    const params: unknown[] = [threadId, checkpointNs, checkpointId, taskId];
-    const rows = dumped.map(
-      ([, , , , idx, channel, type, blob]) => `($1, $2, $3, $4, ${placeholders(params, [idx, channel, type, blob])})`,
-    );
-    await this.writePool.query(this.writes.pendingWrites(rows, upsert), params);
+    const rows = new CheckpointRows();
+    await this.putWritesRows(rows, config, writes, taskId);
+    await this.commitRows(rows);
   }
+
+  /** `put`, resolved once the checkpoint is in its chain's batch (core's QueueingCheckpointSaver; see CheckpointBatches). */
+  async queuePut(
+    config: SaverConfig,
+    checkpoint: SaverCheckpoint,
+    metadata: SaverMetadata,
+    newVersions: SaverVersions,
+    chain?: WriteChain,
+  ): Promise<QueuedWrite<SaverConfig>> {
+    const staged = new CheckpointRows();
+    const value = await this.putRows(staged, config, checkpoint, metadata, newVersions);
+    return { value, committed: this.queue(staged, chain) };
+  }
+
+  /** `putWrites`, resolved once the writes are in their chain's batch (core's QueueingCheckpointSaver). */
+  async queuePutWrites(config: SaverConfig, writes: SaverWrites, taskId: string, chain?: WriteChain): Promise<QueuedWrite<void>> {
+    const staged = new CheckpointRows();
+    if (writes.length > 0) await this.putWritesRows(staged, config, writes, taskId);
+    return { value: undefined, committed: staged.empty ? Promise.resolve() : this.queue(staged, chain) };
+  }
+
+  private queue(staged: CheckpointRows, chain: WriteChain | undefined): Promise<void> {
+    return chain ? this.batches.queue(chain, (rows) => rows.addRows(staged)) : this.commitRows(staged);
+  }
+
+  private async commitRows(rows: CheckpointRows): Promise<void> {
+    const { text, values } = rows.statement(this.schema);
+    await this.writePool.query(text, values);
+  }
+
+  /** Adds a checkpoint's rows (its changed channels' blobs and itself) to `rows`; what `put` answers. */
+  private async putRows(
+    rows: CheckpointRows,
+    config: SaverConfig,
+    checkpoint: SaverCheckpoint,
+    metadata: SaverMetadata,
+    newVersions: SaverVersions,
+  ): Promise<SaverConfig> {
+    if (config.configurable === undefined) throw new Error(`Missing "configurable" field in "config" param`);
+    const { thread_id: threadId, checkpoint_ns: checkpointNs = "", checkpoint_id: parentId } = config.configurable;
+    const [blobs, dumpedMetadata] = await Promise.all([
+      this._dumpBlobs(threadId, checkpointNs, checkpoint.channel_values, newVersions),
+      this._dumpMetadata(checkpointMetadata(config, metadata) as SaverMetadata),
+    ]);
+    rows.addPut(blobs, [threadId, checkpointNs, checkpoint.id, parentId, this._dumpCheckpoint(checkpoint), dumpedMetadata]);
+    return { configurable: { thread_id: threadId, checkpoint_ns: checkpointNs, checkpoint_id: checkpoint.id } };
+  }
+
+  private async putWritesRows(rows: CheckpointRows, config: SaverConfig, writes: SaverWrites, taskId: string): Promise<void> {
+    const replace = writes.every(([channel]) => channel in WRITES_IDX_MAP);
+    const { thread_id: threadId, checkpoint_ns: checkpointNs, checkpoint_id: checkpointId } = config.configurable ?? {};
+    rows.addWrites(await this._dumpWrites(threadId, checkpointNs, checkpointId, taskId, writes), replace);
+  }
+
   // Checkpoint metadata is jsonb, which refuses NUL and lone surrogates: a run whose metadata held one
   // failed at its first checkpoint on PostgreSQL alone. It is stored NUL-encoded as every jsonb value of
   // ours is (db.ts), and filters are encoded the same way, so `@>` still compares like with like.
@@ -167,37 +212,6 @@ export class RunAwarePostgresSaver extends PostgresSaver {
   protected override _searchWhere(config?: SaverConfig, filter?: Record<string, unknown>, before?: SaverConfig): [string, unknown[]] {
     return super._searchWhere(config, filter && (jsonbSafe(filter, encodeJsonText) as Record<string, unknown>), before);
   }
-}
-
-type WriteStatements = ReturnType<typeof writeStatements>;
-
-/** The saver's writes as single statements over the tables PostgresSaver's migrations create. */
-function writeStatements(schema: string) {
-  const s = `"${schema}"`;
-  const checkpointInsert = `INSERT INTO ${s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
-    VALUES ($1, $2, $3, $4, $5, $6)
-    ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata`;
-  const writesInsert = `INSERT INTO ${s}.checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob) VALUES `;
-  return {
-    checkpoint: (blobRows: string[]) =>
-      blobRows.length === 0
-        ? checkpointInsert
-        : `WITH blobs AS (INSERT INTO ${s}.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)
-             VALUES ${blobRows.join(", ")}
-             ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING)
-           ${checkpointInsert}`,
-    pendingWrites: (rows: string[], upsert: boolean) =>
-      writesInsert +
-      rows.join(", ") +
-      (upsert
-        ? ` ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob`
-        : ` ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO NOTHING`),
-  };
-}
-
-/** Appends `values` to `params` and returns their placeholders (`$7, $8, …`). */
-function placeholders(params: unknown[], values: unknown[]): string {
-  return values.map((value) => `$${params.push(value)}`).join(", ");
 }
 
 /** `value` through its JSON text, rewritten by `code`; the value itself when the text is unchanged. */

@@ -10,6 +10,8 @@ import {
 } from "@agent-server/core";
 import type pg from "pg";
 import { FOREIGN_KEY_VIOLATION, Params, pgCode, query, RESULT_COLUMNS, resultValues, toDbJson, type Tables } from "./db.js";
+import type { CheckpointBatches } from "./checkpoint-batches.js";
+import type { CheckpointRows } from "./checkpoint-rows.js";
 import type { Sealer } from "./sealing.js";
 
 /**
@@ -17,8 +19,35 @@ import type { Sealer } from "./sealing.js";
  * terminal UPDATE (clearing the lease with `releaseLease`) and the thread's UPDATE (only when the
  * terminal write landed: it reads the run's row from the UPDATE's RETURNING) are CTEs of one query, so
  * they commit together and cost one round trip. `runColumns` are the columns of a `Run`.
+ *
+ * With `after`, the run's checkpoint writes come first: once those already sent have landed, the batch
+ * not yet sent (CheckpointBatches.take) joins the statement as its first CTEs, so they commit together.
+ * Should that statement fail, the batch is committed alone (its failure fails the chain and is thrown)
+ * and the settlement is tried again without it: the checkpoints never depend on how the settlement went.
  */
 export async function settleRun(
+  pool: pg.Pool,
+  t: Tables,
+  seal: Sealer,
+  checkpoints: CheckpointBatches,
+  runColumns: string,
+  runId: string,
+  to: RunStatus,
+  options: RunSettlement,
+): Promise<SettledRun | null> {
+  const batch = options.after ? await checkpoints.take(options.after) : undefined;
+  if (!batch) return settleAlone(pool, t, seal, runColumns, runId, to, options);
+  try {
+    const settled = await settleAlone(pool, t, seal, runColumns, runId, to, options, batch.rows);
+    batch.resolve();
+    return settled;
+  } catch {
+    await checkpoints.commit(options.after!, batch);
+    return settleAlone(pool, t, seal, runColumns, runId, to, options);
+  }
+}
+
+async function settleAlone(
   pool: pg.Pool,
   t: Tables,
   seal: Sealer,
@@ -26,6 +55,7 @@ export async function settleRun(
   runId: string,
   to: RunStatus,
   options: RunSettlement,
+  checkpointRows?: CheckpointRows,
 ): Promise<SettledRun | null> {
   // Everything is serialized before the query: a value that is not JSON throws and writes nothing.
   const params = new Params([runId, to, nowIso(), errorJson(seal, options.error)]);
@@ -47,6 +77,7 @@ export async function settleRun(
      WHERE ${where.join(" AND ")}
      RETURNING ${runColumns}, push_registered
        OR EXISTS (SELECT 1 FROM ${t.pushConfigs} p WHERE p.run_id = COALESCE(task_id, run_id)) AS push_configs)`);
+  if (checkpointRows) ctes.unshift(...checkpointRows.inserts(t.schema, params.values).map((insert, i) => `checkpoint_${i} AS (${insert})`));
   let select = `SELECT settled.* FROM settled`;
   const thread = options.thread;
   if (thread) {
@@ -72,7 +103,7 @@ export async function settleRun(
     [row] = await query<Row>(pool, `WITH ${ctes.join(",\n")}\n${select}`, params.values);
   } catch (error) {
     // The run was deleted between the snapshot and the foreign-key check: nothing to settle.
-    if (pgCode(error) === FOREIGN_KEY_VIOLATION) return null;
+    if (pgCode(error) === FOREIGN_KEY_VIOLATION && !checkpointRows) return null;
     throw error;
   }
   if (!row) return null;

@@ -43,6 +43,7 @@ import {
   type Tables,
 } from "./db.js";
 import { containsSql } from "./filters-sql.js";
+import type { CheckpointBatches } from "./checkpoint-batches.js";
 import { errorJson, settleRun } from "./run-settle.js";
 import { ACTIVE_RUNS, deleteRunsWhere, prefixed, RUN_COLUMNS, taskSql } from "./run-sql.js";
 import type { Sealer } from "./sealing.js";
@@ -79,6 +80,8 @@ export class PostgresRunRepo implements RunRepo {
     private readonly pool: pg.Pool,
     private readonly t: Tables,
     private readonly seal: Sealer,
+    /** The saver's queued checkpoint writes, which a settlement naming their chain takes in (`settle`). */
+    private readonly checkpointBatches: CheckpointBatches,
   ) {
     this.checkpoints = checkpointSql(t.schema);
     this.tasks = taskSql(t.runs);
@@ -257,7 +260,7 @@ export class PostgresRunRepo implements RunRepo {
 
   /** One statement (see `settleRun`). */
   async settle(runId: string, to: RunStatus, options: RunSettlement): Promise<SettledRun | null> {
-    return settleRun(this.pool, this.t, this.seal, RUN_COLUMNS, runId, to, options);
+    return settleRun(this.pool, this.t, this.seal, this.checkpointBatches, RUN_COLUMNS, runId, to, options);
   }
 
   async getLease(runId: string): Promise<{ owner: string; expires_at: string } | null> {

@@ -78,7 +78,7 @@ export class PostgresStorage implements Storage {
     this.checkpointer = new RunAwarePostgresSaver(saverPool(pool), schema, seal);
     this.assistants = new PostgresAssistantRepo(pool, this.tables, seal);
     this.threads = new PostgresThreadRepo(pool, this.tables, this.checkpointer, seal);
-    this.runs = new PostgresRunRepo(pool, this.tables, seal);
+    this.runs = new PostgresRunRepo(pool, this.tables, seal, this.checkpointer.batches);
     this.store = new PostgresStoreRepo(pool, this.tables, seal);
     this.crons = new PostgresCronRepo(pool, this.tables, seal);
     this.deliveries = new PostgresDeliveryRepo(pool, this.tables, seal);

@@ -1,6 +1,7 @@
 import {
   copyCheckpoint,
   WRITES_IDX_MAP,
+  type ChannelVersions,
   type Checkpoint,
   type CheckpointMetadata,
   type CheckpointTuple,
@@ -76,7 +77,7 @@ export class AgentSqliteSaver extends SqliteSaver implements QueueingCheckpointS
   }
 
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): Promise<RunnableConfig> {
-    const queued = await this.queuePut(config, checkpoint, metadata);
+    const queued = await this.queuePut(config, checkpoint, metadata, {});
     await queued.committed;
     return queued.value;
   }
@@ -92,6 +93,8 @@ export class AgentSqliteSaver extends SqliteSaver implements QueueingCheckpointS
     config: RunnableConfig,
     checkpoint: Checkpoint,
     metadata: CheckpointMetadata,
+    // The whole checkpoint is one row here: which channels changed does not matter.
+    _newVersions: ChannelVersions,
     chain?: WriteChain,
   ): Promise<QueuedWrite<RunnableConfig>> {
     this.setup();

@@ -40,9 +40,9 @@ describe("queued checkpoint writes (core QueueingCheckpointSaver)", () => {
     const count = () => (reader.prepare("SELECT count(*) AS n FROM checkpoints WHERE thread_id = ?").get(threadId) as { n: number }).n;
     const root = { configurable: { thread_id: threadId, checkpoint_ns: "" } };
 
-    const first = await saver.queuePut(root, checkpoint("1f0-1"), { source: "input", step: -1, parents: {} });
+    const first = await saver.queuePut(root, checkpoint("1f0-1"), { source: "input", step: -1, parents: {} }, {});
     const writes = await saver.queuePutWrites(first.value, [["x", "w"]], "task-1");
-    const second = await saver.queuePut(first.value, checkpoint("1f0-2"), { source: "loop", step: 0, parents: {} });
+    const second = await saver.queuePut(first.value, checkpoint("1f0-2"), { source: "loop", step: 0, parents: {} }, {});
     expect(count()).toBe(0); // queued, not yet committed
     await Promise.all([first.committed, writes.committed, second.committed]);
     expect(count()).toBe(2);
@@ -66,14 +66,19 @@ describe("queued checkpoint writes (core QueueingCheckpointSaver)", () => {
     const other = randomUUID();
     const root = { configurable: { thread_id: threadId, checkpoint_ns: "" } };
     const run = chain();
-    const one = await saver.queuePut(root, checkpoint("1f0-1"), { source: "input", step: -1, parents: {} }, run);
-    const two = await saver.queuePut(one.value, checkpoint("1f0-2"), { source: "loop", step: 0, parents: {} }, run);
-    const three = await saver.queuePut(two.value, checkpoint("1f0-3"), { source: "loop", step: 1, parents: {} }, run);
-    const elsewhere = await saver.queuePut({ configurable: { thread_id: other, checkpoint_ns: "" } }, checkpoint("1f0-9"), {
-      source: "input",
-      step: -1,
-      parents: {},
-    });
+    const one = await saver.queuePut(root, checkpoint("1f0-1"), { source: "input", step: -1, parents: {} }, {}, run);
+    const two = await saver.queuePut(one.value, checkpoint("1f0-2"), { source: "loop", step: 0, parents: {} }, {}, run);
+    const three = await saver.queuePut(two.value, checkpoint("1f0-3"), { source: "loop", step: 1, parents: {} }, {}, run);
+    const elsewhere = await saver.queuePut(
+      { configurable: { thread_id: other, checkpoint_ns: "" } },
+      checkpoint("1f0-9"),
+      {
+        source: "input",
+        step: -1,
+        parents: {},
+      },
+      {},
+    );
     const outcomes = await Promise.allSettled([one.committed, two.committed, three.committed, elsewhere.committed]);
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "rejected", "fulfilled"]);
     expect(String((run.failure as Error).message)).toMatch(/refused/);

@@ -122,9 +122,10 @@ export interface RunSettlement {
   /** Clears `owner`'s lease with the terminal write (the executor is done with the run). */
   releaseLease?: boolean;
   /**
-   * The run's own checkpoint writes, queued before this one in the same commit queue (a driver whose saver
-   * is a QueueingCheckpointSaver): the write asks the chain as it is applied and fails with the chain's
-   * failure instead of settling a run whose checkpoints did not land. Other drivers never get one.
+   * The run's own checkpoint writes, queued through the driver's saver (a QueueingCheckpointSaver) before
+   * this write: the settlement commits with or after them (SQLite: the same commit queue; PostgreSQL: the
+   * batch not yet sent joins its statement) and fails with the chain's failure instead of settling a run
+   * whose checkpoints did not land. Other drivers never get one.
    */
   after?: WriteChain;
 }

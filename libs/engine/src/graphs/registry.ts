@@ -9,6 +9,7 @@ import { DEFAULT_STATIC_SCHEMA_OPTIONS, StaticSchemaCache, type StaticSchemaOpti
 import type { StaticGraphSchemas, StaticTarget } from "./schemas/static-schemas.js";
 import { NO_SCHEMAS, type GraphSchemaSet } from "./schemas/types.js";
 import type { CompiledGraph, RunnableConfig } from "./types.js";
+import { promptBatchedStores } from "./batched-store.js";
 
 /** The namespace LangGraph servers derive system assistant ids from: uuid5(graph_id, this). */
 export const GRAPH_ASSISTANT_NAMESPACE = "6ba7b821-9dad-11d1-80b4-00c04fd430c8";
@@ -53,6 +54,8 @@ export class GraphRegistry {
     schemaOptions: Partial<StaticSchemaOptions> = {},
   ) {
     this.staticSchemas = new StaticSchemaCache({ ...DEFAULT_STATIC_SCHEMA_OPTIONS, ...schemaOptions });
+    // Every graph gets the store (`get`): LangGraph's wrapper of it must not hold each call's end.
+    promptBatchedStores();
   }
 
   /**

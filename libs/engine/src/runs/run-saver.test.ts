@@ -170,26 +170,66 @@ describe("a run's checkpoint writes in the commit queue (sqlite)", () => {
     expect((await runOnNewThread(engine, "echo-sync")).end.status).toBe("success");
     expect(transactions.count() - sync).toBe(5);
   });
+});
 
-  it("a checkpoint write that fails as it commits ends the run in error; the thread keeps nothing past it", async () => {
-    const { storage, engine } = await open();
-    (storage as unknown as { db: { exec(sql: string): void } }).db.exec(
+const postgres = drivers.find((driver) => driver.name === "postgres");
+const sqlDrivers = postgres ? [sqlite, postgres] : [sqlite];
+
+/** A trigger that refuses a thread's second checkpoint (SQLite: a TEMP trigger on the driver's connection). */
+async function refuseSecondCheckpoint(storage: unknown, driver: string): Promise<void> {
+  if (driver === "sqlite") {
+    (storage as { db: { exec(sql: string): void } }).db.exec(
       `CREATE TEMP TRIGGER refuse_second BEFORE INSERT ON checkpoints
        WHEN (SELECT count(*) FROM checkpoints WHERE thread_id = NEW.thread_id) = 1
        BEGIN SELECT RAISE(ABORT, 'second checkpoint refused'); END`,
     );
-    const { run, end } = await runOnNewThread(engine);
-    expect(end.status).toBe("error");
-    expect((await storage.runs.get(run.run_id))?.status).toBe("error");
-    const history = [];
-    for await (const tuple of storage.checkpointer.list({ configurable: { thread_id: run.thread_id } })) history.push(tuple);
-    expect(history.map((tuple) => tuple.metadata?.step)).toEqual([-1]);
+    return;
+  }
+  const { pool, schema } = storage as { pool: { query(sql: string): Promise<unknown> }; schema: string };
+  await pool.query(`CREATE FUNCTION "${schema}".refuse_second() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF (SELECT count(*) FROM "${schema}".checkpoints WHERE thread_id = NEW.thread_id) = 1 THEN
+        RAISE EXCEPTION 'second checkpoint refused';
+      END IF;
+      RETURN NEW;
+    END $$`);
+  await pool.query(
+    `CREATE TRIGGER refuse_second BEFORE INSERT ON "${schema}".checkpoints FOR EACH ROW EXECUTE FUNCTION "${schema}".refuse_second()`,
+  );
+}
+
+describe.each(sqlDrivers)("a run's queued checkpoint write that fails ($name)", (driver) => {
+  it("ends the run in error; the thread keeps nothing past it", async () => {
+    const opened = await driver.open();
+    const quiet = { pollMs: 60_000, outbox: { pollMs: 60_000, backoffMs: 50, maxBackoffMs: 200, maxAttempts: 5, timeoutMs: 2000 } };
+    const engine = await startEngine(opened.storage, { workers: 2, ...quiet });
+    try {
+      const storage = opened.storage;
+      await refuseSecondCheckpoint(storage, driver.name);
+      const threadId = crypto.randomUUID();
+      const { run, end } = await engine.createRunAndWait(
+        { ...hi, assistant_id: "echo" },
+        { threadId, createThread: { thread_id: threadId } },
+      );
+      expect(end.status).toBe("error");
+      expect((await storage.runs.get(run.run_id))?.status).toBe("error");
+      const history = [];
+      for await (const tuple of storage.checkpointer.list({ configurable: { thread_id: run.thread_id } })) history.push(tuple);
+      // Nothing past the refused write; SQLite applies a failed batch's writes one by one (the first is kept),
+      // on PostgreSQL the writes of a turn are one statement (kept or not together).
+      const steps = history.map((tuple) => tuple.metadata?.step);
+      if (driver.name === "sqlite") expect(steps).toEqual([-1]);
+      else expect(steps.filter((step) => step === undefined || step >= 0)).toEqual([]);
+    } finally {
+      await engine.stop(0);
+      await opened.dispose();
+    }
   });
 });
 
-describe("an erase of a run whose checkpoint writes are still queued (sqlite)", () => {
+describe.each(sqlDrivers)("an erase of a run whose checkpoint writes are still queued ($name)", (driver) => {
   it("waits for them, so the erased run leaves no checkpoint behind", async () => {
-    const opened = await sqlite.open();
+    const opened = await driver.open();
     const engine = await startEngine(opened.storage, { workers: 2 });
     try {
       const storage = opened.storage;

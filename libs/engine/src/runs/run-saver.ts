@@ -63,8 +63,8 @@ export function runSaver(saver: BaseCheckpointSaver, options: RunSaverOptions): 
     committed = () => writes.drained();
     chain = writes;
     overrides.set("put", async (...args: Parameters<BaseCheckpointSaver["put"]>) => {
-      const [config, checkpoint, metadata] = args;
-      return writes.track(await saver.queuePut(config, checkpoint, metadata, writes));
+      const [config, checkpoint, metadata, newVersions] = args;
+      return writes.track(await saver.queuePut(config, checkpoint, metadata, newVersions, writes));
     });
     overrides.set("putWrites", async (...args: Parameters<BaseCheckpointSaver["putWrites"]>) => {
       const [config, pending, taskId] = args;

@@ -8,16 +8,16 @@
  * docs/benchmarks.md ("Query budget") keeps the history of these figures.
  */
 export const budgets = {
-  "A2A SendMessage, new context": { postgres: 7, sqlite: 16, sqlitePrepares: 0, postgresNotifyMax: 0 },
-  "A2A SendMessage, existing context": { postgres: 14, sqlite: 20, sqlitePrepares: 0, postgresNotifyMax: 0 },
-  "A2A SendStreamingMessage": { postgres: 9, sqlite: 16, sqlitePrepares: 0, postgresNotifyMax: 0 },
+  "A2A SendMessage, new context": { postgres: 2, sqlite: 16, sqlitePrepares: 0, postgresNotifyMax: 0 },
+  "A2A SendMessage, existing context": { postgres: 9, sqlite: 20, sqlitePrepares: 0, postgresNotifyMax: 0 },
+  "A2A SendStreamingMessage": { postgres: 4, sqlite: 16, sqlitePrepares: 0, postgresNotifyMax: 0 },
   "A2A GetTask": { postgres: 2, sqlite: 3, sqlitePrepares: 0, postgresNotifyMax: 0 },
   "A2A ListTasks page": { postgres: 7, sqlite: 8, sqlitePrepares: 0, postgresNotifyMax: 0 },
   "SDK threads.create": { postgres: 1, sqlite: 1, sqlitePrepares: 0, postgresNotifyMax: 0 },
-  "SDK threads.create + runs.wait": { postgres: 15, sqlite: 20, sqlitePrepares: 0, postgresNotifyMax: 0 },
-  "SDK runs.wait, stateless": { postgres: 19, sqlite: 24, sqlitePrepares: 0, postgresNotifyMax: 0 },
-  "SDK runs.wait, if_not_exists create": { postgres: 11, sqlite: 19, sqlitePrepares: 0, postgresNotifyMax: 0 },
-  "SDK runs.stream": { postgres: 16, sqlite: 19, sqlitePrepares: 0, postgresNotifyMax: 0 },
+  "SDK threads.create + runs.wait": { postgres: 10, sqlite: 20, sqlitePrepares: 0, postgresNotifyMax: 0 },
+  "SDK runs.wait, stateless": { postgres: 14, sqlite: 24, sqlitePrepares: 0, postgresNotifyMax: 0 },
+  "SDK runs.wait, if_not_exists create": { postgres: 6, sqlite: 19, sqlitePrepares: 0, postgresNotifyMax: 0 },
+  "SDK runs.stream": { postgres: 11, sqlite: 19, sqlitePrepares: 0, postgresNotifyMax: 0 },
   "SDK threads.getState": { postgres: 5, sqlite: 5, sqlitePrepares: 0, postgresNotifyMax: 0 },
   "SDK threads.getHistory": { postgres: 5, sqlite: 5, sqlitePrepares: 1, postgresNotifyMax: 0 },
 } satisfies Record<string, { postgres: number; sqlite: number; sqlitePrepares: number; postgresNotifyMax: number }>;
