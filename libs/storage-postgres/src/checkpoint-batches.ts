@@ -33,8 +33,8 @@ export class CheckpointBatches {
     private readonly maxValues = 20_000,
   ) {}
 
-  /** Adds a write to the chain's open batch: resolves once it is committed, rejects if it is not. */
-  queue(chain: WriteChain, add: (rows: CheckpointRows) => void): Promise<void> {
+  /** Adds a write's rows to the chain's open batch: resolves once they are committed, rejects if they are not. */
+  queue(chain: WriteChain, rows: CheckpointRows): Promise<void> {
     let batch = this.open.get(chain);
     if (batch && batch.rows.size >= this.maxValues) {
       this.close(chain, batch);
@@ -46,7 +46,7 @@ export class CheckpointBatches {
       setImmediate(() => this.close(chain, opened));
       batch = opened;
     }
-    add(batch.rows);
+    batch.rows.addRows(rows);
     return batch.committed;
   }
 

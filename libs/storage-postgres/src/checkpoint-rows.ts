@@ -15,14 +15,8 @@ export class CheckpointRows {
 
   /** `(thread_id, checkpoint_ns, channel, version, type, blob)` rows and one `(thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)`. */
   addPut(blobs: unknown[][], checkpoint: unknown[]): void {
-    for (const row of blobs) {
-      const key = keyOf(row, 4);
-      if (!this.blobs.has(key)) this.add(this.blobs, key, row);
-    }
-    const key = keyOf(checkpoint, 3);
-    const earlier = this.checkpoints.get(key);
-    if (earlier) this.size -= earlier.length;
-    this.add(this.checkpoints, key, checkpoint);
+    for (const row of blobs) this.addBlob(keyOf(row, 4), row);
+    this.addCheckpoint(keyOf(checkpoint, 3), checkpoint);
   }
 
   /** `(thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)` rows; `replace`: a task's special writes. */
@@ -30,21 +24,10 @@ export class CheckpointRows {
     for (const row of rows) this.addWrite(keyOf(row, 5), row, replace);
   }
 
-  private addWrite(key: string, row: unknown[], replace: boolean): void {
-    const earlier = this.writes.get(key);
-    if (earlier && !replace) return;
-    if (!earlier) this.size += row.length;
-    this.writes.set(key, { row, replace });
-  }
-
   /** Adds the rows of `later`, as if its writes came after these. */
   addRows(later: CheckpointRows): void {
-    for (const [key, row] of later.blobs) if (!this.blobs.has(key)) this.add(this.blobs, key, row);
-    for (const [key, row] of later.checkpoints) {
-      const earlier = this.checkpoints.get(key);
-      if (earlier) this.size -= earlier.length;
-      this.add(this.checkpoints, key, row);
-    }
+    for (const [key, row] of later.blobs) this.addBlob(key, row);
+    for (const [key, row] of later.checkpoints) this.addCheckpoint(key, row);
     for (const [key, write] of later.writes) this.addWrite(key, write.row, write.replace);
   }
 
@@ -93,9 +76,22 @@ export class CheckpointRows {
     return { text, values };
   }
 
-  private add(map: Map<string, unknown[]>, key: string, row: unknown[]): void {
-    map.set(key, row);
+  private addBlob(key: string, row: unknown[]): void {
+    if (this.blobs.has(key)) return;
+    this.blobs.set(key, row);
     this.size += row.length;
+  }
+
+  private addCheckpoint(key: string, row: unknown[]): void {
+    this.size += row.length - (this.checkpoints.get(key)?.length ?? 0);
+    this.checkpoints.set(key, row);
+  }
+
+  private addWrite(key: string, row: unknown[], replace: boolean): void {
+    const earlier = this.writes.get(key);
+    if (earlier && !replace) return;
+    if (!earlier) this.size += row.length;
+    this.writes.set(key, { row, replace });
   }
 }
 

@@ -102,7 +102,7 @@ export class RunAwarePostgresSaver extends PostgresSaver implements QueueingChec
   }
 
   private queue(staged: CheckpointRows, chain: WriteChain | undefined): Promise<void> {
-    return chain ? this.batches.queue(chain, (rows) => rows.addRows(staged)) : this.commitRows(staged);
+    return chain ? this.batches.queue(chain, staged) : this.commitRows(staged);
   }
 
   private async commitRows(rows: CheckpointRows): Promise<void> {

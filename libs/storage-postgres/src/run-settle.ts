@@ -35,14 +35,15 @@ export async function settleRun(
   to: RunStatus,
   options: RunSettlement,
 ): Promise<SettledRun | null> {
-  const batch = options.after ? await checkpoints.take(options.after) : undefined;
-  if (!batch) return settleAlone(pool, t, seal, runColumns, runId, to, options);
+  const chain = options.after;
+  const batch = chain ? await checkpoints.take(chain) : undefined;
+  if (!chain || !batch) return settleAlone(pool, t, seal, runColumns, runId, to, options);
   try {
     const settled = await settleAlone(pool, t, seal, runColumns, runId, to, options, batch.rows);
     batch.resolve();
     return settled;
   } catch {
-    await checkpoints.commit(options.after!, batch);
+    await checkpoints.commit(chain, batch);
     return settleAlone(pool, t, seal, runColumns, runId, to, options);
   }
 }
