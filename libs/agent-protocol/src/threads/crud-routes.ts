@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { v4 as uuidv4 } from "uuid";
+import { v7 as uuidv7 } from "uuid";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import {
@@ -35,7 +35,7 @@ export const crudRoutes = createRouter()
     async (c) => {
       const payload = c.req.valid("json");
       const { storage } = c.var.deps;
-      const value = { thread_id: payload.thread_id ?? uuidv4(), metadata: payload.metadata ?? {}, if_exists: payload.if_exists ?? "raise" };
+      const value = { thread_id: payload.thread_id ?? uuidv7(), metadata: payload.metadata ?? {}, if_exists: payload.if_exists ?? "raise" };
       const filter = await c.var.auth.authorize("threads", "create", value);
       const threadId = value.thread_id;
       const ttl = threadTtl(c, payload.ttl);

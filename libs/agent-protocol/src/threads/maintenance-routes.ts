@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { v4 as uuidv4 } from "uuid";
+import { v7 as uuidv7 } from "uuid";
 import { ConflictError, jsonEqual, matchesAuthFilter, type Metadata } from "@agent-server/core";
 import { createRouter } from "../http/router.js";
 import { jsonBody, jsonResponse, reply } from "../http/route-helpers.js";
@@ -30,7 +30,7 @@ export const maintenanceRoutes = createRouter()
       // 409, not 404, for a source that is missing or not the caller's: the official server's answer.
       if (!source || !matchesAuthFilter(source.metadata, filter)) throw new ConflictError(`Thread "${thread_id}" not found`);
       // The copy is a new thread: the create handler sees it (and may stamp its metadata), as in the official server.
-      const created = { thread_id: uuidv4(), metadata: { ...source.metadata }, if_exists: "raise" };
+      const created = { thread_id: uuidv7(), metadata: { ...source.metadata }, if_exists: "raise" };
       await c.var.auth.authorize("threads", "create", created);
       // Under the source's lock (across processes): no run of it is admitted between the check and the copy.
       let copy = await c.var.deps.engine.withThreadLock(thread_id, async () => {

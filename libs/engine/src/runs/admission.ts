@@ -1,4 +1,4 @@
-import { v4 as uuidv4 } from "uuid";
+import { v7 as uuidv7 } from "uuid";
 import {
   ACTIVE_RUN_STATUSES,
   addMs,
@@ -71,7 +71,9 @@ export class Admission {
 
   async admit(request: RunCreateRequest, options: AdmissionOptions = {}): Promise<AdmittedRun> {
     const assistant = await this.assistant(request.assistant_id, options.loaded?.assistant);
-    const runId = options.runId ?? uuidv4();
+    // Ids this server mints are UUIDv7 (time-ordered): a new row's key lands on the last page of every index
+    // keyed by it, not on a random one (fewer pages written per commit, a warm page cache).
+    const runId = options.runId ?? uuidv7();
     const stateless = options.threadId === undefined;
     const runTimeout = admittedRunTimeout(assistant.config, request.config ?? undefined, this.runTimeoutMs);
     // Before anything is written: a run from a checkpoint that does not exist must not start from an
@@ -187,7 +189,7 @@ export class Admission {
   }
 
   private temporaryThread(assistant: Assistant, request: RunCreateRequest): NewThread {
-    return { thread_id: uuidv4(), metadata: threadMetadata(assistant, request), ...withTtl(this.threadTtl()) };
+    return { thread_id: uuidv7(), metadata: threadMetadata(assistant, request), ...withTtl(this.threadTtl()) };
   }
 
   private kwargs(

@@ -110,6 +110,18 @@ describe.each(drivers)("threads created with their run at admission ($name)", (d
     });
   }
 
+  it("the ids it mints (a stateless run's thread, a run the caller names no id for) are UUIDv7, in the order of creation", async () => {
+    const { engine } = await open();
+    const runs = [];
+    for (let i = 0; i < 5; i++) {
+      runs.push((await engine.createRunAndWait({ assistant_id: "echo", input: { messages: [] }, on_completion: "keep" })).run);
+    }
+    for (const ids of [runs.map((run) => run.run_id), runs.map((run) => run.thread_id)]) {
+      for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect([...ids].sort()).toEqual(ids);
+    }
+  });
+
   it("a caller's createThread whose id is taken: ThreadExistsError, the existing thread and its runs untouched", async () => {
     const { storage, engine } = await open();
     const existing = await storage.threads.create({ thread_id: crypto.randomUUID(), metadata: { mine: true } });

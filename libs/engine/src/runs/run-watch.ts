@@ -1,4 +1,4 @@
-import { v4 as uuidv4 } from "uuid";
+import { v7 as uuidv7 } from "uuid";
 import { NotFoundError, type Run, type Storage } from "@agent-server/core";
 import { endOfRun, withStreamEnd } from "../streaming/run-stream-end.js";
 import { closeOnAbort, type RunEventStream, type StreamHub } from "../streaming/stream-hub.js";
@@ -29,7 +29,7 @@ export class RunWatch {
     options: AdmissionOptions = {},
     stream: { signal?: AbortSignal; end?: boolean } = {},
   ): Promise<{ run: Run; events: AsyncIterable<StreamEvent> }> {
-    const runId = options.runId ?? uuidv4();
+    const runId = options.runId ?? uuidv7();
     const subscription = this.hub.subscribe(runId);
     closeOnAbort(subscription, stream.signal);
     try {
@@ -98,7 +98,7 @@ export class RunWatch {
     options: AdmissionOptions = {},
     watch: { stream?: boolean } = {},
   ): Promise<{ run: Run; end: Promise<RunEnd>; events?: RunEventStream }> {
-    const runId = options.runId ?? uuidv4();
+    const runId = options.runId ?? uuidv7();
     const waiter = this.waiters.wait(runId);
     const events = watch.stream ? this.hub.subscribe(runId) : undefined;
     let unfollow = () => {};

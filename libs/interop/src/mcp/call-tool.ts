@@ -1,6 +1,6 @@
 import type { CallToolRequest, CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { v4 as uuidv4 } from "uuid";
+import { v7 as uuidv7 } from "uuid";
 import {
   AgentServerError,
   storageFault,
@@ -186,7 +186,7 @@ export class ToolCalls {
       }
       return { thread, created: false };
     }
-    const ref = { thread_id: uuidv4(), metadata: {} as Record<string, unknown> };
+    const ref = { thread_id: uuidv7(), metadata: {} as Record<string, unknown> };
     await caller.authorize("threads", "create", ref);
     const ttl = storage.threads.sweep ? this.deps.engine.threadTtl() : undefined; // checkpointer.ttl.default_ttl
     const thread = await storage.threads.create({ thread_id: ref.thread_id, metadata: ref.metadata ?? {}, ...(ttl ? { ttl } : {}) });

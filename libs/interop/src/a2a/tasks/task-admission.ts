@@ -1,6 +1,6 @@
 import { Message as A2AMessage, type SendMessageRequest } from "@a2a-js/sdk";
 import { RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
-import { v4 as uuidv4 } from "uuid";
+import { v7 as uuidv7 } from "uuid";
 import {
   ConflictError,
   readThreadHeader,
@@ -106,7 +106,7 @@ export class TaskAdmission {
       threadId = thread.thread_id;
     } else {
       // threads:create handlers may change the metadata (e.g. add an owner) the thread is created with.
-      const ref = { thread_id: uuidv4(), metadata: {} as Record<string, unknown> };
+      const ref = { thread_id: uuidv7(), metadata: {} as Record<string, unknown> };
       await scope.authorize("create", ref);
       // Checked on a copy before anything is written (an update handler's changes are not the thread's).
       if (push && !(await this.access.visibleThread({ ...ref, metadata: { ...ref.metadata } }, scope, "update"))) {
