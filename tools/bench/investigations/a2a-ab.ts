@@ -8,7 +8,8 @@
  *     [--sample] [--no-peers] [--cpu-prof <dir>]
  *
  * --sealed adds ours with LANGGRAPH_AES_KEY (encryption at rest's cost); --also-args="<serve flags>" ours with
- * those flags (e.g. "--workers 64"); --sample the bench's other peer.
+ * those flags (e.g. "--workers 64"); --also-node-args="<node flags>" ours under those Node/V8 flags (e.g.
+ * "--max-semi-space-size=32"); --sample the bench's other peer.
  *
  * --cpu-prof writes V8 profiles of every server (ours and the peers) into <dir>, to read with DevTools or
  * profile-turns.ts' --self mode.
@@ -35,6 +36,7 @@ const { values: args } = parseArgs({
     sample: { type: "boolean", default: false },
     sealed: { type: "boolean", default: false },
     "also-args": { type: "string" },
+    "also-node-args": { type: "string" },
     peers: { type: "boolean", default: true },
     "cpu-prof": { type: "string" },
     sequential: { type: "string", default: "300" },
@@ -94,7 +96,7 @@ function median(values: number[]): number {
 
 function contenders(postgres: BenchPostgres | undefined): Contender[] {
   const nodeArgs = args["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${args["cpu-prof"]}`] : undefined;
-  const ours = (label: string, checkout?: string, sealed = false, extra?: string[]): Contender => ({
+  const ours = (label: string, checkout?: string, sealed = false, extra?: string[], extraNode?: string[]): Contender => ({
     label,
     start: () =>
       postgres
@@ -104,10 +106,17 @@ function contenders(postgres: BenchPostgres | undefined): Contender[] {
             sealed,
             databaseUrl: postgres.url,
             databaseSchema: postgres.newSchema("ab"),
-            nodeArgs,
+            nodeArgs: [...(nodeArgs ?? []), ...(extraNode ?? [])],
             args: extra,
           })
-        : startOurServer({ storage: "sqlite", checkout, sealed, dataDir: mkdtempSync(join(tmpdir(), "ab-ours-")), nodeArgs, args: extra }),
+        : startOurServer({
+            storage: "sqlite",
+            checkout,
+            sealed,
+            dataDir: mkdtempSync(join(tmpdir(), "ab-ours-")),
+            nodeArgs: [...(nodeArgs ?? []), ...(extraNode ?? [])],
+            args: extra,
+          }),
   });
   const peer = (variant: A2aLangGraphVariant): Contender => ({
     label: `peer ${variant}`,
@@ -125,6 +134,9 @@ function contenders(postgres: BenchPostgres | undefined): Contender[] {
     ...(args.baseline ? [ours("ours (baseline)", args.baseline)] : []),
     ...(args.sealed ? [ours("ours (LANGGRAPH_AES_KEY)", undefined, true)] : []),
     ...(args["also-args"] ? [ours(`ours ${args["also-args"]}`, undefined, false, args["also-args"].split(" "))] : []),
+    ...(args["also-node-args"]
+      ? [ours(`ours node ${args["also-node-args"]}`, undefined, false, undefined, args["also-node-args"].split(" "))]
+      : []),
     ...(args.peers ? [peer("lean")] : []),
     ...(args.sample ? [peer("sample")] : []),
   ];
