@@ -96,17 +96,18 @@ function median(values: number[]): number {
 
 function contenders(postgres: BenchPostgres | undefined): Contender[] {
   const nodeArgs = args["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${args["cpu-prof"]}`] : undefined;
-  const ours = (label: string, checkout?: string, sealed = false, extra?: string[], extraNode?: string[]): Contender => ({
+  const ours = (label: string, checkout?: string, sealed = false, extra?: string[], extraNode: string[] = []): Contender => ({
     label,
-    start: () =>
-      postgres
+    start: () => {
+      const withNodeArgs = [...(nodeArgs ?? []), ...extraNode];
+      return postgres
         ? startOurServer({
             storage: "postgres",
             checkout,
             sealed,
             databaseUrl: postgres.url,
             databaseSchema: postgres.newSchema("ab"),
-            nodeArgs: [...(nodeArgs ?? []), ...(extraNode ?? [])],
+            nodeArgs: withNodeArgs,
             args: extra,
           })
         : startOurServer({
@@ -114,9 +115,10 @@ function contenders(postgres: BenchPostgres | undefined): Contender[] {
             checkout,
             sealed,
             dataDir: mkdtempSync(join(tmpdir(), "ab-ours-")),
-            nodeArgs: [...(nodeArgs ?? []), ...(extraNode ?? [])],
+            nodeArgs: withNodeArgs,
             args: extra,
-          }),
+          });
+    },
   });
   const peer = (variant: A2aLangGraphVariant): Contender => ({
     label: `peer ${variant}`,

@@ -23,6 +23,7 @@ import { Engine } from "@agent-server/engine";
 import { createMemoryStorage } from "@agent-server/storage-memory";
 import { openSqliteStorage } from "@agent-server/storage-sqlite";
 import { graph as echo } from "../../../examples/src/echo.js";
+import { latencyStats } from "../src/measure.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -82,9 +83,8 @@ for (let round = 0; round < rounds; round += 1) {
   }
 }
 for (const name of Object.keys(contenders) as Name[]) {
-  const sorted = [...latencies[name]].sort((a, b) => a - b);
-  const p50 = sorted[Math.floor(sorted.length / 2)]!;
-  console.log(`${name} (${args.driver}): p50 ${p50.toFixed(3)} ms, cpu ${(cpuMs[name] / sorted.length).toFixed(3)} ms/run`);
+  const { p50, samples } = latencyStats(latencies[name]);
+  console.log(`${name} (${args.driver}): p50 ${p50.toFixed(3)} ms, cpu ${(cpuMs[name] / samples).toFixed(3)} ms/run`);
 }
 if (args.windows) writeFileSync(args.windows, JSON.stringify(windows));
 await engine.stop(0);
