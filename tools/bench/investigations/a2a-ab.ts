@@ -5,11 +5,16 @@
  * (from /proc), then throughput at 16 and 64 in flight. Prints the medians over the rounds.
  *
  *   npx tsx tools/bench/investigations/a2a-ab.ts [--rounds 6] [--postgres] [--baseline <checkout>] [--sealed]
- *     [--sample] [--no-peers] [--cpu-prof <dir>]
+ *     [--sample] [--no-peers] [--cpu-prof <dir>] [--paired <messages> [--block 50]]
  *
  * --sealed adds ours with LANGGRAPH_AES_KEY (encryption at rest's cost); --also-args="<serve flags>" ours with
  * those flags (e.g. "--workers 64"); --also-node-args="<node flags>" ours under those Node/V8 flags (e.g.
  * "--max-semi-space-size=32"); --sample the bench's other peer.
+ *
+ * --paired replaces the rounds with one paired run of sequential messages (`measurePaired`): blocks of
+ * --block messages (50) to each server in turn. Prints each server's p50 and CPU per message, and for every
+ * other server the median of the block p50 differences from ours (negative: ours faster) with the share of
+ * blocks ours was faster in.
  *
  * --cpu-prof writes V8 profiles of every server (ours and the peers) into <dir>, to read with DevTools or
  * profile-turns.ts' --self mode.
@@ -40,6 +45,8 @@ const { values: args } = parseArgs({
     peers: { type: "boolean", default: true },
     "cpu-prof": { type: "string" },
     sequential: { type: "string", default: "300" },
+    paired: { type: "string" },
+    block: { type: "string", default: "50" },
     seconds: { type: "string", default: "3" },
   },
 });
@@ -144,6 +151,50 @@ function contenders(postgres: BenchPostgres | undefined): Contender[] {
   ];
 }
 
+/**
+ * The --paired run: every server up at once, sequential messages in blocks of `block` to each server in
+ * turn (rotated), so the machine's drift, even within seconds, falls on all of them alike; blocks rather
+ * than single messages, so each server answers warm, as one serving alone does (alternating every message
+ * leaves the larger server's code and data cold in the CPU caches the other just used).
+ */
+async function measurePaired(labels: string[], servers: RunningServer[], messages: number, block: number): Promise<void> {
+  const sends = await Promise.all(
+    servers.map(async (server) => {
+      const client = await a2aClient(server);
+      return async () => expectCompletedEcho(await client.sendMessage(helloMessage()));
+    }),
+  );
+  for (let i = 0; i < 100; i += 1) for (const send of sends) await send();
+  const latencies = servers.map((): number[] => []);
+  const blockMedians = servers.map((): number[] => []);
+  const cpuBefore = servers.map((server) => cpuMs(server.pid));
+  for (let b = 0; b < Math.ceil(messages / block); b += 1) {
+    for (let j = 0; j < servers.length; j += 1) {
+      const at = (b + j) % servers.length;
+      const samples: number[] = [];
+      for (let i = 0; i < block; i += 1) {
+        const started = performance.now();
+        await sends[at]!();
+        samples.push(performance.now() - started);
+      }
+      latencies[at]!.push(...samples);
+      blockMedians[at]!.push(median(samples));
+    }
+  }
+  const sent = latencies[0]!.length;
+  const cpu = servers.map((server, at) => (cpuMs(server.pid) - cpuBefore[at]!) / sent);
+  console.log(`\npaired, ${sent} messages to each server in blocks of ${block}, in turn (${args.postgres ? "PostgreSQL" : "SQLite"}):`);
+  console.log(
+    "| server | p50 ms | server CPU ms/msg | median of block p50 differences from ours, ms | blocks ours was faster in |\n|---|---|---|---|---|",
+  );
+  labels.forEach((label, at) => {
+    const differences = blockMedians[0]!.map((ours, i) => ours - blockMedians[at]![i]!);
+    const faster = differences.filter((d) => d < 0).length / differences.length;
+    const versus = at === 0 ? "– | –" : `${median(differences).toFixed(3)} | ${(faster * 100).toFixed(0)} %`;
+    console.log(`| ${label} | ${median(latencies[at]!).toFixed(2)} | ${cpu[at]!.toFixed(2)} | ${versus} |`);
+  });
+}
+
 async function main(): Promise<void> {
   await ensureInstalled(A2A_LANGGRAPH);
   const postgres = args.postgres ? await openBenchPostgres() : undefined;
@@ -151,6 +202,19 @@ async function main(): Promise<void> {
   const servers = [];
   for (const contender of all) servers.push(await contender.start());
   const figures = new Map<string, RoundFigures[]>(all.map((c) => [c.label, []]));
+  if (args.paired) {
+    try {
+      await measurePaired(
+        all.map((c) => c.label),
+        servers,
+        Number(args.paired),
+        Number(args.block),
+      );
+    } finally {
+      for (const server of servers) await server.stop();
+    }
+    return;
+  }
   try {
     for (let round = 0; round < ROUNDS; round += 1) {
       // Rotated, so no server is always first after the others' load.
