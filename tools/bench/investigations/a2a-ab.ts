@@ -74,12 +74,18 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_MS;
 }
 
-async function measure(server: RunningServer): Promise<RoundFigures> {
+/** A sequential A2A sender to `server` that checks each answer, warmed up by 100 messages. */
+async function warmSender(server: RunningServer): Promise<() => Promise<void>> {
   const client = await a2aClient(server);
   const send = async () => {
     expectCompletedEcho(await client.sendMessage(helloMessage()));
   };
   for (let i = 0; i < 100; i += 1) await send();
+  return send;
+}
+
+async function measure(server: RunningServer): Promise<RoundFigures> {
+  const send = await warmSender(server);
   const samples: number[] = [];
   const cpuBefore = cpuMs(server.pid);
   for (let i = 0; i < SEQUENTIAL; i += 1) {
@@ -158,13 +164,8 @@ function contenders(postgres: BenchPostgres | undefined): Contender[] {
  * leaves the larger server's code and data cold in the CPU caches the other just used).
  */
 async function measurePaired(labels: string[], servers: RunningServer[], messages: number, block: number): Promise<void> {
-  const sends = await Promise.all(
-    servers.map(async (server) => {
-      const client = await a2aClient(server);
-      return async () => expectCompletedEcho(await client.sendMessage(helloMessage()));
-    }),
-  );
-  for (let i = 0; i < 100; i += 1) for (const send of sends) await send();
+  const sends = [];
+  for (const server of servers) sends.push(await warmSender(server));
   const latencies = servers.map((): number[] => []);
   const blockMedians = servers.map((): number[] => []);
   const cpuBefore = servers.map((server) => cpuMs(server.pid));
@@ -195,48 +196,42 @@ async function measurePaired(labels: string[], servers: RunningServer[], message
   });
 }
 
-async function main(): Promise<void> {
-  await ensureInstalled(A2A_LANGGRAPH);
-  const postgres = args.postgres ? await openBenchPostgres() : undefined;
-  const all = contenders(postgres);
-  const servers = [];
-  for (const contender of all) servers.push(await contender.start());
-  const figures = new Map<string, RoundFigures[]>(all.map((c) => [c.label, []]));
-  if (args.paired) {
-    try {
-      await measurePaired(
-        all.map((c) => c.label),
-        servers,
-        Number(args.paired),
-        Number(args.block),
+/** The rounds: each server in turn measured by `measure`, then the medians over the rounds. */
+async function measureRounds(labels: string[], servers: RunningServer[]): Promise<void> {
+  const figures = new Map<string, RoundFigures[]>(labels.map((label) => [label, []]));
+  for (let round = 0; round < ROUNDS; round += 1) {
+    // Rotated, so no server is always first after the others' load.
+    for (let i = 0; i < labels.length; i += 1) {
+      const at = (i + round) % labels.length;
+      const result = await measure(servers[at]!);
+      figures.get(labels[at]!)!.push(result);
+      console.log(
+        `round ${round + 1} ${labels[at]!}: p50 ${result.p50.toFixed(2)} ms, cpu ${result.cpuMsPerMessage.toFixed(2)} ms/msg, 16: ${result.at16.toFixed(0)}/s, 64: ${result.at64.toFixed(0)}/s`,
       );
-    } finally {
-      for (const server of servers) await server.stop();
     }
-    return;
   }
-  try {
-    for (let round = 0; round < ROUNDS; round += 1) {
-      // Rotated, so no server is always first after the others' load.
-      for (let i = 0; i < all.length; i += 1) {
-        const at = (i + round) % all.length;
-        const result = await measure(servers[at]!);
-        figures.get(all[at]!.label)!.push(result);
-        console.log(
-          `round ${round + 1} ${all[at]!.label}: p50 ${result.p50.toFixed(2)} ms, cpu ${result.cpuMsPerMessage.toFixed(2)} ms/msg, 16: ${result.at16.toFixed(0)}/s, 64: ${result.at64.toFixed(0)}/s`,
-        );
-      }
-    }
-  } finally {
-    for (const server of servers) await server.stop();
-  }
-  console.log(`\nmedians over ${ROUNDS} rounds (${postgres ? "PostgreSQL" : "SQLite"}):`);
+  console.log(`\nmedians over ${ROUNDS} rounds (${args.postgres ? "PostgreSQL" : "SQLite"}):`);
   console.log("| server | p50 ms | server CPU ms/msg | 16 concurrent ops/s | 64 concurrent ops/s |\n|---|---|---|---|---|");
   for (const [label, rounds] of figures) {
     const m = (pick: (r: RoundFigures) => number, digits: number) => median(rounds.map(pick)).toFixed(digits);
     console.log(
       `| ${label} | ${m((r) => r.p50, 2)} | ${m((r) => r.cpuMsPerMessage, 2)} | ${m((r) => r.at16, 0)} | ${m((r) => r.at64, 0)} |`,
     );
+  }
+}
+
+async function main(): Promise<void> {
+  await ensureInstalled(A2A_LANGGRAPH);
+  const postgres = args.postgres ? await openBenchPostgres() : undefined;
+  const all = contenders(postgres);
+  const labels = all.map((c) => c.label);
+  const servers = [];
+  for (const contender of all) servers.push(await contender.start());
+  try {
+    if (args.paired) await measurePaired(labels, servers, Number(args.paired), Number(args.block));
+    else await measureRounds(labels, servers);
+  } finally {
+    for (const server of servers) await server.stop();
   }
 }
 
